@@ -1,0 +1,37 @@
+package search
+
+import "testing"
+
+func TestFold(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Élan", "elan"},
+		{"ÉLAN", "elan"},
+		{"Jöns Jakob", "jons jakob"},
+		{"  Straße ", "strasse"},
+		{"羅生門", "羅生門"},
+		{"Ηλέκτρα", "ηλεκτρα"},
+	}
+	for _, tt := range tests {
+		if got := Fold(tt.in); got != tt.want {
+			t.Errorf("Fold(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestAuthorLess(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want bool
+	}{
+		{"anna", "Bert", true},
+		{"Émile", "Eric", true},
+		{"Ann", "ann", true},
+		{"ann", "Ann", false},
+		{"Ann", "Ann", false},
+	}
+	for _, tt := range tests {
+		if got := AuthorLess(tt.a, tt.b); got != tt.want {
+			t.Errorf("AuthorLess(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,145 @@
+// Package search defines what the gateway asks of a search engine: the item model, a typed query,
+// and the Backend interface that each engine (search/bleve, search/opensearch) implements.
+package search
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"time"
+)
+
+// Item is one catalogue entry as the index stores it and the backends return it.
+type Item struct {
+	ID           string   `json:"id"`
+	Type         string   `json:"type"`
+	Title        string   `json:"title"`
+	Summary      string   `json:"summary,omitempty"`
+	Description  string   `json:"description,omitempty"`
+	Tags         []string `json:"tags,omitempty"`
+	Keywords     []string `json:"keywords,omitempty"`
+	Author       string   `json:"author,omitempty"`
+	Category     string   `json:"category,omitempty"`
+	CategoryName string   `json:"category_name,omitempty"`
+	Language     string   `json:"language,omitempty"`
+	// Date is YYYY-MM-DD, or empty when the catalogue has none.
+	Date      string `json:"date,omitempty"`
+	Downloads int64  `json:"downloads"`
+	Permalink string `json:"permalink,omitempty"`
+	// SHA256 is the media file's digest in lower-case hex, or empty when unknown.
+	SHA256          string   `json:"sha256,omitempty"`
+	MediaURL        string   `json:"media_url,omitempty"`
+	ThumbnailURL    string   `json:"thumbnail_url,omitempty"`
+	MimeType        string   `json:"mime_type,omitempty"`
+	SizeBytes       *int64   `json:"size_bytes,omitempty"`
+	DurationSeconds *float64 `json:"duration_seconds,omitempty"`
+	Width           *int64   `json:"width,omitempty"`
+	Height          *int64   `json:"height,omitempty"`
+	License         string   `json:"license,omitempty"`
+	Rights          string   `json:"rights,omitempty"`
+	Source          string   `json:"source,omitempty"`
+}
+
+// Item types.
+const (
+	TypePhoto    = "photo"
+	TypeVideo    = "video"
+	TypeDocument = "document"
+)
+
+// Sort is a total order of results; every order ends with id ascending.
+type Sort string
+
+// The orders of the contract.
+const (
+	// SortRelevance is the engine's score, then SortNewest.
+	SortRelevance Sort = "relevance"
+	// SortNewest is date descending; items without a date come last.
+	SortNewest Sort = "newest"
+	// SortOldest is date ascending; items without a date come last.
+	SortOldest Sort = "oldest"
+	// SortDownloads is downloads descending, then date descending.
+	SortDownloads Sort = "downloads"
+	// SortAZ is title ascending, ignoring case and accents (see TitleKey).
+	SortAZ Sort = "az"
+)
+
+// Sorts lists every order in the contract.
+var Sorts = []Sort{SortRelevance, SortNewest, SortOldest, SortDownloads, SortAZ}
+
+// Query is a validated search. Empty string filters mean "any".
+type Query struct {
+	// Text is the user's free text, matched against title, summary, description, tags, keywords and
+	// author. It is never parsed as query syntax.
+	Text     string
+	Type     string
+	Category string
+	// Author matches the whole author value exactly, case included.
+	Author string
+	// Language is an ISO 639-1 code.
+	Language string
+	// From and To are inclusive YYYY-MM-DD bounds; items without a date never match a bound.
+	From, To string
+	Sort     Sort
+	// Page is 1-based.
+	Page    int
+	PerPage int
+}
+
+// Result is one page of a search.
+type Result struct {
+	Items []Item
+	// Total is the exact number of matching items.
+	Total int
+}
+
+// Category is a category slug with its display name and the number of items in it.
+type Category struct {
+	Slug  string
+	Name  string
+	Count int
+}
+
+// Author is a credited author with the number of items credited to it.
+type Author struct {
+	Name  string
+	Count int
+}
+
+// Backend answers the API's questions from one index. Implementations must be safe for concurrent
+// use, honour the context's deadline, and return the errors below where they apply.
+type Backend interface {
+	// Search returns one page of the items matching q, in q.Sort order, with the exact total.
+	Search(ctx context.Context, q Query) (Result, error)
+	// Item returns the item with the given id, or ErrNotFound.
+	Item(ctx context.Context, id string) (Item, error)
+	// Categories returns every category with its item count, ordered by slug.
+	Categories(ctx context.Context) ([]Category, error)
+	// Authors returns every credited author with its item count, ordered by AuthorLess.
+	Authors(ctx context.Context) ([]Author, error)
+	// Ping reports whether the engine can answer.
+	Ping(ctx context.Context) error
+}
+
+// Errors a caller branches on.
+var (
+	// ErrNotFound means the requested item does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrUnavailable means the engine cannot be reached or has no index to serve.
+	ErrUnavailable = errors.New("search engine unavailable")
+)
+
+// LoadStats summarises a load.
+type LoadStats struct {
+	// Indexed is the number of items in the new index.
+	Indexed int
+	// Index names the new index (a directory or an engine index name).
+	Index    string
+	Duration time.Duration
+}
+
+// Loader builds a new index from items beside the live one and makes it live only when it holds
+// every item. If items yields an error, or ctx ends, nothing goes live and the partial index is removed.
+type Loader interface {
+	Load(ctx context.Context, items iter.Seq2[Item, error]) (LoadStats, error)
+}
