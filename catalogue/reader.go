@@ -1,0 +1,501 @@
+// Package catalogue reads and validates catalogue files (NDJSON, optionally gzip-compressed) into
+// search items, by the rules of the catalogue format: line-numbered errors, unknown keys counted
+// and dropped, nothing lost silently.
+package catalogue
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/text/language"
+
+	"mediagw/search"
+)
+
+// LineError is a line that breaks a rule of the format.
+type LineError struct {
+	Line   int
+	Key    string
+	Reason string
+}
+
+func (e *LineError) Error() string {
+	if e.Key == "" {
+		return fmt.Sprintf("line %d: %s", e.Line, e.Reason)
+	}
+	return fmt.Sprintf("line %d: %s: %s", e.Line, e.Key, e.Reason)
+}
+
+// Stats counts what a Reader has read so far.
+type Stats struct {
+	// Lines is the number of non-blank lines read.
+	Lines    int
+	Accepted int
+	Rejected int
+	// UnknownKeys counts, per key outside the format, the lines that carried it.
+	UnknownKeys map[string]int
+}
+
+// UnknownKeyNames returns the unknown keys in name order.
+func (s Stats) UnknownKeyNames() []string {
+	names := make([]string, 0, len(s.UnknownKeys))
+	for k := range s.UnknownKeys {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+var (
+	idPattern   = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
+	slugPattern = regexp.MustCompile(`^[a-z0-9-]+$`)
+	hexPattern  = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
+)
+
+// Open opens a catalogue file, decompressing it when it is gzip (by its first bytes, not its name).
+func Open(path string) (io.ReadCloser, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open catalogue: %w", err)
+	}
+	br := bufio.NewReaderSize(f, 1<<20)
+	magic, _ := br.Peek(2)
+	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("open catalogue %s: %w", path, err)
+		}
+		return &gzipFile{Reader: zr, f: f}, nil
+	}
+	return &plainFile{Reader: br, f: f}, nil
+}
+
+type gzipFile struct {
+	*gzip.Reader
+	f *os.File
+}
+
+func (g *gzipFile) Close() error { return errors.Join(g.Reader.Close(), g.f.Close()) }
+
+type plainFile struct {
+	*bufio.Reader
+	f *os.File
+}
+
+func (p *plainFile) Close() error { return p.f.Close() }
+
+// Reader reads items one line at a time. It is not safe for concurrent use.
+type Reader struct {
+	r *bufio.Reader
+	// mediaDir resolves relative media_path values.
+	mediaDir string
+	line     int
+	raw      []byte
+	seen     map[string]int
+	stats    Stats
+}
+
+// NewReader reads catalogue lines from r.
+func NewReader(r io.Reader) *Reader {
+	return &Reader{
+		r:     bufio.NewReaderSize(r, 1<<20),
+		seen:  make(map[string]int),
+		stats: Stats{UnknownKeys: make(map[string]int)},
+	}
+}
+
+// WithMediaDir sets the directory that relative media_path values are read from (the catalogue
+// file's own directory, usually).
+func (r *Reader) WithMediaDir(dir string) *Reader {
+	r.mediaDir = dir
+	return r
+}
+
+// Raw returns the bytes of the line last returned by Next, without its line ending. It is valid
+// until the next call of Next.
+func (r *Reader) Raw() []byte { return r.raw }
+
+// Stats returns the counts so far.
+func (r *Reader) Stats() Stats { return r.stats }
+
+// Next returns the next item. At the end it returns io.EOF; for a line that breaks a rule it
+// returns a *LineError, and the next call goes on with the following line.
+func (r *Reader) Next() (search.Item, error) {
+	for {
+		line, err := r.r.ReadBytes('\n')
+		if len(line) == 0 && err != nil {
+			if errors.Is(err, io.EOF) {
+				return search.Item{}, io.EOF
+			}
+			return search.Item{}, fmt.Errorf("read catalogue after line %d: %w", r.line, err)
+		}
+		r.line++
+		line = bytes.TrimRight(line, "\r\n")
+		r.raw = line
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		r.stats.Lines++
+		item, lerr := r.parse(line)
+		if lerr != nil {
+			r.stats.Rejected++
+			return search.Item{}, lerr
+		}
+		r.stats.Accepted++
+		return item, nil
+	}
+}
+
+// fields of the format; anything else is an unknown key.
+var known = map[string]bool{
+	"id": true, "type": true, "title": true, "summary": true, "description": true, "tags": true,
+	"keywords": true, "author": true, "category": true, "category_name": true, "language": true,
+	"date": true, "downloads": true, "permalink": true, "sha256": true, "media_path": true,
+	"media_url": true, "thumbnail_url": true, "mime_type": true, "size_bytes": true,
+	"duration_seconds": true, "width": true, "height": true, "license": true, "rights": true, "source": true,
+}
+
+func (r *Reader) parse(line []byte) (search.Item, *LineError) {
+	bad := func(key, format string, args ...any) *LineError {
+		return &LineError{Line: r.line, Key: key, Reason: fmt.Sprintf(format, args...)}
+	}
+	if !utf8.Valid(line) {
+		return search.Item{}, bad("", "not valid UTF-8")
+	}
+	var obj map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	if err := dec.Decode(&obj); err != nil {
+		return search.Item{}, bad("", "not a JSON object: %v", err)
+	}
+	if dec.More() {
+		return search.Item{}, bad("", "more than one JSON value on the line")
+	}
+	if obj == nil {
+		return search.Item{}, bad("", "not a JSON object")
+	}
+	for k := range obj {
+		if !known[k] {
+			r.stats.UnknownKeys[k]++
+		}
+	}
+	f := fields{obj: obj}
+	var it search.Item
+	it.ID = f.str("id")
+	it.Type = f.str("type")
+	it.Title = f.str("title")
+	it.Summary = f.str("summary")
+	it.Description = f.str("description")
+	it.Tags = f.strs("tags")
+	it.Keywords = f.strs("keywords")
+	it.Author = strings.TrimSpace(f.str("author"))
+	it.Category = f.str("category")
+	it.CategoryName = f.str("category_name")
+	it.Language = f.str("language")
+	it.Date = f.str("date")
+	it.Downloads = f.intOr("downloads", 0)
+	it.Permalink = f.str("permalink")
+	it.SHA256 = strings.ToLower(f.str("sha256"))
+	mediaPath := f.str("media_path")
+	it.MediaURL = f.str("media_url")
+	it.ThumbnailURL = f.str("thumbnail_url")
+	it.MimeType = f.str("mime_type")
+	it.SizeBytes = f.intPtr("size_bytes")
+	it.DurationSeconds = f.floatPtr("duration_seconds")
+	it.Width = f.intPtr("width")
+	it.Height = f.intPtr("height")
+	it.License = f.str("license")
+	it.Rights = f.str("rights")
+	it.Source = f.str("source")
+	if f.err != nil {
+		return search.Item{}, bad(f.err.key, "%s", f.err.reason)
+	}
+
+	switch {
+	case it.ID == "":
+		return search.Item{}, bad("id", "required")
+	case !idPattern.MatchString(it.ID):
+		return search.Item{}, bad("id", "must be 1 to 128 of A-Z a-z 0-9 . _ -")
+	}
+	if prev, dup := r.seen[it.ID]; dup {
+		return search.Item{}, bad("id", "%q already used on line %d", it.ID, prev)
+	}
+	switch it.Type {
+	case search.TypePhoto, search.TypeVideo, search.TypeDocument:
+	case "":
+		return search.Item{}, bad("type", "required")
+	default:
+		return search.Item{}, bad("type", "%q is not photo, video or document", it.Type)
+	}
+	if strings.TrimSpace(it.Title) == "" {
+		return search.Item{}, bad("title", "required and non-empty")
+	}
+	if it.Category != "" && !slugPattern.MatchString(it.Category) {
+		return search.Item{}, bad("category", "%q is not a slug of a-z 0-9 -", it.Category)
+	}
+	if it.Category == "" && it.CategoryName != "" {
+		return search.Item{}, bad("category_name", "given without category")
+	}
+	if it.Category != "" && it.CategoryName == "" {
+		it.CategoryName = CategoryName(it.Category)
+	}
+	if it.Language != "" {
+		code, ok := languageCode(it.Language)
+		if !ok {
+			return search.Item{}, bad("language", "%q is not an ISO 639-1 code", it.Language)
+		}
+		it.Language = code
+	}
+	if it.Date != "" {
+		if _, err := time.Parse(time.DateOnly, it.Date); err != nil || len(it.Date) != 10 {
+			return search.Item{}, bad("date", "%q is not a real date YYYY-MM-DD", it.Date)
+		}
+	}
+	if it.Downloads < 0 {
+		return search.Item{}, bad("downloads", "must be >= 0")
+	}
+	if it.Permalink != "" {
+		if u, err := url.Parse(it.Permalink); err != nil || !u.IsAbs() || u.Host == "" {
+			return search.Item{}, bad("permalink", "%q is not an absolute URL", it.Permalink)
+		}
+	}
+	if it.SHA256 != "" && !hexPattern.MatchString(it.SHA256) {
+		return search.Item{}, bad("sha256", "must be 64 hexadecimal digits")
+	}
+	if it.SHA256 == "" && mediaPath != "" {
+		it.SHA256 = r.digest(mediaPath)
+	}
+	r.seen[it.ID] = r.line
+	return it, nil
+}
+
+// digest hashes the media file, or returns "" when it cannot be read: the format makes the
+// digest optional, so an unreadable file leaves it unknown rather than rejecting the item.
+func (r *Reader) digest(path string) string {
+	if !filepath.IsAbs(path) && r.mediaDir != "" {
+		path = filepath.Join(r.mediaDir, path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// languageCode accepts an ISO 639-1 code in any case and returns it in lower case.
+func languageCode(s string) (string, bool) {
+	if len(s) != 2 {
+		return "", false
+	}
+	code := strings.ToLower(s)
+	base, err := language.ParseBase(code)
+	if err != nil || base.String() != code {
+		return "", false
+	}
+	return code, true
+}
+
+// CategoryName derives a display name from a slug: "world-history" -> "World History".
+func CategoryName(slug string) string {
+	words := strings.Split(slug, "-")
+	for i, w := range words {
+		if w == "" {
+			continue
+		}
+		if i > 0 && minorWords[w] {
+			continue
+		}
+		words[i] = strings.ToUpper(w[:1]) + w[1:]
+	}
+	return strings.Join(words, " ")
+}
+
+var minorWords = map[string]bool{"a": true, "an": true, "and": true, "the": true, "of": true, "in": true, "on": true, "for": true, "to": true}
+
+// fields decodes typed values from one line's object, remembering the first type error.
+type fields struct {
+	obj map[string]json.RawMessage
+	err *fieldErr
+}
+
+type fieldErr struct{ key, reason string }
+
+func (f *fields) fail(key, reason string) {
+	if f.err == nil {
+		f.err = &fieldErr{key, reason}
+	}
+}
+
+func (f *fields) raw(key string) (json.RawMessage, bool) {
+	v, ok := f.obj[key]
+	if !ok || string(v) == "null" {
+		return nil, false
+	}
+	return v, true
+}
+
+func (f *fields) str(key string) string {
+	v, ok := f.raw(key)
+	if !ok {
+		return ""
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		f.fail(key, "must be a string")
+		return ""
+	}
+	return s
+}
+
+func (f *fields) strs(key string) []string {
+	v, ok := f.raw(key)
+	if !ok {
+		return nil
+	}
+	var ss []*string
+	if err := json.Unmarshal(v, &ss); err != nil {
+		f.fail(key, "must be an array of strings")
+		return nil
+	}
+	out := make([]string, 0, len(ss))
+	for _, s := range ss {
+		if s == nil {
+			f.fail(key, "must be an array of strings (null element)")
+			return nil
+		}
+		if t := strings.TrimSpace(*s); t != "" {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func (f *fields) number(key string) (json.Number, bool) {
+	v, ok := f.raw(key)
+	if !ok {
+		return "", false
+	}
+	var n json.Number
+	// json.Number also takes a quoted number; the format wants a JSON number.
+	if v[0] == '"' {
+		f.fail(key, "must be a number")
+		return "", false
+	}
+	if err := json.Unmarshal(v, &n); err != nil {
+		f.fail(key, "must be a number")
+		return "", false
+	}
+	return n, true
+}
+
+func (f *fields) intPtr(key string) *int64 {
+	n, ok := f.number(key)
+	if !ok {
+		return nil
+	}
+	i, err := n.Int64()
+	if err != nil {
+		f.fail(key, "must be an integer")
+		return nil
+	}
+	return &i
+}
+
+func (f *fields) intOr(key string, def int64) int64 {
+	if p := f.intPtr(key); p != nil {
+		return *p
+	}
+	return def
+}
+
+func (f *fields) floatPtr(key string) *float64 {
+	n, ok := f.number(key)
+	if !ok {
+		return nil
+	}
+	x, err := n.Float64()
+	if err != nil {
+		f.fail(key, "must be a number")
+		return nil
+	}
+	return &x
+}
+
+// Items yields the reader's items. With reject nil, the first bad line ends the sequence with its
+// error; otherwise bad lines are written unchanged to reject and skipped. A read error always ends it.
+func Items(r *Reader, reject io.Writer) iter.Seq2[search.Item, error] {
+	return func(yield func(search.Item, error) bool) {
+		for {
+			it, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				return
+			}
+			var lerr *LineError
+			if errors.As(err, &lerr) && reject != nil {
+				if _, werr := fmt.Fprintf(reject, "%s\n", r.Raw()); werr != nil {
+					yield(search.Item{}, fmt.Errorf("write reject file: %w", werr))
+					return
+				}
+				continue
+			}
+			if err != nil {
+				yield(search.Item{}, err)
+				return
+			}
+			if !yield(it, nil) {
+				return
+			}
+		}
+	}
+}
+
+// ReadFile reads a whole catalogue file strictly: the first bad line is an error.
+func ReadFile(path string) ([]search.Item, error) {
+	items, _, err := ReadAll(path, nil)
+	return items, err
+}
+
+// ReadAll reads a whole catalogue file. With reject nil the first bad line is an error; otherwise
+// bad lines go to reject unchanged and Stats counts them. The real catalogue in shared/data has 32
+// ids that break the id rule, so reading it needs a reject writer.
+func ReadAll(path string, reject io.Writer) ([]search.Item, Stats, error) {
+	rc, err := Open(path)
+	if err != nil {
+		return nil, Stats{}, err
+	}
+	defer rc.Close()
+	r := NewReader(rc).WithMediaDir(filepath.Dir(path))
+	var items []search.Item
+	for it, err := range Items(r, reject) {
+		if err != nil {
+			return nil, r.Stats(), fmt.Errorf("%s: %w", path, err)
+		}
+		items = append(items, it)
+	}
+	return items, r.Stats(), nil
+}

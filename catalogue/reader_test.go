@@ -1,0 +1,209 @@
+package catalogue
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"mediagw/search"
+)
+
+func TestReaderRejects(t *testing.T) {
+	tests := []struct {
+		name, line, key string
+	}{
+		{"not json", `{"id":`, ""},
+		{"array", `[1,2]`, ""},
+		{"two values", `{"id":"a","type":"photo","title":"t"} {}`, ""},
+		{"missing id", `{"type":"photo","title":"t"}`, "id"},
+		{"bad id", `{"id":"a b","type":"photo","title":"t"}`, "id"},
+		{"long id", `{"id":"` + strings.Repeat("a", 129) + `","type":"photo","title":"t"}`, "id"},
+		{"missing type", `{"id":"a","title":"t"}`, "type"},
+		{"bad type", `{"id":"a","type":"audio","title":"t"}`, "type"},
+		{"empty title", `{"id":"a","type":"photo","title":"  "}`, "title"},
+		{"title not string", `{"id":"a","type":"photo","title":5}`, "title"},
+		{"bad slug", `{"id":"a","type":"photo","title":"t","category":"Nature"}`, "category"},
+		{"bad language", `{"id":"a","type":"photo","title":"t","language":"english"}`, "language"},
+		{"unknown language", `{"id":"a","type":"photo","title":"t","language":"qq"}`, "language"},
+		{"impossible date", `{"id":"a","type":"photo","title":"t","date":"2023-02-30"}`, "date"},
+		{"short date", `{"id":"a","type":"photo","title":"t","date":"2023-2-3"}`, "date"},
+		{"negative downloads", `{"id":"a","type":"photo","title":"t","downloads":-1}`, "downloads"},
+		{"fractional downloads", `{"id":"a","type":"photo","title":"t","downloads":1.5}`, "downloads"},
+		{"downloads string", `{"id":"a","type":"photo","title":"t","downloads":"7"}`, "downloads"},
+		{"tags not array", `{"id":"a","type":"photo","title":"t","tags":"x"}`, "tags"},
+		{"tags null element", `{"id":"a","type":"photo","title":"t","tags":[null]}`, "tags"},
+		{"relative permalink", `{"id":"a","type":"photo","title":"t","permalink":"/x"}`, "permalink"},
+		{"bad sha", `{"id":"a","type":"photo","title":"t","sha256":"abc"}`, "sha256"},
+		{"invalid utf8", "{\"id\":\"a\",\"type\":\"photo\",\"title\":\"\xff\"}", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := NewReader(strings.NewReader("\n" + tt.line + "\n"))
+			_, err := r.Next()
+			var lerr *LineError
+			if !errors.As(err, &lerr) {
+				t.Fatalf("Next() error = %v, want a *LineError", err)
+			}
+			if lerr.Line != 2 || lerr.Key != tt.key {
+				t.Errorf("got line %d key %q, want line 2 key %q (%v)", lerr.Line, lerr.Key, tt.key, err)
+			}
+			if string(r.Raw()) != tt.line {
+				t.Errorf("Raw() = %q, want the line unchanged", r.Raw())
+			}
+			if _, err := r.Next(); !errors.Is(err, io.EOF) {
+				t.Errorf("after the bad line: %v, want io.EOF", err)
+			}
+		})
+	}
+}
+
+func TestReaderAccepts(t *testing.T) {
+	in := `{"id":"a-1","type":"photo","title":"Élan","category":"world-history","language":"EN","date":"2020-02-29","downloads":3,"tags":[" x ",""],"size_bytes":10,"duration_seconds":1.5,"extra":true,"checksum":null}
+{"id":"a-2","type":"video","title":"t","summary":null,"author":" Jane ","category":"nature","category_name":"Wild Nature","extra":1}
+`
+	r := NewReader(strings.NewReader(in))
+	a, err := r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Language != "en" || a.CategoryName != "World History" || a.Downloads != 3 || len(a.Tags) != 1 || a.Tags[0] != "x" ||
+		*a.SizeBytes != 10 || *a.DurationSeconds != 1.5 {
+		t.Errorf("first item = %+v", a)
+	}
+	b, err := r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Author != "Jane" || b.CategoryName != "Wild Nature" || b.Downloads != 0 || b.Summary != "" {
+		t.Errorf("second item = %+v", b)
+	}
+	st := r.Stats()
+	if st.Lines != 2 || st.Accepted != 2 || st.UnknownKeys["extra"] != 2 || st.UnknownKeys["checksum"] != 1 {
+		t.Errorf("stats = %+v", st)
+	}
+}
+
+func TestDuplicateID(t *testing.T) {
+	in := `{"id":"a","type":"photo","title":"t"}
+{"id":"a","type":"photo","title":"u"}
+`
+	var rejects bytes.Buffer
+	r := NewReader(strings.NewReader(in))
+	var got []search.Item
+	for it, err := range Items(r, &rejects) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, it)
+	}
+	if len(got) != 1 || rejects.String() != `{"id":"a","type":"photo","title":"u"}`+"\n" {
+		t.Errorf("items %v, rejects %q", got, rejects.String())
+	}
+	if st := r.Stats(); st.Rejected != 1 || st.Accepted != 1 {
+		t.Errorf("stats = %+v", st)
+	}
+}
+
+func TestItemsStrictStops(t *testing.T) {
+	in := "{\"id\":\"a\",\"type\":\"photo\",\"title\":\"t\"}\n{\"id\":\"b\"}\n{\"id\":\"c\",\"type\":\"photo\",\"title\":\"t\"}\n"
+	n := 0
+	var last error
+	for _, err := range Items(NewReader(strings.NewReader(in)), nil) {
+		if err != nil {
+			last = err
+			break
+		}
+		n++
+	}
+	var lerr *LineError
+	if n != 1 || !errors.As(last, &lerr) || lerr.Line != 2 {
+		t.Errorf("got %d items then %v, want 1 then a line-2 error", n, last)
+	}
+}
+
+func TestOpenGzipAndMediaDigest(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "m.bin"), []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	io.WriteString(zw, `{"id":"a","type":"photo","title":"t","media_path":"m.bin"}`+"\n")
+	zw.Close()
+	path := filepath.Join(dir, "c.ndjson.gz")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	items, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
+	if len(items) != 1 || items[0].SHA256 != want {
+		t.Errorf("items = %+v, want sha256 %s", items, want)
+	}
+}
+
+func TestRealCatalogue(t *testing.T) {
+	path := filepath.Join("..", "..", "shared", "data", "catalogue.ndjson")
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("real catalogue not found at %s", path)
+	}
+	// 32 real ids break the format's id rule (longer than 128, or with + , ' ( ) !): they are
+	// reported, one line each, and everything else loads.
+	rc, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	r := NewReader(rc)
+	var rejects bytes.Buffer
+	n := 0
+	for _, err := range Items(r, &rejects) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	st := r.Stats()
+	if st.Lines != 8222 || n != st.Accepted || st.Accepted+st.Rejected != st.Lines || st.Rejected != 32 {
+		t.Errorf("stats %+v, yielded %d; want 8222 lines, 32 rejected ids", st, n)
+	}
+	if got := strings.Count(rejects.String(), "\n"); got != st.Rejected {
+		t.Errorf("reject file has %d lines, want %d", got, st.Rejected)
+	}
+}
+
+func TestCategoryName(t *testing.T) {
+	for in, want := range map[string]string{"nature": "Nature", "history-of-the-americas": "History of the Americas", "pycon-us": "Pycon Us"} {
+		if got := CategoryName(in); got != want {
+			t.Errorf("CategoryName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func FuzzReader(f *testing.F) {
+	f.Add([]byte(`{"id":"a","type":"photo","title":"t","date":"2020-01-01","downloads":1}`))
+	f.Add([]byte(`{"id":"a","tags":[1]}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		r := NewReader(bytes.NewReader(line))
+		for {
+			it, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				return
+			}
+			var lerr *LineError
+			if err != nil && !errors.As(err, &lerr) {
+				t.Fatalf("unexpected error type %T: %v", err, err)
+			}
+			if err == nil && (it.ID == "" || it.Title == "") {
+				t.Fatalf("accepted an item without id or title: %+v", it)
+			}
+		}
+	})
+}
