@@ -1,0 +1,239 @@
+// Package config is the one place the binaries read their settings: environment variables, each
+// mirrored by a command-line flag that overrides it, validated once at start-up.
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config holds every setting of mediagw and mediactl.
+type Config struct {
+	Addr      string
+	AdminAddr string
+	// Backend is "embedded" or "opensearch".
+	Backend         string
+	IndexDir        string
+	OpenSearchURL   string
+	OpenSearchIndex string
+	RedisURL        string
+	RateLimit       int
+	RateWindow      time.Duration
+	TrustedProxies  []netip.Prefix
+	PublicURL       string
+	BasePath        string
+	Attribution     string
+	BackendTimeout  time.Duration
+	ShutdownGrace   time.Duration
+	// ShutdownDelay is how long readiness fails before the listener closes, so that load balancers
+	// stop sending traffic first.
+	ShutdownDelay time.Duration
+	// KeepIndices is how many replaced indices a load keeps for rollback.
+	KeepIndices int
+	LogLevel    string
+}
+
+// Setting describes one setting: its variable, flag, default and meaning.
+type Setting struct {
+	Env, Flag, Default, Usage string
+	set                       func(c *Config, v string) error
+}
+
+// Settings lists every setting in the order the README documents them.
+var Settings = []Setting{
+	{"MEDIA_ADDR", "addr", ":8080", "address the public API listens on",
+		func(c *Config, v string) error { c.Addr = v; return checkAddr(v) }},
+	{"MEDIA_ADMIN_ADDR", "admin-addr", "127.0.0.1:9090", "address of the admin listener (/metrics, pprof); keep it private",
+		func(c *Config, v string) error { c.AdminAddr = v; return checkAddr(v) }},
+	{"MEDIA_BACKEND", "backend", "embedded", "search backend: embedded (Bleve index on disk) or opensearch",
+		func(c *Config, v string) error {
+			if v != "embedded" && v != "opensearch" {
+				return errors.New("must be embedded or opensearch")
+			}
+			c.Backend = v
+			return nil
+		}},
+	{"MEDIA_INDEX_DIR", "index-dir", "var/index", "directory of the embedded index versions",
+		func(c *Config, v string) error { c.IndexDir = v; return nonEmpty(v) }},
+	{"OPENSEARCH_URL", "opensearch-url", "http://127.0.0.1:9200", "OpenSearch base URL (comma-separated for several nodes)",
+		func(c *Config, v string) error { c.OpenSearchURL = v; return checkURLs(v) }},
+	{"OPENSEARCH_INDEX", "opensearch-index", "media", "OpenSearch alias the API reads; loads create <alias>-<timestamp> behind it",
+		func(c *Config, v string) error { c.OpenSearchIndex = v; return nonEmpty(v) }},
+	{"REDIS_URL", "redis-url", "", "Redis for the shared rate limit (redis:// or rediss://); empty keeps the limit in process",
+		func(c *Config, v string) error {
+			c.RedisURL = v
+			if v == "" {
+				return nil
+			}
+			return checkURLs(v)
+		}},
+	{"MEDIA_RATE_LIMIT", "rate-limit", "120", "requests per visitor per window",
+		func(c *Config, v string) error { return positiveInt(v, &c.RateLimit) }},
+	{"MEDIA_RATE_WINDOW", "rate-window", "10m", "rate-limit window",
+		func(c *Config, v string) error { return positiveDuration(v, &c.RateWindow) }},
+	{"MEDIA_TRUSTED_PROXIES", "trusted-proxies", "", "comma-separated IPs or CIDRs whose X-Forwarded-For is believed",
+		func(c *Config, v string) error {
+			p, err := ParsePrefixes(v)
+			c.TrustedProxies = p
+			return err
+		}},
+	{"MEDIA_PUBLIC_URL", "public-url", "http://127.0.0.1:8080", "public base URL used in links, permalinks and QR codes",
+		func(c *Config, v string) error {
+			u, err := url.Parse(v)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+				return errors.New("must be an absolute http(s) URL without query or fragment")
+			}
+			c.PublicURL = strings.TrimRight(v, "/")
+			return nil
+		}},
+	{"MEDIA_BASE_PATH", "base-path", "/", "path the API answers on",
+		func(c *Config, v string) error {
+			if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, "?#") {
+				return errors.New("must start with / and have no query or fragment")
+			}
+			if !strings.HasSuffix(v, "/") {
+				v += "/"
+			}
+			c.BasePath = v
+			return nil
+		}},
+	{"MEDIA_ATTRIBUTION", "attribution", "Catalogue metadata: CC0 1.0, from the collections credited in each item's source.", "attribution text in every response",
+		func(c *Config, v string) error { c.Attribution = v; return nil }},
+	{"MEDIA_BACKEND_TIMEOUT", "backend-timeout", "5s", "deadline of one search-engine call; past it the client gets 504",
+		func(c *Config, v string) error { return positiveDuration(v, &c.BackendTimeout) }},
+	{"MEDIA_SHUTDOWN_GRACE", "shutdown-grace", "25s", "how long in-flight requests may finish after SIGTERM",
+		func(c *Config, v string) error { return positiveDuration(v, &c.ShutdownGrace) }},
+	{"MEDIA_SHUTDOWN_DELAY", "shutdown-delay", "5s", "how long /readyz fails before the listener closes on SIGTERM",
+		func(c *Config, v string) error { return nonNegativeDuration(v, &c.ShutdownDelay) }},
+	{"MEDIA_KEEP_INDICES", "keep-indices", "2", "replaced indices a load keeps for rollback",
+		func(c *Config, v string) error { return nonNegativeInt(v, &c.KeepIndices) }},
+	{"MEDIA_LOG_LEVEL", "log-level", "info", "debug, info, warn or error",
+		func(c *Config, v string) error {
+			switch v {
+			case "debug", "info", "warn", "error":
+				c.LogLevel = v
+				return nil
+			}
+			return errors.New("must be debug, info, warn or error")
+		}},
+}
+
+// Load reads the settings from getenv, then from args (flags override variables), and validates
+// them. It returns the remaining arguments. The error names the setting and what is wrong with it.
+func Load(name string, args []string, getenv func(string) string, output io.Writer) (Config, []string, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(output)
+	values := make([]string, len(Settings))
+	for i, s := range Settings {
+		v := getenv(s.Env)
+		if v == "" {
+			v = s.Default
+		}
+		values[i] = v
+		fs.StringVar(&values[i], s.Flag, v, fmt.Sprintf("%s (env %s)", s.Usage, s.Env))
+	}
+	if err := fs.Parse(args); err != nil {
+		return Config{}, nil, err
+	}
+	var c Config
+	for i, s := range Settings {
+		if err := s.set(&c, values[i]); err != nil {
+			return Config{}, nil, fmt.Errorf("invalid %s (-%s) %q: %w", s.Env, s.Flag, values[i], err)
+		}
+	}
+	return c, fs.Args(), nil
+}
+
+// ParsePrefixes parses a comma-separated list of IP addresses and CIDR prefixes.
+func ParsePrefixes(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		if strings.Contains(part, "/") {
+			p, err := netip.ParsePrefix(part)
+			if err != nil {
+				return nil, fmt.Errorf("%q is not an IP or CIDR", part)
+			}
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(part)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an IP or CIDR", part)
+		}
+		a = a.Unmap()
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out, nil
+}
+
+func checkAddr(v string) error {
+	if _, _, err := net.SplitHostPort(v); err != nil {
+		return errors.New("must be host:port or :port")
+	}
+	return nil
+}
+
+func checkURLs(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		u, err := url.Parse(strings.TrimSpace(s))
+		if err != nil || u.Scheme == "" || u.Host == "" {
+			return fmt.Errorf("%q is not an absolute URL", s)
+		}
+	}
+	return nil
+}
+
+func nonEmpty(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return errors.New("must not be empty")
+	}
+	return nil
+}
+
+func positiveInt(v string, dst *int) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return errors.New("must be a whole number >= 1")
+	}
+	*dst = n
+	return nil
+}
+
+func nonNegativeInt(v string, dst *int) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return errors.New("must be a whole number >= 0")
+	}
+	*dst = n
+	return nil
+}
+
+func positiveDuration(v string, dst *time.Duration) error {
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return errors.New("must be a positive duration such as 500ms, 10s or 10m")
+	}
+	*dst = d
+	return nil
+}
+
+func nonNegativeDuration(v string, dst *time.Duration) error {
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return errors.New("must be a duration such as 0s, 5s or 1m")
+	}
+	*dst = d
+	return nil
+}

@@ -1,0 +1,69 @@
+package config
+
+import (
+	"io"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestDefaults(t *testing.T) {
+	c, rest, err := Load("mediagw", nil, env(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr != ":8080" || c.AdminAddr != "127.0.0.1:9090" || c.Backend != "embedded" || c.RateLimit != 120 ||
+		c.RateWindow != 10*time.Minute || c.BasePath != "/" || c.RedisURL != "" || len(rest) != 0 {
+		t.Errorf("defaults = %+v", c)
+	}
+}
+
+func TestFlagsOverrideEnv(t *testing.T) {
+	c, rest, err := Load("mediagw", []string{"-rate-limit", "5", "extra"},
+		env(map[string]string{"MEDIA_RATE_LIMIT": "7", "MEDIA_RATE_WINDOW": "1m", "MEDIA_BASE_PATH": "/api",
+			"MEDIA_TRUSTED_PROXIES": "10.0.0.0/8, 192.0.2.1,::ffff:198.51.100.7"}), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.0.2.1/32"), netip.MustParsePrefix("198.51.100.7/32")}
+	if c.RateLimit != 5 || c.RateWindow != time.Minute || c.BasePath != "/api/" || len(rest) != 1 || rest[0] != "extra" {
+		t.Errorf("config = %+v, rest %v", c, rest)
+	}
+	if len(c.TrustedProxies) != len(want) {
+		t.Fatalf("trusted proxies = %v, want %v", c.TrustedProxies, want)
+	}
+	for i := range want {
+		if c.TrustedProxies[i] != want[i] {
+			t.Errorf("trusted proxy %d = %v, want %v", i, c.TrustedProxies[i], want[i])
+		}
+	}
+}
+
+func TestInvalid(t *testing.T) {
+	tests := []struct{ env, value string }{
+		{"MEDIA_ADDR", "8080"},
+		{"MEDIA_BACKEND", "elastic"},
+		{"OPENSEARCH_URL", "localhost"},
+		{"REDIS_URL", "nowhere"},
+		{"MEDIA_RATE_LIMIT", "0"},
+		{"MEDIA_RATE_LIMIT", "ten"},
+		{"MEDIA_RATE_WINDOW", "10"},
+		{"MEDIA_TRUSTED_PROXIES", "10.0.0.0/33"},
+		{"MEDIA_PUBLIC_URL", "example.org"},
+		{"MEDIA_PUBLIC_URL", "https://example.org/?a=b"},
+		{"MEDIA_BASE_PATH", "api"},
+		{"MEDIA_LOG_LEVEL", "loud"},
+		{"MEDIA_KEEP_INDICES", "-1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.env+"="+tt.value, func(t *testing.T) {
+			_, _, err := Load("mediagw", nil, env(map[string]string{tt.env: tt.value}), io.Discard)
+			if err == nil || !strings.Contains(err.Error(), tt.env) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("error = %v, want one line naming %s", err, tt.env)
+			}
+		})
+	}
+}
