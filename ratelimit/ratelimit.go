@@ -2,12 +2,31 @@
 // Redis (shared by every replica) or in process, with the same numbers either way.
 package ratelimit
 
-import "time"
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrInvalidPolicy is wrapped by every error about a Policy that cannot be enforced.
+var ErrInvalidPolicy = errors.New("ratelimit: invalid policy")
 
 // Policy is the contract's limit: Limit requests per Window per visitor.
 type Policy struct {
 	Limit  int
 	Window time.Duration
+}
+
+// Validate reports whether p can be enforced. Call it at start-up: limiters built from an invalid
+// policy answer every Allow with the same error instead of panicking.
+func (p Policy) Validate() error {
+	if p.Limit < 1 {
+		return fmt.Errorf("%w: limit %d, want at least 1", ErrInvalidPolicy, p.Limit)
+	}
+	if p.Window <= 0 {
+		return fmt.Errorf("%w: window %s, want more than 0", ErrInvalidPolicy, p.Window)
+	}
+	return nil
 }
 
 // Decision is the outcome of one request against a visitor's limit.
@@ -21,4 +40,19 @@ type Decision struct {
 	RetryAfter time.Duration
 	// ResetAfter is how long until the visitor is back to the full Limit.
 	ResetAfter time.Duration
+}
+
+// decide turns a GCRA outcome into a Decision. Memory and Redis both go through it, so equal
+// GCRA states give equal Decisions. redis_rate reports no retry time for an allowed request; when
+// that request used the last slot, the next one is allowed once one emission interval has
+// drained, which is ResetAfter minus the rest of the window.
+func decide(p Policy, allowed bool, remaining int, retryAfter, resetAfter time.Duration) Decision {
+	d := Decision{Allowed: allowed, Limit: p.Limit, Remaining: remaining, ResetAfter: resetAfter}
+	switch {
+	case !allowed:
+		d.RetryAfter = retryAfter
+	case remaining == 0:
+		d.RetryAfter = max(0, resetAfter-p.Window+p.Window/time.Duration(p.Limit))
+	}
+	return d
 }

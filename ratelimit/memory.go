@@ -1,0 +1,159 @@
+package ratelimit
+
+import (
+	"context"
+	"hash/maphash"
+	"strconv"
+	"sync"
+	"time"
+)
+
+const (
+	// shardCount spreads visitors over independently locked maps; a power of two.
+	shardCount = 64
+	// minSweep is how many visitors a shard holds before it first looks for idle ones.
+	minSweep = 1024
+	// luaEpoch is the epoch redis_rate's script counts from (2017-01-01 UTC); counting from
+	// the same one keeps the floating-point arithmetic, and so the numbers, identical.
+	luaEpoch = 1483228800
+)
+
+// Memory is the in-process GCRA limiter. It computes exactly what redis_rate v10 computes for
+// redis_rate.Limit{Rate: Limit, Burst: Limit, Period: Window}, step by step in float64 seconds,
+// so a visitor gets the same numbers whether the limit is kept here or in Redis.
+//
+// A visitor whose theoretical arrival time (TAT) has passed is back at the full limit and is
+// indistinguishable from one never seen, so it is dropped: when a new visitor arrives, its shard
+// sweeps the idle ones if it has doubled since the last sweep or a window has passed. The maps
+// hold the visitors still draining (Window/Limit per request made), not every visitor ever seen.
+type Memory struct {
+	p   Policy
+	err error
+	now func() time.Time
+
+	emission    float64 // seconds between requests at the steady rate (Lua: period / rate)
+	burstOffset float64 // Lua: emission_interval * burst
+	window      float64 // seconds between time-driven sweeps
+
+	seed   maphash.Seed
+	shards [shardCount]shard
+}
+
+type shard struct {
+	mu sync.Mutex
+	// tat maps a visitor to its theoretical arrival time in seconds since luaEpoch.
+	tat       map[string]float64
+	nextSweep int      // sweep when the map reaches this many visitors
+	peak      int      // most visitors since the map was allocated: Go maps never shrink
+	lastSweep float64  // seconds since luaEpoch
+	_         [64]byte // keeps neighbouring shards' locks off one cache line
+}
+
+// NewMemory returns an in-process limiter for p reading the time from now (time.Now when nil).
+// An invalid p makes every Allow return the error of p.Validate.
+func NewMemory(p Policy, now func() time.Time) *Memory {
+	if now == nil {
+		now = time.Now
+	}
+	m := &Memory{p: p, err: p.Validate(), now: now, seed: maphash.MakeSeed()}
+	if m.err != nil {
+		return m
+	}
+	m.emission = p.Window.Seconds() / float64(p.Limit)
+	m.burstOffset = m.emission * float64(p.Limit)
+	m.window = p.Window.Seconds()
+	start := luaNow(now())
+	for i := range m.shards {
+		m.shards[i].tat = make(map[string]float64)
+		m.shards[i].nextSweep = minSweep
+		m.shards[i].lastSweep = start
+	}
+	return m
+}
+
+// Allow counts one request by the visitor key and says whether it may proceed. It never fails
+// for a valid policy; ctx is unused because nothing leaves the process.
+func (m *Memory) Allow(_ context.Context, key string) (Decision, error) {
+	if m.err != nil {
+		return Decision{}, m.err
+	}
+	now := luaNow(m.now())
+	s := &m.shards[maphash.String(m.seed, key)&(shardCount-1)]
+
+	s.mu.Lock()
+	tat, seen := s.tat[key]
+	// The script's GET of an expired key and math.max(tat, now) both start from now.
+	if !seen || tat < now {
+		tat = now
+	}
+	newTAT := tat + m.emission
+	// float64() stops the compiler from fusing operations the script rounds one by one.
+	allowAt := float64(newTAT - m.burstOffset)
+	diff := float64(now - allowAt)
+	remaining := diff / m.emission
+	if remaining < 0 {
+		s.mu.Unlock()
+		return decide(m.p, false, 0, luaDuration(-diff), luaDuration(tat-now)), nil
+	}
+	resetAfter := newTAT - now
+	if resetAfter > 0 {
+		s.tat[key] = newTAT
+		if !seen {
+			s.grew(now, m.window)
+		}
+	}
+	s.mu.Unlock()
+	// Redis turns the script's number into an integer reply by truncation.
+	return decide(m.p, true, int(remaining), 0, luaDuration(resetAfter)), nil
+}
+
+// Len is how many visitors are held right now, idle ones not yet swept included.
+func (m *Memory) Len() int {
+	n := 0
+	for i := range m.shards {
+		s := &m.shards[i]
+		s.mu.Lock()
+		n += len(s.tat)
+		s.mu.Unlock()
+	}
+	return n
+}
+
+// grew runs after a visitor was added: sweeping when the map has doubled keeps the cost
+// amortised O(1) per request and the map within twice its live visitors (plus minSweep).
+func (s *shard) grew(now, window float64) {
+	s.peak = max(s.peak, len(s.tat))
+	if len(s.tat) < s.nextSweep && now-s.lastSweep < window {
+		return
+	}
+	for k, tat := range s.tat {
+		if tat <= now {
+			delete(s.tat, k)
+		}
+	}
+	// Deleting never returns a Go map's memory; after a burst has passed, copy the survivors
+	// into a right-sized map so memory follows the live visitors down again.
+	if s.peak > minSweep && len(s.tat) < s.peak/4 {
+		fresh := make(map[string]float64, 2*len(s.tat))
+		for k, tat := range s.tat {
+			fresh[k] = tat
+		}
+		s.tat = fresh
+		s.peak = len(fresh)
+	}
+	s.nextSweep = max(2*len(s.tat), minSweep)
+	s.lastSweep = now
+}
+
+// luaNow is the script's clock: Redis TIME (seconds, microseconds) counted from luaEpoch.
+func luaNow(t time.Time) float64 {
+	return float64(t.Unix()-luaEpoch) + float64(t.Nanosecond()/1000)/1000000
+}
+
+// luaDuration is what redis_rate makes of a number the script returns: Lua 5.1's tostring
+// ("%.14g"), parsed back and truncated to nanoseconds.
+func luaDuration(seconds float64) time.Duration {
+	var buf [32]byte
+	f, _ := strconv.ParseFloat(string(strconv.AppendFloat(buf[:0], seconds, 'g', 14, 64)), 64)
+	return time.Duration(f * float64(time.Second))
+}

@@ -1,0 +1,219 @@
+package ratelimit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/go-redis/redis_rate/v10"
+	"github.com/redis/go-redis/v9"
+	"go.uber.org/zap"
+)
+
+// ErrUnavailable is wrapped by the errors of a limiter whose store (Redis) did not answer in time.
+var ErrUnavailable = errors.New("ratelimit: limit store unavailable")
+
+// ErrInvalidURL is wrapped by every error of ParseRedisURL.
+var ErrInvalidURL = errors.New("ratelimit: invalid Redis URL")
+
+const (
+	// DefaultPrefix starts every key the Redis limiter writes (after redis_rate's own "rate:").
+	DefaultPrefix = "mediagw:"
+	// DefaultTimeout bounds one Allow against Redis: a request must not wait on a slow Redis
+	// longer than the in-process fallback takes to answer it.
+	DefaultTimeout = 100 * time.Millisecond
+)
+
+// Redis is the limiter shared by every replica: redis_rate v10's GCRA script, with
+// Rate and Burst both the policy's Limit over its Window. Memory computes the same numbers.
+type Redis struct {
+	limiter *redis_rate.Limiter
+	limit   redis_rate.Limit
+	p       Policy
+	prefix  string
+	timeout time.Duration
+}
+
+// RedisOption configures NewRedis.
+type RedisOption func(*Redis)
+
+// WithPrefix sets the key prefix (DefaultPrefix otherwise), for several services on one Redis.
+func WithPrefix(prefix string) RedisOption {
+	return func(r *Redis) { r.prefix = prefix }
+}
+
+// WithTimeout sets how long one Allow may wait for Redis (DefaultTimeout otherwise). The client
+// must respect context deadlines: clients from NewClientFromURL do.
+func WithTimeout(d time.Duration) RedisOption {
+	return func(r *Redis) { r.timeout = d }
+}
+
+// NewRedis returns a limiter for p kept in Redis through client.
+func NewRedis(client redis.UniversalClient, p Policy, opts ...RedisOption) (*Redis, error) {
+	if client == nil {
+		return nil, errors.New("ratelimit: NewRedis: nil client")
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	r := &Redis{
+		limiter: redis_rate.NewLimiter(client),
+		limit:   redis_rate.Limit{Rate: p.Limit, Burst: p.Limit, Period: p.Window},
+		p:       p,
+		prefix:  DefaultPrefix,
+		timeout: DefaultTimeout,
+	}
+	for _, o := range opts {
+		o(r)
+	}
+	if r.timeout <= 0 {
+		return nil, fmt.Errorf("ratelimit: NewRedis: timeout %s, want more than 0", r.timeout)
+	}
+	return r, nil
+}
+
+// Allow counts one request by the visitor key in Redis. Any failure, including the timeout,
+// is returned wrapping ErrUnavailable; Fallback turns it into an in-process decision.
+func (r *Redis) Allow(ctx context.Context, key string) (Decision, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	res, err := r.limiter.Allow(ctx, r.prefix+key, r.limit)
+	if err != nil {
+		return Decision{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	return decide(r.p, res.Allowed > 0, res.Remaining, res.RetryAfter, res.ResetAfter), nil
+}
+
+// RedisConfig is a parsed Redis URL: exactly one of its fields is set.
+type RedisConfig struct {
+	Single   *redis.Options
+	Cluster  *redis.ClusterOptions
+	Sentinel *redis.FailoverOptions
+}
+
+// ParseRedisURL reads a Redis URL in one of the forms go-redis parses, and fills in the
+// limiter's defaults for whatever the URL leaves unset:
+//
+//   - redis://[user:password@]host[:port][/db][?option=value...] one server;
+//     rediss:// the same over TLS; unix://[user:password@]/path/to/socket[?db=N...].
+//     Options are go-redis's (redis.ParseURL): dial_timeout, read_timeout, pool_size, ...
+//   - Sentinel: the same redis:// or rediss:// form with master_name, its host and every
+//     addr=host:port being sentinels (redis.ParseFailoverURL), e.g.
+//     redis://sentinel-0:26379/0?master_name=mymaster&addr=sentinel-1:26379.
+//     The password option is the master's; the URL's user information is the sentinels'.
+//   - Cluster: redis+cluster:// or rediss+cluster://, host and every addr=host:port being seed
+//     nodes (redis.ParseClusterURL), e.g. redis+cluster://node-0:6379?addr=node-1:6379.
+//     go-redis has no scheme of its own for a cluster, so the "+cluster" marks it.
+//
+// redis-sentinel:// and other schemes are not supported. Defaults: dial_timeout 250ms,
+// read_timeout and write_timeout 100ms, pool_timeout 100ms, pool_size 10 per CPU, and context
+// deadlines always respected (so the limiter's per-call timeout holds). Errors never contain
+// the URL's password.
+func ParseRedisURL(raw string) (RedisConfig, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		var uerr *url.Error
+		if errors.As(err, &uerr) {
+			err = uerr.Err // url.Error repeats the whole URL, password included
+		}
+		return RedisConfig{}, fmt.Errorf("%w: %w", ErrInvalidURL, err)
+	}
+	var c RedisConfig
+	switch scheme := u.Scheme; scheme {
+	case "redis", "rediss", "unix":
+		if scheme != "unix" && u.Query().Has("master_name") {
+			c.Sentinel, err = redis.ParseFailoverURL(raw)
+		} else {
+			c.Single, err = redis.ParseURL(raw)
+		}
+	case "redis+cluster", "rediss+cluster":
+		u.Scheme = strings.TrimSuffix(scheme, "+cluster")
+		c.Cluster, err = redis.ParseClusterURL(u.String())
+	default:
+		err = fmt.Errorf("scheme %q, want redis, rediss, unix, redis+cluster or rediss+cluster", scheme)
+	}
+	if err != nil {
+		return RedisConfig{}, fmt.Errorf("%w: %w", ErrInvalidURL, err)
+	}
+	if c.Sentinel != nil {
+		// NewFailoverClient panics on these; the limiter writes, so it needs the master anyway.
+		if c.Sentinel.RouteByLatency || c.Sentinel.RouteRandomly || c.Sentinel.ReplicaOnly {
+			return RedisConfig{}, fmt.Errorf("%w: route_by_latency, route_randomly and replica_only do not apply: the limiter writes to the master", ErrInvalidURL)
+		}
+		if c.Sentinel.MasterName == "" {
+			return RedisConfig{}, fmt.Errorf("%w: empty master_name", ErrInvalidURL)
+		}
+	}
+	c.setDefaults()
+	return c, nil
+}
+
+func (c *RedisConfig) setDefaults() {
+	type knobs struct {
+		dial, read, write, pool *time.Duration
+		size                    *int
+		ctxTimeout              *bool
+	}
+	var k knobs
+	switch {
+	case c.Single != nil:
+		o := c.Single
+		k = knobs{&o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout, &o.PoolTimeout, &o.PoolSize, &o.ContextTimeoutEnabled}
+	case c.Cluster != nil:
+		o := c.Cluster
+		k = knobs{&o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout, &o.PoolTimeout, &o.PoolSize, &o.ContextTimeoutEnabled}
+	default:
+		o := c.Sentinel
+		k = knobs{&o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout, &o.PoolTimeout, &o.PoolSize, &o.ContextTimeoutEnabled}
+	}
+	for _, d := range []struct {
+		field *time.Duration
+		value time.Duration
+	}{{k.dial, 250 * time.Millisecond}, {k.read, 100 * time.Millisecond}, {k.write, 100 * time.Millisecond}, {k.pool, 100 * time.Millisecond}} {
+		if *d.field == 0 {
+			*d.field = d.value
+		}
+	}
+	if *k.size == 0 {
+		*k.size = 10 * runtime.GOMAXPROCS(0)
+	}
+	*k.ctxTimeout = true
+}
+
+// NewClient returns a client for the configuration; it connects lazily.
+func (c RedisConfig) NewClient() redis.UniversalClient {
+	switch {
+	case c.Single != nil:
+		return redis.NewClient(c.Single)
+	case c.Cluster != nil:
+		return redis.NewClusterClient(c.Cluster)
+	default:
+		return redis.NewFailoverClient(c.Sentinel)
+	}
+}
+
+// NewClientFromURL is ParseRedisURL followed by NewClient.
+func NewClientFromURL(raw string) (redis.UniversalClient, error) {
+	c, err := ParseRedisURL(raw)
+	if err != nil {
+		return nil, err
+	}
+	return c.NewClient(), nil
+}
+
+// SetRedisLogger sends go-redis's own log lines (one per failed dial, so one per retry while
+// Redis is down) to logger at Debug, leaving Fallback's throttled warning as the visible one.
+// go-redis has one logger per process, so this is global; call it once at start-up.
+func SetRedisLogger(logger *zap.Logger) {
+	redis.SetLogger(redisLogger{logger.Sugar()})
+}
+
+type redisLogger struct{ s *zap.SugaredLogger }
+
+func (l redisLogger) Printf(_ context.Context, format string, v ...any) {
+	l.s.Debugf(format, v...)
+}

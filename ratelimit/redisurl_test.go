@@ -1,0 +1,131 @@
+package ratelimit
+
+import (
+	"errors"
+	"net/url"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseRedisURL(t *testing.T) {
+	pool := 10 * runtime.GOMAXPROCS(0)
+	tests := []struct {
+		url   string
+		check func(t *testing.T, c RedisConfig)
+	}{
+		{"redis://127.0.0.1:6379/0", func(t *testing.T, c RedisConfig) {
+			o := c.Single
+			if o == nil || o.Addr != "127.0.0.1:6379" || o.DB != 0 || o.TLSConfig != nil {
+				t.Fatalf("got %+v", c)
+			}
+			if o.ReadTimeout != 100*time.Millisecond || o.WriteTimeout != 100*time.Millisecond ||
+				o.DialTimeout != 250*time.Millisecond || o.PoolSize != pool || !o.ContextTimeoutEnabled {
+				t.Errorf("defaults not applied: read %s write %s dial %s pool %d ctx %v",
+					o.ReadTimeout, o.WriteTimeout, o.DialTimeout, o.PoolSize, o.ContextTimeoutEnabled)
+			}
+		}},
+		{"rediss://user:pw@cache.example:6380/2?pool_size=5&read_timeout=1s", func(t *testing.T, c RedisConfig) {
+			o := c.Single
+			if o == nil || o.Addr != "cache.example:6380" || o.DB != 2 || o.TLSConfig == nil ||
+				o.Username != "user" || o.Password != "pw" || o.PoolSize != 5 || o.ReadTimeout != time.Second {
+				t.Fatalf("got %+v", c.Single)
+			}
+		}},
+		{"unix:///run/redis.sock?db=3", func(t *testing.T, c RedisConfig) {
+			if o := c.Single; o == nil || o.Network != "unix" || o.Addr != "/run/redis.sock" || o.DB != 3 {
+				t.Fatalf("got %+v", c.Single)
+			}
+		}},
+		{"redis://s0:26379/1?master_name=mymaster&addr=s1:26379&password=pw", func(t *testing.T, c RedisConfig) {
+			o := c.Sentinel
+			if o == nil || o.MasterName != "mymaster" || o.DB != 1 || o.Password != "pw" ||
+				!slices.Equal(o.SentinelAddrs, []string{"s0:26379", "s1:26379"}) || !o.ContextTimeoutEnabled || o.PoolSize != pool {
+				t.Fatalf("got %+v", c)
+			}
+		}},
+		{"redis+cluster://n0:6379?addr=n1:6379&addr=n2:6379", func(t *testing.T, c RedisConfig) {
+			o := c.Cluster
+			if o == nil || !slices.Equal(o.Addrs, []string{"n0:6379", "n1:6379", "n2:6379"}) || o.TLSConfig != nil ||
+				!o.ContextTimeoutEnabled || o.ReadTimeout != 100*time.Millisecond {
+				t.Fatalf("got %+v", c)
+			}
+		}},
+		{"rediss+cluster://n0?addr=n1:7000", func(t *testing.T, c RedisConfig) {
+			if o := c.Cluster; o == nil || o.TLSConfig == nil || !slices.Equal(o.Addrs, []string{"n0:6379", "n1:7000"}) {
+				t.Fatalf("got %+v", c)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.url, func(t *testing.T) {
+			c, err := ParseRedisURL(tt.url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, c)
+		})
+	}
+}
+
+func TestParseRedisURLRejects(t *testing.T) {
+	for _, raw := range []string{
+		"",
+		"127.0.0.1:6379",
+		"http://127.0.0.1:6379",
+		"redis-sentinel://s0:26379?master_name=m",
+		"redis://h?bogus=1",
+		"redis://h/not-a-db",
+		"redis://h?master_name=",
+		"redis://h?master_name=m&route_randomly=true",
+		"redis+cluster://h/0?master_name=m",
+		"redis://user:sekrit-pass@[::1:bad/0",
+	} {
+		t.Run(raw, func(t *testing.T) {
+			_, err := ParseRedisURL(raw)
+			if !errors.Is(err, ErrInvalidURL) {
+				t.Fatalf("got %v, want ErrInvalidURL", err)
+			}
+			if strings.Contains(err.Error(), "sekrit") {
+				t.Fatalf("error shows the password: %v", err)
+			}
+		})
+	}
+}
+
+func FuzzParseRedisURL(f *testing.F) {
+	for _, s := range []string{
+		"redis://127.0.0.1:6379/0", "rediss://u:p@h:1/2?pool_size=5", "unix:///s?db=1",
+		"redis://s0/1?master_name=m&addr=s1:1", "redis+cluster://n0?addr=n1:1", "redis://u:secret@h:x",
+		"redis://h?master_name=m&replica_only=1", "redis://h?dial_timeout=-1",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		c, err := ParseRedisURL(raw)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidURL) {
+				t.Fatalf("error %v does not wrap ErrInvalidURL", err)
+			}
+			if u, perr := url.Parse(raw); perr == nil {
+				if pw, ok := u.User.Password(); ok && len(pw) >= 6 && strings.Count(raw, pw) == 1 &&
+					strings.Contains(err.Error(), pw) {
+					t.Fatalf("error %q shows the password", err)
+				}
+			}
+			return
+		}
+		set := 0
+		for _, p := range []bool{c.Single != nil, c.Cluster != nil, c.Sentinel != nil} {
+			if p {
+				set++
+			}
+		}
+		if set != 1 {
+			t.Fatalf("%d configurations set, want 1: %+v", set, c)
+		}
+		c.NewClient().Close()
+	})
+}
