@@ -68,38 +68,41 @@ var (
 	hexPattern  = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
 )
 
-// Open opens a catalogue file, decompressing it when it is gzip (by its first bytes, not its name).
+// Open opens a catalogue file, decompressing it when it is gzip.
 func Open(path string) (io.ReadCloser, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open catalogue: %w", err)
 	}
-	br := bufio.NewReaderSize(f, 1<<20)
+	rc, err := Decompress(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open catalogue %s: %w", path, err)
+	}
+	return &file{ReadCloser: rc, f: f}, nil
+}
+
+type file struct {
+	io.ReadCloser
+	f *os.File
+}
+
+func (f *file) Close() error { return errors.Join(f.ReadCloser.Close(), f.f.Close()) }
+
+// Decompress returns r's content, gunzipped when it starts like gzip (by its first bytes, not a
+// file name). Closing the result does not close r.
+func Decompress(r io.Reader) (io.ReadCloser, error) {
+	br := bufio.NewReaderSize(r, 1<<20)
 	magic, _ := br.Peek(2)
 	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("open catalogue %s: %w", path, err)
+			return nil, fmt.Errorf("gzip: %w", err)
 		}
-		return &gzipFile{Reader: zr, f: f}, nil
+		return zr, nil
 	}
-	return &plainFile{Reader: br, f: f}, nil
+	return io.NopCloser(br), nil
 }
-
-type gzipFile struct {
-	*gzip.Reader
-	f *os.File
-}
-
-func (g *gzipFile) Close() error { return errors.Join(g.Reader.Close(), g.f.Close()) }
-
-type plainFile struct {
-	*bufio.Reader
-	f *os.File
-}
-
-func (p *plainFile) Close() error { return p.f.Close() }
 
 // Reader reads items one line at a time. It is not safe for concurrent use.
 type Reader struct {

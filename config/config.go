@@ -131,6 +131,17 @@ var Settings = []Setting{
 func Load(name string, args []string, getenv func(string) string, output io.Writer) (Config, []string, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(output)
+	build := Register(fs, getenv)
+	if err := fs.Parse(args); err != nil {
+		return Config{}, nil, err
+	}
+	c, err := build()
+	return c, fs.Args(), err
+}
+
+// Register adds a flag for every setting to fs, defaulting to its variable from getenv, so that a
+// command can add flags of its own. After fs.Parse, the returned function validates and builds the Config.
+func Register(fs *flag.FlagSet, getenv func(string) string) func() (Config, error) {
 	values := make([]string, len(Settings))
 	for i, s := range Settings {
 		v := getenv(s.Env)
@@ -140,16 +151,15 @@ func Load(name string, args []string, getenv func(string) string, output io.Writ
 		values[i] = v
 		fs.StringVar(&values[i], s.Flag, v, fmt.Sprintf("%s (env %s)", s.Usage, s.Env))
 	}
-	if err := fs.Parse(args); err != nil {
-		return Config{}, nil, err
-	}
-	var c Config
-	for i, s := range Settings {
-		if err := s.set(&c, values[i]); err != nil {
-			return Config{}, nil, fmt.Errorf("invalid %s (-%s) %q: %w", s.Env, s.Flag, values[i], err)
+	return func() (Config, error) {
+		var c Config
+		for i, s := range Settings {
+			if err := s.set(&c, values[i]); err != nil {
+				return Config{}, fmt.Errorf("invalid %s (-%s) %q: %w", s.Env, s.Flag, values[i], err)
+			}
 		}
+		return c, nil
 	}
-	return c, fs.Args(), nil
 }
 
 // ParsePrefixes parses a comma-separated list of IP addresses and CIDR prefixes.
