@@ -13,13 +13,16 @@ export MEDIA_INDEX_DIR ?= $(CURDIR)/$(VAR)/index
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
 
-# Serves the embedded index; builds it first from $(CATALOGUE), or from a generated catalogue of
-# $(ITEMS) items, unless an index is already there.
+# Serves the embedded index. With CATALOGUE=file it loads that file first (bad lines set aside in
+# $(VAR)/rejects.ndjson); otherwise it reuses the index already built, or builds one from a generated
+# catalogue of $(ITEMS) items.
 run: build
-	@if [ ! -e "$(MEDIA_INDEX_DIR)/current" ]; then \
-	  src="$(CATALOGUE)"; \
-	  if [ -z "$$src" ]; then src=$(VAR)/sample-$(ITEMS).ndjson.gz; \
-	    [ -f "$$src" ] || $(BIN)/mediactl gen -n $(ITEMS) -seed $(SEED) -o "$$src"; fi; \
+	@mkdir -p $(VAR)
+	@if [ -n "$(CATALOGUE)" ]; then \
+	  $(BIN)/mediactl load -rejects $(VAR)/rejects.ndjson "$(CATALOGUE)"; \
+	elif [ ! -e "$(MEDIA_INDEX_DIR)/current" ]; then \
+	  src=$(VAR)/sample-$(ITEMS)-$(SEED).ndjson.gz; \
+	  [ -f "$$src" ] || $(BIN)/mediactl gen -n $(ITEMS) -seed $(SEED) -o "$$src"; \
 	  $(BIN)/mediactl load "$$src"; \
 	fi
 	$(BIN)/mediagw

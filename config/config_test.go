@@ -1,8 +1,10 @@
 package config
 
 import (
+	"fmt"
 	"io"
 	"net/netip"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -65,5 +67,24 @@ func TestInvalid(t *testing.T) {
 				t.Errorf("error = %v, want one line naming %s", err, tt.env)
 			}
 		})
+	}
+}
+
+// The README's settings table is the operators' reference: every setting must be in it, with its
+// flag and default.
+func TestREADMEListsEverySetting(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range Settings {
+		def := s.Default
+		if def == "" {
+			def = "(empty)"
+		}
+		row := fmt.Sprintf("| `%s` | `-%s` | `%s` |", s.Env, s.Flag, def)
+		if !strings.Contains(string(readme), row) {
+			t.Errorf("README.md lacks the row starting %s", row)
+		}
 	}
 }

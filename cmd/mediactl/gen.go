@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"mediagw/catalogue"
+)
+
+func runGen(_ context.Context, e *env, args []string) error {
+	if len(args) != 0 {
+		return fmt.Errorf("%w: gen takes no arguments, got %q", errUsage, args)
+	}
+	if e.n < 10 || e.n > 10_000_000 {
+		return fmt.Errorf("%w: -n must be from 10 to 10,000,000", errUsage)
+	}
+	if e.out == "" {
+		return fmt.Errorf("%w: -o FILE is required (- for standard output)", errUsage)
+	}
+	start := time.Now()
+	if e.out == "-" {
+		w := bufio.NewWriter(e.stdout)
+		if err := catalogue.Generate(w, e.n, e.seed); err != nil {
+			return err
+		}
+		return w.Flush()
+	}
+	if err := writeAtomically(e.out, func(w io.Writer) error {
+		if strings.HasSuffix(e.out, ".gz") {
+			zw, _ := gzip.NewWriterLevel(w, gzip.BestSpeed)
+			if err := catalogue.Generate(zw, e.n, e.seed); err != nil {
+				return err
+			}
+			return zw.Close()
+		}
+		return catalogue.Generate(w, e.n, e.seed)
+	}); err != nil {
+		return err
+	}
+	e.log.Sugar().Infof("wrote %d items to %s in %s", e.n, e.out, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// writeAtomically writes path through a temporary file beside it, so that an interrupted run never
+// leaves a truncated catalogue behind under the real name.
+func writeAtomically(path string, write func(io.Writer) error) (err error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("create %s: %w", dir, err)
+		}
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	bw := bufio.NewWriterSize(f, 1<<20)
+	if err := write(bw); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := errors.Join(bw.Flush(), f.Sync(), f.Close()); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,232 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"mediagw/catalogue"
+	"mediagw/search"
+)
+
+// source is an open catalogue file whose progress through the raw bytes can be read while it loads.
+type source struct {
+	path   string
+	size   int64
+	read   atomic.Int64
+	f      *os.File
+	rc     io.ReadCloser
+	reader *catalogue.Reader
+}
+
+func openSource(path string) (*source, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open catalogue: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open catalogue: %w", err)
+	}
+	s := &source{path: path, size: st.Size(), f: f}
+	rc, err := catalogue.Decompress(countingReader{f, &s.read})
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open catalogue %s: %w", path, err)
+	}
+	s.rc = rc
+	s.reader = catalogue.NewReader(rc).WithMediaDir(filepath.Dir(path))
+	return s, nil
+}
+
+func (s *source) Close() error { return errors.Join(s.rc.Close(), s.f.Close()) }
+
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// rejectSink opens the reject file when one is asked for.
+func rejectSink(path string) (io.Writer, func() error, error) {
+	if path == "" {
+		return nil, func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("create reject file: %w", err)
+	}
+	return f, f.Close, nil
+}
+
+func summary(e *env, st catalogue.Stats) {
+	fmt.Fprintf(e.stdout, "read %d lines: %d accepted, %d rejected\n", st.Lines, st.Accepted, st.Rejected)
+	if st.Rejected > 0 && e.rejects != "" {
+		fmt.Fprintf(e.stdout, "rejected lines written unchanged to %s\n", e.rejects)
+	}
+	for _, k := range st.UnknownKeyNames() {
+		fmt.Fprintf(e.stdout, "key %q is not in the format: left out of the index (%d lines)\n", k, st.UnknownKeys[k])
+	}
+}
+
+func runValidate(_ context.Context, e *env, args []string) error {
+	path, err := oneFile(args)
+	if err != nil {
+		return err
+	}
+	src, err := openSource(path)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	rejects, closeRejects, err := rejectSink(e.rejects)
+	if err != nil {
+		return err
+	}
+	for {
+		_, err := src.reader.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		var lerr *catalogue.LineError
+		if errors.As(err, &lerr) {
+			fmt.Fprintf(e.stderr, "%s: %v\n", path, lerr)
+			if rejects != nil {
+				if _, err := fmt.Fprintf(rejects, "%s\n", src.reader.Raw()); err != nil {
+					return fmt.Errorf("write reject file: %w", err)
+				}
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := closeRejects(); err != nil {
+		return fmt.Errorf("write reject file: %w", err)
+	}
+	st := src.reader.Stats()
+	summary(e, st)
+	if st.Rejected > 0 {
+		return fmt.Errorf("%s: %d of %d lines break the format", path, st.Rejected, st.Lines)
+	}
+	return nil
+}
+
+func runLoad(ctx context.Context, e *env, args []string) error {
+	path, err := oneFile(args)
+	if err != nil {
+		return err
+	}
+	b, err := openAdmin(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	src, err := openSource(path)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	rejects, closeRejects, err := rejectSink(e.rejects)
+	if err != nil {
+		return err
+	}
+
+	var loaded atomic.Int64
+	items := counted(catalogue.Items(src.reader, rejects), &loaded)
+	stopProgress := progress(e, src, &loaded)
+	start := time.Now()
+	stats, err := b.Load(ctx, items)
+	stopProgress()
+	if cerr := closeRejects(); cerr != nil && err == nil {
+		err = fmt.Errorf("write reject file: %w", cerr)
+	}
+	summary(e, src.reader.Stats())
+	if err != nil {
+		var lerr *catalogue.LineError
+		if errors.As(err, &lerr) {
+			return fmt.Errorf("%s: %v; nothing went live (-rejects FILE loads the good lines and sets the bad ones aside)", path, lerr)
+		}
+		return fmt.Errorf("load %s: %w; the live index is unchanged", path, err)
+	}
+	took := time.Since(start)
+	fmt.Fprintf(e.stdout, "index %s is live with %d items; took %s (%.0f items/s)\n",
+		stats.Index, stats.Indexed, took.Round(time.Millisecond), float64(stats.Indexed)/took.Seconds())
+	return nil
+}
+
+func counted(seq iter.Seq2[search.Item, error], n *atomic.Int64) iter.Seq2[search.Item, error] {
+	return func(yield func(search.Item, error) bool) {
+		for it, err := range seq {
+			if err == nil {
+				n.Add(1)
+			}
+			if !yield(it, err) {
+				return
+			}
+		}
+	}
+}
+
+// progress shows a bar on a terminal and a log line every few seconds otherwise; the returned
+// function stops it.
+func progress(e *env, src *source, loaded *atomic.Int64) func() {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	tty := false
+	if f, ok := e.stderr.(*os.File); ok {
+		tty = term.IsTerminal(int(f.Fd()))
+	}
+	go func() {
+		defer close(finished)
+		if tty {
+			bar := progressbar.NewOptions64(src.size, progressbar.OptionSetWriter(e.stderr),
+				progressbar.OptionSetDescription("loading"), progressbar.OptionShowBytes(true),
+				progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionClearOnFinish())
+			tick := time.NewTicker(200 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-done:
+					bar.Finish() //nolint:errcheck // cosmetic
+					return
+				case <-tick.C:
+					bar.Set64(src.read.Load()) //nolint:errcheck // cosmetic
+				}
+			}
+		}
+		start := time.Now()
+		tick := time.NewTicker(5 * time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				n := loaded.Load()
+				e.log.Sugar().Infof("loading: %d items read (%.0f%% of the file, %.0f items/s)",
+					n, 100*float64(src.read.Load())/float64(max(src.size, 1)), float64(n)/time.Since(start).Seconds())
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
+}

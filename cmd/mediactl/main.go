@@ -1,0 +1,135 @@
+// Command mediactl is the operators' tool: it generates, validates and loads catalogues, and shows
+// or rolls back the live index.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"mediagw/config"
+)
+
+const usage = `usage: mediactl COMMAND [flags] [args]
+
+commands:
+  gen       -n N [-seed S] -o FILE   write a generated catalogue (gzip when FILE ends in .gz)
+  validate  [-rejects FILE] FILE     check a catalogue; every bad line is reported
+  load      [-rejects FILE] FILE     build a new index from FILE and make it live
+  status                             show the live index and the kept ones
+  rollback                           make the previous kept index live again
+
+Every command also takes the settings of mediagw (see -h of a command), from flags or environment.
+`
+
+// errUsage marks an error whose message is about how the command was called.
+var errUsage = errors.New("usage")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "mediactl:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+type command struct {
+	name string
+	run  func(ctx context.Context, e *env, args []string) error
+	// flags adds the command's own flags.
+	flags func(fs *flag.FlagSet, e *env)
+}
+
+// env is what a command runs with.
+type env struct {
+	cfg            config.Config
+	stdout, stderr io.Writer
+	log            *zap.Logger
+	// command flags
+	rejects string
+	n       int
+	seed    int64
+	out     string
+}
+
+var commands = []command{
+	{name: "gen", run: runGen, flags: func(fs *flag.FlagSet, e *env) {
+		fs.IntVar(&e.n, "n", 20000, "number of items (10 to 10,000,000)")
+		fs.Int64Var(&e.seed, "seed", 1, "seed: the same seed and n give the same file")
+		fs.StringVar(&e.out, "o", "", "output file (.gz compresses); - for standard output")
+	}},
+	{name: "validate", run: runValidate, flags: rejectsFlag},
+	{name: "load", run: runLoad, flags: rejectsFlag},
+	{name: "status", run: runStatus},
+	{name: "rollback", run: runRollback},
+}
+
+func rejectsFlag(fs *flag.FlagSet, e *env) {
+	fs.StringVar(&e.rejects, "rejects", "", "write bad lines, unchanged, to this file and go on with the good ones")
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stderr, usage)
+		if len(args) == 0 {
+			return fmt.Errorf("%w: no command given", errUsage)
+		}
+		return nil
+	}
+	for _, c := range commands {
+		if c.name != args[0] {
+			continue
+		}
+		e := &env{stdout: stdout, stderr: stderr}
+		fs := flag.NewFlagSet("mediactl "+c.name, flag.ContinueOnError)
+		fs.SetOutput(stderr)
+		if c.flags != nil {
+			c.flags(fs, e)
+		}
+		build := config.Register(fs, getenv)
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		cfg, err := build()
+		if err != nil {
+			return err
+		}
+		e.cfg = cfg
+		e.log = newLogger(stderr, cfg.LogLevel)
+		defer e.log.Sync() //nolint:errcheck // nothing useful to do if stderr fails
+		return c.run(ctx, e, fs.Args())
+	}
+	fmt.Fprint(stderr, usage)
+	return fmt.Errorf("%w: unknown command %q", errUsage, args[0])
+}
+
+// newLogger writes human-readable lines: mediactl is run by people and by Jobs whose logs people read.
+func newLogger(w io.Writer, level string) *zap.Logger {
+	lvl, err := zapcore.ParseLevel(level)
+	if err != nil {
+		lvl = zapcore.InfoLevel
+	}
+	enc := zap.NewDevelopmentEncoderConfig()
+	enc.EncodeLevel = zapcore.CapitalLevelEncoder
+	core := zapcore.NewCore(zapcore.NewConsoleEncoder(enc), zapcore.AddSync(w), lvl)
+	return zap.New(core)
+}
+
+func oneFile(args []string) (string, error) {
+	if len(args) != 1 {
+		return "", fmt.Errorf("%w: want exactly one catalogue file, got %d arguments", errUsage, len(args))
+	}
+	return args[0], nil
+}

@@ -1,0 +1,237 @@
+// Command mediagw serves the public API: it reads its settings, opens the search backend and the
+// rate limiter, and runs the public and admin listeners until SIGTERM, then drains.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"mediagw/config"
+	"mediagw/gateway"
+	"mediagw/openapi"
+	"mediagw/ratelimit"
+	"mediagw/search"
+	blevebackend "mediagw/search/bleve"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr, nil); err != nil {
+		fmt.Fprintln(os.Stderr, "mediagw:", err)
+		os.Exit(1)
+	}
+}
+
+// run serves until ctx ends. ready, when not nil, receives the listeners' addresses once both listen.
+func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer, ready func(public, admin net.Addr)) error {
+	cfg, rest, err := config.Load("mediagw", args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("unexpected arguments %q", rest)
+	}
+	log := newLogger(stderr, cfg.LogLevel)
+	defer log.Sync() //nolint:errcheck // nothing useful to do if stderr fails
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+
+	backend, closeBackend, err := openBackend(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer closeBackend()
+
+	limiter, closeLimiter, err := openLimiter(cfg, log, reg)
+	if err != nil {
+		return err
+	}
+	defer closeLimiter()
+
+	gcfg := gateway.DefaultConfig()
+	gcfg.PublicURL = cfg.PublicURL
+	gcfg.BasePath = cfg.BasePath
+	gcfg.TrustedProxies = cfg.TrustedProxies
+	gcfg.Attribution = cfg.Attribution
+	gcfg.RatePolicy = ratelimit.Policy{Limit: cfg.RateLimit, Window: cfg.RateWindow}
+	gcfg.RequestTimeout = cfg.BackendTimeout
+	gcfg.OpenAPI = openapi.Document
+	gcfg.Metrics = reg
+	gw, err := gateway.New(gcfg, backend, limiter, log)
+	if err != nil {
+		return err
+	}
+
+	publicLn, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	adminLn, err := net.Listen("tcp", cfg.AdminAddr)
+	if err != nil {
+		publicLn.Close()
+		return fmt.Errorf("listen on %s: %w", cfg.AdminAddr, err)
+	}
+	public := &http.Server{Handler: gw, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		ErrorLog: zap.NewStdLog(log.Named("http"))}
+	admin := &http.Server{Handler: adminMux(reg), ReadHeaderTimeout: 10 * time.Second}
+
+	errc := make(chan error, 2)
+	go func() { errc <- serve(public, publicLn) }()
+	go func() { errc <- serve(admin, adminLn) }()
+	log.Info("serving", zap.String("addr", publicLn.Addr().String()), zap.String("admin_addr", adminLn.Addr().String()),
+		zap.String("backend", cfg.Backend), zap.Bool("shared_rate_limit", cfg.RedisURL != ""))
+	if ready != nil {
+		ready(publicLn.Addr(), adminLn.Addr())
+	}
+
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	return shutdown(cfg, log, gw, public, admin)
+}
+
+// shutdown follows what Kubernetes expects on SIGTERM: readiness fails at once so endpoints drop
+// the pod, traffic keeps being served for ShutdownDelay while that propagates, then in-flight
+// requests get up to ShutdownGrace to finish.
+func shutdown(cfg config.Config, log *zap.Logger, gw *gateway.Gateway, public, admin *http.Server) error {
+	log.Info("draining", zap.Duration("delay", cfg.ShutdownDelay), zap.Duration("grace", cfg.ShutdownGrace))
+	gw.Drain()
+	time.Sleep(cfg.ShutdownDelay)
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
+	defer cancel()
+	err := public.Shutdown(ctx)
+	if aerr := admin.Shutdown(ctx); err == nil {
+		err = aerr
+	}
+	if err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+func serve(s *http.Server, ln net.Listener) error {
+	if err := s.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve %s: %w", ln.Addr(), err)
+	}
+	return nil
+}
+
+func adminMux(reg *prometheus.Registry) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return mux
+}
+
+// newLogger writes JSON lines for log collectors.
+func newLogger(w io.Writer, level string) *zap.Logger {
+	lvl, err := zapcore.ParseLevel(level)
+	if err != nil {
+		lvl = zapcore.InfoLevel
+	}
+	enc := zap.NewProductionEncoderConfig()
+	enc.EncodeTime = zapcore.ISO8601TimeEncoder
+	return zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(enc), zapcore.Lock(zapcore.AddSync(w)), lvl))
+}
+
+// openBackend opens the configured backend; for the embedded one it also follows reloads of the
+// index directory, so a `mediactl load` goes live without a restart.
+func openBackend(ctx context.Context, cfg config.Config, log *zap.Logger) (search.Backend, func(), error) {
+	switch cfg.Backend {
+	case "opensearch":
+		return openOpenSearch(cfg)
+	default:
+		b, err := blevebackend.Open(cfg.IndexDir)
+		if err != nil {
+			return nil, nil, fmt.Errorf("embedded index in %s: %w (build one with: mediactl load FILE)", cfg.IndexDir, err)
+		}
+		watchCtx, cancel := context.WithCancel(ctx)
+		go watchIndex(watchCtx, b, log)
+		return b, func() { cancel(); b.Close() }, nil
+	}
+}
+
+func watchIndex(ctx context.Context, b *blevebackend.Backend, log *zap.Logger) {
+	tick := time.NewTicker(2 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			changed, err := b.Reload(ctx)
+			switch {
+			case err != nil:
+				log.Warn("index reload failed; still serving the previous index", zap.Error(err))
+			case changed:
+				log.Info("index reloaded", zap.String("index", b.Version()))
+			}
+		}
+	}
+}
+
+func openLimiter(cfg config.Config, log *zap.Logger, reg prometheus.Registerer) (gateway.Limiter, func(), error) {
+	policy := ratelimit.Policy{Limit: cfg.RateLimit, Window: cfg.RateWindow}
+	if err := policy.Validate(); err != nil {
+		return nil, nil, err
+	}
+	local := ratelimit.NewMemory(policy, nil)
+	var (
+		shared ratelimit.Limiter
+		closer = func() {}
+	)
+	if cfg.RedisURL != "" {
+		ratelimit.SetRedisLogger(log.Named("redis"))
+		client, err := ratelimit.NewClientFromURL(cfg.RedisURL)
+		if err != nil {
+			return nil, nil, fmt.Errorf("redis: %w", err)
+		}
+		r, err := ratelimit.NewRedis(client, policy)
+		if err != nil {
+			client.Close()
+			return nil, nil, fmt.Errorf("redis: %w", err)
+		}
+		shared, closer = r, func() { client.Close() }
+	}
+	fb := ratelimit.NewFallback(shared, local, log.Named("ratelimit"))
+	if err := reg.Register(fb); err != nil {
+		closer()
+		return nil, nil, fmt.Errorf("register rate-limit metrics: %w", err)
+	}
+	return fb, closer, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

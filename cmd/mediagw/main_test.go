@@ -1,0 +1,391 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"mediagw/catalogue"
+	blevebackend "mediagw/search/bleve"
+	"mediagw/search/searchtest"
+)
+
+// waitLimit bounds every wait for the server, so a hang fails the test instead of timing it out.
+const waitLimit = time.Minute
+
+// indexDir builds an embedded index of the shared fixture in a fresh directory.
+func indexDir(t *testing.T) string {
+	t.Helper()
+	f, err := catalogue.Open(searchtest.FixturePath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(t.Context(), waitLimit)
+	defer cancel()
+	if _, err := blevebackend.NewLoader(dir, 1).Load(ctx, catalogue.Items(catalogue.NewReader(f), nil)); err != nil {
+		t.Fatalf("build index: %v", err)
+	}
+	return dir
+}
+
+// syncBuffer is the server's stderr: written by its goroutines, read by the test.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// server is one run of mediagw.
+type server struct {
+	public, admin string // base URLs of the listeners
+	stderr        *syncBuffer
+	stop          context.CancelFunc
+	done          chan error
+}
+
+// testEnv is the environment every run starts from: both listeners on free loopback ports, the
+// embedded index, no shutdown delay, and a limit no test reaches.
+func testEnv(t *testing.T) map[string]string {
+	return map[string]string{
+		"MEDIA_BACKEND":        "embedded",
+		"MEDIA_INDEX_DIR":      indexDir(t),
+		"MEDIA_ADDR":           "127.0.0.1:0",
+		"MEDIA_ADMIN_ADDR":     "127.0.0.1:0",
+		"MEDIA_RATE_LIMIT":     "1000000",
+		"MEDIA_SHUTDOWN_DELAY": "0s",
+		"MEDIA_SHUTDOWN_GRACE": "20s",
+	}
+}
+
+// start runs mediagw with env and waits until it listens.
+func start(t *testing.T, env map[string]string) *server {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &server{stderr: &syncBuffer{}, stop: cancel, done: make(chan error, 1)}
+	addrs := make(chan [2]net.Addr, 1)
+	go func() {
+		s.done <- run(ctx, nil, func(k string) string { return env[k] }, s.stderr,
+			func(public, admin net.Addr) { addrs <- [2]net.Addr{public, admin} })
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-s.done:
+		case <-time.After(waitLimit):
+			t.Errorf("mediagw did not stop")
+		}
+	})
+	select {
+	case a := <-addrs:
+		s.public, s.admin = "http://"+a[0].String(), "http://"+a[1].String()
+	case err := <-s.done:
+		s.done <- err
+		t.Fatalf("run ended before listening: %v\n%s", err, s.stderr)
+	case <-time.After(waitLimit):
+		t.Fatalf("mediagw did not start\n%s", s.stderr)
+	}
+	return s
+}
+
+// shutdown does what SIGTERM does and returns run's result.
+func (s *server) shutdown(t *testing.T) error {
+	t.Helper()
+	s.stop()
+	select {
+	case err := <-s.done:
+		s.done <- err // for Cleanup
+		return err
+	case <-time.After(waitLimit):
+		t.Fatalf("run did not return after the signal\n%s", s.stderr)
+		return nil
+	}
+}
+
+// fetch sends GET url with the request id and checks the response is a complete 200.
+func fetch(c *http.Client, url, id string) error {
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("X-Request-Id", id)
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	// ReadAll fails on a body cut short of its Content-Length or its gzip end.
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return fmt.Errorf("%s: body after %d bytes: %w", url, len(body), err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: status %d: %s", url, resp.StatusCode, body)
+	}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") && !json.Valid(body) {
+		return fmt.Errorf("%s: incomplete JSON: %q", url, body)
+	}
+	return nil
+}
+
+// loggedRequests returns the request id and status of every request the server logged.
+func loggedRequests(t *testing.T, stderr string) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	sc := bufio.NewScanner(strings.NewReader(stderr))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var line struct {
+			Msg       string `json:"msg"`
+			RequestID string `json:"request_id"`
+			Status    int    `json:"status"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			t.Fatalf("log line is not JSON: %q", sc.Text())
+		}
+		if line.Msg == "request" {
+			out[line.RequestID] = line.Status
+		}
+	}
+	return out
+}
+
+// TestGracefulShutdown sends a steady stream of requests on keep-alive connections and then the
+// signal. /readyz must fail while the API still answers; every request the server took in must
+// get its whole response; run must return nil, which it does only when the in-flight requests
+// finished within the grace period.
+func TestGracefulShutdown(t *testing.T) {
+	env := testEnv(t)
+	// The delay is the time the test's clients (standing in for the load balancer) have to notice.
+	env["MEDIA_SHUTDOWN_DELAY"] = "1s"
+	s := start(t, env)
+
+	targets := []string{
+		"/?resource=items&q=harbour", "/?resource=items&per_page=50&sort=az", "/?resource=categories",
+		"/?resource=authors", "/?resource=item&id=ph-full", "/qr/ph-full.png",
+	}
+	const workers = 8
+	var (
+		draining   atomic.Bool
+		mu         sync.Mutex
+		answered   = map[string]bool{} // request id -> a complete 200 arrived
+		failed     = map[string]error{}
+		afterDrain int // complete 200s to requests sent after /readyz was seen failing
+		wg         sync.WaitGroup
+		started    sync.WaitGroup
+	)
+	started.Add(workers)
+	for w := range workers {
+		wg.Go(func() {
+			c := &http.Client{Transport: &http.Transport{}, Timeout: waitLimit}
+			defer c.CloseIdleConnections()
+			for i := 0; ; i++ {
+				id := fmt.Sprintf("w%d-%d", w, i)
+				late := draining.Load()
+				err := fetch(c, s.public+targets[(w+i)%len(targets)], id)
+				mu.Lock()
+				if err != nil {
+					failed[id] = err
+				} else {
+					answered[id] = true
+					if late {
+						afterDrain++
+					}
+				}
+				mu.Unlock()
+				if i == 0 {
+					started.Done()
+				}
+				// Once the listener is gone requests fail to connect: the stream ends.
+				if err != nil {
+					return
+				}
+			}
+		})
+	}
+	started.Wait()
+
+	readyz := &http.Client{Transport: &http.Transport{}, Timeout: waitLimit}
+	if err := fetch(readyz, s.public+"/readyz", "ready-before"); err != nil {
+		t.Fatalf("readyz before the signal: %v", err)
+	}
+	s.stop()
+	for {
+		resp, err := readyz.Get(s.public + "/readyz")
+		if err != nil {
+			t.Fatalf("the listener closed before /readyz failed: %v", err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusServiceUnavailable {
+			break
+		}
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("readyz: %d", resp.StatusCode)
+		}
+	}
+	draining.Store(true)
+	readyz.CloseIdleConnections()
+
+	if err := s.shutdown(t); err != nil {
+		t.Errorf("run: %v, want nil", err)
+	}
+	wg.Wait()
+
+	logged := loggedRequests(t, s.stderr.String())
+	mu.Lock()
+	defer mu.Unlock()
+	if afterDrain == 0 {
+		t.Errorf("no request sent after /readyz failed was answered; want traffic served through the delay")
+	}
+	if len(answered) < workers {
+		t.Errorf("only %d requests answered", len(answered))
+	}
+	for id, status := range logged {
+		if !strings.HasPrefix(id, "w") {
+			continue
+		}
+		if !answered[id] {
+			t.Errorf("request %s: the server answered %d but the client got: %v", id, status, failed[id])
+		}
+	}
+	// A failure is only allowed for a request the server never took in: one sent after it closed.
+	for id, err := range failed {
+		if _, ok := logged[id]; ok {
+			continue // reported above
+		}
+		var opErr *net.OpError
+		if !errors.As(err, &opErr) || opErr.Op != "dial" {
+			t.Errorf("request %s failed other than by a refused connection: %v", id, err)
+		}
+	}
+	if !strings.Contains(s.stderr.String(), `"msg":"stopped"`) {
+		t.Errorf("no stopped line in the log")
+	}
+}
+
+func TestAdminMetrics(t *testing.T) {
+	s := start(t, testEnv(t))
+	c := &http.Client{Transport: &http.Transport{}, Timeout: waitLimit}
+	defer c.CloseIdleConnections()
+	if err := fetch(c, s.public+"/?resource=categories", "metrics-1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := fetch(c, s.public+"/openapi.json", "openapi-1"); err != nil {
+		t.Errorf("openapi.json: %v", err)
+	}
+	resp, err := c.Get(s.admin + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("metrics: %d %v", resp.StatusCode, err)
+	}
+	for _, want := range []string{
+		`mediagw_http_requests_total{resource="categories",status="200"} 1`,
+		`mediagw_http_request_duration_seconds_count{resource="categories"} 1`,
+		`mediagw_backend_duration_seconds_count{op="categories"} 1`,
+		`mediagw_backend_errors_total{kind="unavailable",op="search"} 0`,
+		`mediagw_http_not_modified_total{resource="items"} 0`,
+		`mediagw_http_requests_in_flight 0`,
+		`mediagw_ratelimit_decisions_total{result="allowed"} 1`,
+		`go_goroutines `,
+	} {
+		if !bytes.Contains(body, []byte(want)) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	// The admin endpoints are on the admin listener only.
+	for _, tt := range []struct {
+		url  string
+		want int
+	}{
+		{s.admin + "/debug/pprof/", http.StatusOK},
+		{s.public + "/debug/pprof/", http.StatusNotFound},
+		{s.public + "/metrics", http.StatusNotFound},
+	} {
+		resp, err := c.Get(tt.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tt.want {
+			t.Errorf("GET %s: %d, want %d", tt.url, resp.StatusCode, tt.want)
+		}
+	}
+	if err := s.shutdown(t); err != nil {
+		t.Errorf("run: %v", err)
+	}
+}
+
+// TestBadConfiguration: a replica that cannot serve as configured says why in one line and exits.
+func TestBadConfiguration(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	env := testEnv(t)
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{"zero rate limit", map[string]string{"MEDIA_RATE_LIMIT": "0"}, nil, "MEDIA_RATE_LIMIT"},
+		{"zero rate limit flag", nil, []string{"-rate-limit=0"}, "MEDIA_RATE_LIMIT"},
+		{"bad grace", map[string]string{"MEDIA_SHUTDOWN_GRACE": "soon"}, nil, "MEDIA_SHUTDOWN_GRACE"},
+		{"unknown backend", map[string]string{"MEDIA_BACKEND": "elastic"}, nil, "MEDIA_BACKEND"},
+		{"no index", map[string]string{"MEDIA_INDEX_DIR": t.TempDir()}, nil, "mediactl load"},
+		{"address in use", map[string]string{"MEDIA_ADDR": busy.Addr().String()}, nil, busy.Addr().String()},
+		{"stray argument", nil, []string{"serve"}, "unexpected arguments"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := map[string]string{}
+			for k, v := range env {
+				e[k] = v
+			}
+			for k, v := range tt.env {
+				e[k] = v
+			}
+			var stderr syncBuffer
+			ctx, cancel := context.WithTimeout(t.Context(), waitLimit)
+			defer cancel()
+			err := run(ctx, tt.args, func(k string) string { return e[k] }, &stderr, func(net.Addr, net.Addr) {
+				t.Errorf("started listening")
+			})
+			if err == nil {
+				t.Fatalf("run: nil error, want one naming %s", tt.want)
+			}
+			if msg := err.Error(); !strings.Contains(msg, tt.want) || strings.Contains(msg, "\n") {
+				t.Errorf("error %q: want one line naming %s", msg, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,479 @@
+// Package gateway serves the public HTTP API of API.md over a search.Backend: parameter
+// validation, envelopes, RFC 9457 errors, caching and CORS headers, and the per-visitor rate limit.
+package gateway
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/labstack/echo/v5"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"rsc.io/qr"
+
+	"mediagw/ratelimit"
+	"mediagw/search"
+)
+
+// Limiter decides whether a visitor may make another request. Implementations must be safe for
+// concurrent use and honour ctx's deadline; on an error the gateway lets the request through.
+type Limiter interface {
+	Allow(ctx context.Context, key string) (ratelimit.Decision, error)
+}
+
+const allowedMethods = "GET, HEAD, OPTIONS"
+
+// exposedHeaders are the response headers browser scripts may read.
+const exposedHeaders = "ETag, Link, Retry-After, RateLimit, RateLimit-Policy, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset"
+
+// Keys of per-request values kept on the echo context.
+const (
+	ctxRequestID = "mediagw.request_id"
+	ctxVisitor   = "mediagw.visitor"
+	ctxResource  = "mediagw.resource"
+	ctxCause     = "mediagw.cause"
+)
+
+// Gateway is the API's HTTP handler.
+type Gateway struct {
+	e       *echo.Echo
+	cfg     Config
+	backend search.Backend
+	limiter Limiter
+	log     *zap.Logger
+	// baseURL is PublicURL plus BasePath, ending in "/": the prefix of every link.
+	baseURL string
+	// visitorSecret keys the visitor hash in log lines, so a log never holds an address and the
+	// hash means nothing outside this process.
+	visitorSecret []byte
+	// ratePolicy is the RateLimit-Policy value, fixed at start.
+	ratePolicy string
+	// metrics is nil when the config asked for none.
+	metrics  *metrics
+	draining atomic.Bool
+}
+
+// New returns the API's HTTP handler. The limiter counts every API request (not OPTIONS,
+// health, readiness or the OpenAPI document); logger receives one line per request.
+func New(cfg Config, backend search.Backend, limiter Limiter, logger *zap.Logger) (*Gateway, error) {
+	cfg.BasePath = normalizeBasePath(cfg.BasePath)
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if backend == nil || limiter == nil {
+		return nil, errors.New("gateway: backend and limiter are required")
+	}
+	if logger == nil {
+		logger = zap.NewNop()
+	}
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return nil, fmt.Errorf("gateway: visitor hash key: %w", err)
+	}
+	g := &Gateway{
+		cfg: cfg, backend: backend, limiter: limiter, log: logger,
+		baseURL:       strings.TrimSuffix(cfg.PublicURL, "/") + cfg.BasePath,
+		visitorSecret: secret,
+		ratePolicy:    fmt.Sprintf(`"default";q=%d;w=%d`, cfg.RatePolicy.Limit, ceilSeconds(cfg.RatePolicy.Window)),
+	}
+	if cfg.Metrics != nil {
+		g.metrics = newMetrics()
+		if err := cfg.Metrics.Register(g.metrics); err != nil {
+			return nil, fmt.Errorf("gateway: register metrics: %w", err)
+		}
+		g.backend = meteredBackend{next: backend, m: g.metrics}
+	}
+
+	e := echo.New()
+	g.e = e
+	// Echo logs only misuse such as double writes, which send rules out; our own log is zap.
+	e.Logger = slog.New(slog.DiscardHandler)
+	e.HTTPErrorHandler = g.handleError
+	e.Use(g.observe)
+
+	// Each route names its resource before the limiter runs, so a 429 is logged and counted under it.
+	base := cfg.BasePath
+	e.Any(base, g.methods(g.api), tagAPI, g.limit)
+	if base != "/" {
+		e.Any(strings.TrimSuffix(base, "/"), g.methods(g.api), tagAPI, g.limit)
+	}
+	e.Any(base+"qr/:file", g.methods(g.qrCode), tag(resQR), g.limit)
+	if len(cfg.OpenAPI) > 0 {
+		e.Any(base+"openapi.json", g.methods(g.openAPI), tag(resOpenAPI))
+	}
+	e.Any("/healthz", g.methods(g.healthz), tag(resHealthz))
+	e.Any("/readyz", g.methods(g.readyz), tag(resReadyz))
+	e.RouteNotFound("/*", func(c *echo.Context) error {
+		return notFound("no such path; the API answers on " + base)
+	}, g.limit)
+	return g, nil
+}
+
+// ServeHTTP serves one request.
+func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) { g.e.ServeHTTP(w, r) }
+
+// Drain makes /readyz fail from now on, so load balancers stop sending new requests before the
+// server shuts down; every request that still arrives is served as usual.
+func (g *Gateway) Drain() { g.draining.Store(true) }
+
+// tag names the resource a route serves, for the log line and the metrics.
+func tag(resource string) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c *echo.Context) error {
+			c.Set(ctxResource, resource)
+			return next(c)
+		}
+	}
+}
+
+// tagAPI names the base path's resource when the resource parameter is valid; api reports it when not.
+func tagAPI(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c *echo.Context) error {
+		if res, errs := parseResource(splitQuery(c.Request().URL.RawQuery)); errs == nil {
+			c.Set(ctxResource, res)
+		}
+		return next(c)
+	}
+}
+
+// observe is the outermost middleware: it gives the request an id and its CORS headers, turns a
+// returned error or a panic into a problem response, and writes the one log line and the metrics.
+func (g *Gateway) observe(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c *echo.Context) error {
+		start := time.Now()
+		if g.metrics != nil {
+			g.metrics.inFlight.Inc()
+			// Deferred, so a request whose handler aborts (http.ErrAbortHandler) leaves the gauge too.
+			defer g.metrics.inFlight.Dec()
+		}
+		req := c.Request()
+		id := req.Header.Get(echo.HeaderXRequestID)
+		if !validID(id) {
+			id = rand.Text()
+		}
+		c.Set(ctxRequestID, id)
+		c.Set(ctxVisitor, visitorKey(req.RemoteAddr, req.Header.Values(echo.HeaderXForwardedFor), req.Header.Get(echo.HeaderXRealIP), g.cfg.TrustedProxies))
+		h := c.Response().Header()
+		h.Set(echo.HeaderXRequestID, id)
+		h.Set(echo.HeaderAccessControlAllowOrigin, "*")
+		h.Set(echo.HeaderAccessControlExposeHeaders, exposedHeaders)
+		h.Set(echo.HeaderXContentTypeOptions, "nosniff")
+
+		if err := g.recovered(c, next); err != nil {
+			g.handleError(c, err)
+		}
+		latency := time.Since(start)
+		status := responseStatus(c)
+		resource, _ := c.Get(ctxResource).(string)
+		g.logRequest(c, resource, status, latency)
+		if g.metrics != nil {
+			g.metrics.observeRequest(resource, status, latency)
+		}
+		return nil
+	}
+}
+
+// responseStatus is the status the response went out with, or 499 when the client went away first.
+func responseStatus(c *echo.Context) int {
+	_, status := echo.ResolveResponseStatus(c.Response(), nil)
+	if ae, _ := c.Get(ctxCause).(*apiError); ae != nil && ae.Status == statusClientClosed {
+		return statusClientClosed
+	}
+	return status
+}
+
+// recovered runs next, turning a panic into a 500 so one bad request cannot take the process down.
+func (g *Gateway) recovered(c *echo.Context, next echo.HandlerFunc) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if r == http.ErrAbortHandler {
+				panic(r)
+			}
+			err = internalError(fmt.Errorf("panic: %v", r))
+		}
+	}()
+	return next(c)
+}
+
+func (g *Gateway) logRequest(c *echo.Context, resource string, status int, latency time.Duration) {
+	level := zapcore.InfoLevel
+	if status >= 500 && status != statusClientClosed {
+		level = zapcore.ErrorLevel
+	}
+	ce := g.log.Check(level, "request")
+	if ce == nil {
+		return
+	}
+	req := c.Request()
+	var bytes int64
+	if resp, _ := echo.UnwrapResponse(c.Response()); resp != nil {
+		bytes = resp.Size
+	}
+	visitor, _ := c.Get(ctxVisitor).(string)
+	mac := hmac.New(sha256.New, g.visitorSecret)
+	mac.Write([]byte(visitor))
+	fields := []zap.Field{
+		zap.Int("status", status),
+		zap.String("method", req.Method),
+		zap.String("path", req.URL.Path),
+		zap.String("resource", resource),
+		zap.String("request_id", requestID(c)),
+		zap.Int64("bytes", bytes),
+		zap.Duration("latency", latency),
+		zap.String("visitor", hex.EncodeToString(mac.Sum(nil)[:8])),
+	}
+	if ae, _ := c.Get(ctxCause).(*apiError); ae != nil && ae.Cause != nil {
+		fields = append(fields, zap.Error(ae.Cause))
+	}
+	ce.Write(fields...)
+}
+
+func requestID(c *echo.Context) string {
+	id, _ := c.Get(ctxRequestID).(string)
+	return id
+}
+
+// methods gives a route the API's method rules: GET and HEAD reach h, OPTIONS is a CORS preflight,
+// anything else is 405.
+func (g *Gateway) methods(h echo.HandlerFunc) echo.HandlerFunc {
+	return func(c *echo.Context) error {
+		switch c.Request().Method {
+		case http.MethodGet, http.MethodHead:
+			return h(c)
+		case http.MethodOptions:
+			return preflight(c)
+		}
+		return methodNotAllowed(c.Request().Method)
+	}
+}
+
+func preflight(c *echo.Context) error {
+	h := c.Response().Header()
+	h.Set(echo.HeaderAccessControlAllowMethods, allowedMethods)
+	// Reflecting the asked-for headers is safe: the API takes no credentials and changes nothing.
+	if asked := c.Request().Header.Get(echo.HeaderAccessControlRequestHeaders); asked != "" {
+		h.Set(echo.HeaderAccessControlAllowHeaders, asked)
+	}
+	h.Add(echo.HeaderVary, echo.HeaderAccessControlRequestHeaders)
+	h.Set(echo.HeaderAccessControlMaxAge, "86400")
+	h.Set(echo.HeaderAllow, allowedMethods)
+	return c.NoContent(http.StatusNoContent)
+}
+
+// limit counts the request against its visitor and says where the visitor stands. A limiter
+// failure lets the request through: a broken counter must not take the API down.
+func (g *Gateway) limit(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c *echo.Context) error {
+		method := c.Request().Method
+		if method != http.MethodGet && method != http.MethodHead {
+			return next(c)
+		}
+		h := c.Response().Header()
+		h.Set("RateLimit-Policy", g.ratePolicy)
+		visitor, _ := c.Get(ctxVisitor).(string)
+		ctx, cancel := context.WithTimeout(c.Request().Context(), g.cfg.LimiterTimeout)
+		d, err := g.limiter.Allow(ctx, visitor)
+		cancel()
+		if err != nil {
+			g.log.Warn("rate limiter failed; request let through", zap.String("request_id", requestID(c)), zap.Error(err))
+			return next(c)
+		}
+		retry := ceilSeconds(d.RetryAfter)
+		h.Set("RateLimit", fmt.Sprintf(`"default";r=%d;t=%d`, d.Remaining, retry))
+		h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
+		h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
+		h.Set("X-RateLimit-Reset", strconv.FormatInt(ceilSeconds(d.ResetAfter), 10))
+		if !d.Allowed {
+			return &apiError{
+				Status: http.StatusTooManyRequests, Slug: slugRateLimited, Title: "Too many requests",
+				Detail: fmt.Sprintf("at most %d requests per %d seconds per visitor; try again in %d seconds",
+					g.cfg.RatePolicy.Limit, ceilSeconds(g.cfg.RatePolicy.Window), max(retry, 1)),
+				RetryAfter: max(d.RetryAfter, time.Second),
+			}
+		}
+		return next(c)
+	}
+}
+
+// backendCtx bounds one call to the search engine.
+func (g *Gateway) backendCtx(c *echo.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(c.Request().Context(), g.cfg.RequestTimeout)
+}
+
+// api serves the base path: the resource parameter picks the operation.
+func (g *Gateway) api(c *echo.Context) error {
+	rq := splitQuery(c.Request().URL.RawQuery)
+	res, errs := parseResource(rq)
+	if errs != nil {
+		return invalidParams(errs)
+	}
+	switch res {
+	case resItems:
+		return g.items(c, rq)
+	case resItem:
+		return g.item(c, rq)
+	case resCategories:
+		return g.categories(c)
+	default:
+		return g.authors(c)
+	}
+}
+
+func (g *Gateway) items(c *echo.Context, rq rawQuery) error {
+	q, errs := parseItems(rq)
+	if errs != nil {
+		return invalidParams(errs)
+	}
+	ctx, cancel := g.backendCtx(c)
+	defer cancel()
+	res, err := g.backend.Search(ctx, q)
+	if err != nil {
+		return backendError(ctx, err)
+	}
+	l, totalPages := g.pageLinks(q, res.Total)
+	body := itemsBody{
+		Data:        make([]itemSummary, 0, len(res.Items)),
+		Pagination:  pagination{Page: q.Page, PerPage: q.PerPage, Total: res.Total, TotalPages: totalPages},
+		Links:       l,
+		Attribution: g.cfg.Attribution,
+	}
+	for _, it := range res.Items {
+		body.Data = append(body.Data, g.summary(it))
+	}
+	c.Response().Header().Set("Link", linkHeader(l))
+	return g.sendJSON(c, body, g.cfg.MaxAge.Items)
+}
+
+func (g *Gateway) item(c *echo.Context, rq rawQuery) error {
+	id, errs := parseItemID(rq)
+	if errs != nil {
+		return invalidParams(errs)
+	}
+	it, err := g.lookup(c, id)
+	if err != nil {
+		return err
+	}
+	return g.sendJSON(c, itemBody{Data: g.detail(it), Attribution: g.cfg.Attribution}, g.cfg.MaxAge.Item)
+}
+
+func (g *Gateway) lookup(c *echo.Context, id string) (search.Item, error) {
+	ctx, cancel := g.backendCtx(c)
+	defer cancel()
+	it, err := g.backend.Item(ctx, id)
+	if errors.Is(err, search.ErrNotFound) {
+		return it, notFound("no item with id " + id)
+	}
+	if err != nil {
+		return it, backendError(ctx, err)
+	}
+	return it, nil
+}
+
+func (g *Gateway) categories(c *echo.Context) error {
+	ctx, cancel := g.backendCtx(c)
+	defer cancel()
+	cats, err := g.backend.Categories(ctx)
+	if err != nil {
+		return backendError(ctx, err)
+	}
+	body := categoriesBody{Data: make([]category, 0, len(cats)), Total: len(cats), Attribution: g.cfg.Attribution}
+	for _, ct := range cats {
+		body.Data = append(body.Data, category{Slug: ct.Slug, Name: ct.Name, Count: ct.Count})
+	}
+	return g.sendJSON(c, body, g.cfg.MaxAge.Categories)
+}
+
+func (g *Gateway) authors(c *echo.Context) error {
+	ctx, cancel := g.backendCtx(c)
+	defer cancel()
+	as, err := g.backend.Authors(ctx)
+	if err != nil {
+		return backendError(ctx, err)
+	}
+	body := authorsBody{Data: make([]author, 0, len(as)), Total: len(as), Attribution: g.cfg.Attribution}
+	for _, a := range as {
+		body.Data = append(body.Data, author{Name: a.Name, Count: a.Count})
+	}
+	return g.sendJSON(c, body, g.cfg.MaxAge.Authors)
+}
+
+// qrCode serves {base}qr/{id}.png: a QR code of the item's permalink.
+func (g *Gateway) qrCode(c *echo.Context) error {
+	file := c.Param("file")
+	id, ok := strings.CutSuffix(file, ".png")
+	if !ok {
+		return notFound("QR codes are at " + g.cfg.BasePath + "qr/{id}.png")
+	}
+	if !validID(id) {
+		return invalidParams([]FieldError{fieldError("id", id, "must be 1 to 128 characters of A-Z, a-z, 0-9, '.', '_' and '-'")})
+	}
+	it, err := g.lookup(c, id)
+	if err != nil {
+		return err
+	}
+	code, err := qr.Encode(g.permalink(it), qr.M)
+	if err != nil {
+		return internalError(fmt.Errorf("qr code of %s: %w", id, err))
+	}
+	return g.send(c, http.StatusOK, contentTypePNG, code.PNG(), g.cfg.MaxAge.QR, false)
+}
+
+func (g *Gateway) openAPI(c *echo.Context) error {
+	return g.send(c, http.StatusOK, contentTypeJSON, g.cfg.OpenAPI, g.cfg.MaxAge.Categories, true)
+}
+
+type status struct {
+	Status string `json:"status"`
+}
+
+func (g *Gateway) healthz(c *echo.Context) error {
+	return g.sendStatus(c)
+}
+
+// readyz fails only when the search engine does not answer; a limiter problem never makes a
+// replica unready, since the limiter falls back by itself.
+func (g *Gateway) readyz(c *echo.Context) error {
+	if g.draining.Load() {
+		return &apiError{Status: http.StatusServiceUnavailable, Slug: slugUnavailable, Title: "Shutting down",
+			Detail: "this replica is shutting down", RetryAfter: unavailableRetryAfter}
+	}
+	ctx, cancel := g.backendCtx(c)
+	defer cancel()
+	if err := g.backend.Ping(ctx); err != nil {
+		ae := backendError(ctx, err)
+		if ae.Status == http.StatusInternalServerError {
+			// Whatever the engine's failure, for a probe it means "not ready".
+			ae = &apiError{Status: http.StatusServiceUnavailable, Slug: slugUnavailable, Title: "Search engine unavailable",
+				Detail: "the search engine does not answer", RetryAfter: unavailableRetryAfter, Cause: err}
+		}
+		return ae
+	}
+	return g.sendStatus(c)
+}
+
+func (g *Gateway) sendStatus(c *echo.Context) error {
+	body, err := encodeJSON(status{Status: "ok"})
+	if err != nil {
+		return internalError(err)
+	}
+	return g.send(c, http.StatusOK, contentTypeJSON, body, noStore, false)
+}
+
+func (g *Gateway) sendJSON(c *echo.Context, v any, maxAge time.Duration) error {
+	body, err := encodeJSON(v)
+	if err != nil {
+		return internalError(fmt.Errorf("encode body: %w", err))
+	}
+	return g.send(c, http.StatusOK, contentTypeJSON, body, maxAge, true)
+}

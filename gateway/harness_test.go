@@ -1,0 +1,236 @@
+package gateway_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"mediagw/catalogue"
+	"mediagw/gateway"
+	"mediagw/ratelimit"
+	"mediagw/search"
+	"mediagw/search/bleve"
+	"mediagw/search/searchtest"
+)
+
+const publicURL = "https://media.example.org"
+
+// shared is the backend every HTTP test runs against, built once per test binary.
+var shared struct {
+	once  sync.Once
+	dir   string
+	b     search.Backend
+	close func() error
+	items []search.Item
+	err   error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.close != nil {
+		if err := shared.close(); err != nil {
+			fmt.Fprintln(os.Stderr, "close backend:", err)
+		}
+	}
+	if shared.dir != "" {
+		os.RemoveAll(shared.dir)
+	}
+	os.Exit(code)
+}
+
+// testBackend is the one place that picks the backend of the HTTP tests: the embedded index over
+// the shared fixture. Another engine is tried by changing only this function.
+func testBackend(t *testing.T) (search.Backend, []search.Item) {
+	t.Helper()
+	shared.once.Do(func() {
+		shared.items, shared.err = catalogue.ReadFile(searchtest.FixturePath())
+		if shared.err != nil {
+			return
+		}
+		shared.dir, shared.err = os.MkdirTemp("", "gateway-test-")
+		if shared.err != nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		var b *bleve.Backend
+		b, shared.err = bleve.NewFromItems(ctx, shared.dir, shared.items)
+		if shared.err == nil {
+			shared.b, shared.close = b, b.Close
+		}
+	})
+	if shared.err != nil {
+		t.Fatalf("test backend: %v", shared.err)
+	}
+	return shared.b, shared.items
+}
+
+// harness is one gateway over the test backend, with its config, limiter and log.
+type harness struct {
+	t       *testing.T
+	h       *gateway.Gateway
+	cfg     gateway.Config
+	backend search.Backend
+	items   map[string]search.Item
+	all     []search.Item
+	logs    *observer.ObservedLogs
+}
+
+type option func(*setup)
+
+type setup struct {
+	cfg     gateway.Config
+	backend search.Backend
+	limiter gateway.Limiter
+}
+
+func withConfig(f func(*gateway.Config)) option { return func(s *setup) { f(&s.cfg) } }
+
+func withBackend(f func(search.Backend) search.Backend) option {
+	return func(s *setup) { s.backend = f(s.backend) }
+}
+
+func withLimiter(l gateway.Limiter) option { return func(s *setup) { s.limiter = l } }
+
+// fixedNow is the limiter's clock in tests: time never moves, so counts are exact.
+func fixedNow() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
+
+func newHarness(t *testing.T, opts ...option) *harness {
+	t.Helper()
+	b, items := testBackend(t)
+	s := setup{cfg: gateway.DefaultConfig(), backend: b}
+	s.cfg.PublicURL = publicURL
+	s.cfg.Attribution = "Fixture data, CC0"
+	s.cfg.RatePolicy = ratelimit.Policy{Limit: 1000, Window: 10 * time.Minute}
+	for _, o := range opts {
+		o(&s)
+	}
+	if s.limiter == nil {
+		s.limiter = ratelimit.NewMemory(s.cfg.RatePolicy, fixedNow)
+	}
+	core, logs := observer.New(zapcore.DebugLevel)
+	h, err := gateway.New(s.cfg, s.backend, s.limiter, zap.New(core))
+	if err != nil {
+		t.Fatalf("gateway.New: %v", err)
+	}
+	byID := map[string]search.Item{}
+	for _, it := range items {
+		byID[it.ID] = it
+	}
+	return &harness{t: t, h: h, cfg: s.cfg, backend: s.backend, items: byID, all: items, logs: logs}
+}
+
+// do sends one request from the default visitor; headers come in name, value pairs.
+func (h *harness) do(method, target string, headers ...string) *httptest.ResponseRecorder {
+	h.t.Helper()
+	req := httptest.NewRequest(method, target, nil)
+	req.RemoteAddr = "203.0.113.10:40000"
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Add(headers[i], headers[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.h.ServeHTTP(rec, req)
+	return rec
+}
+
+func (h *harness) get(target string, headers ...string) *httptest.ResponseRecorder {
+	h.t.Helper()
+	return h.do(http.MethodGet, target, headers...)
+}
+
+// search asks the backend directly, for comparing with what the API answered.
+func (h *harness) search(q search.Query) search.Result {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(h.t.Context(), 30*time.Second)
+	defer cancel()
+	res, err := h.backend.Search(ctx, q)
+	if err != nil {
+		h.t.Fatalf("backend search %+v: %v", q, err)
+	}
+	return res
+}
+
+func decode[T any](t *testing.T, rec *httptest.ResponseRecorder) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {
+		t.Fatalf("decode %T from %q: %v", v, rec.Body.String(), err)
+	}
+	return v
+}
+
+// Bodies as a client reads them.
+
+type itemsBody struct {
+	Data []struct {
+		ID        string   `json:"id"`
+		Type      string   `json:"type"`
+		Title     string   `json:"title"`
+		Author    *string  `json:"author"`
+		Category  *string  `json:"category"`
+		Language  *string  `json:"language"`
+		Date      *string  `json:"date"`
+		Downloads int64    `json:"downloads"`
+		Tags      []string `json:"tags"`
+		Permalink string   `json:"permalink"`
+	} `json:"data"`
+	Pagination struct {
+		Page       int `json:"page"`
+		PerPage    int `json:"per_page"`
+		Total      int `json:"total"`
+		TotalPages int `json:"total_pages"`
+	} `json:"pagination"`
+	Links struct {
+		Self, First string
+		Prev, Next  *string
+		Last        string
+	} `json:"links"`
+	Attribution string `json:"attribution"`
+}
+
+func (b itemsBody) ids() []string {
+	ids := make([]string, len(b.Data))
+	for i, d := range b.Data {
+		ids[i] = d.ID
+	}
+	return ids
+}
+
+type problemBody struct {
+	Type      string `json:"type"`
+	Title     string `json:"title"`
+	Status    int    `json:"status"`
+	Detail    string `json:"detail"`
+	RequestID string `json:"request_id"`
+	Errors    []struct {
+		Parameter string  `json:"parameter"`
+		Value     *string `json:"value"`
+		Message   string  `json:"message"`
+	} `json:"errors"`
+}
+
+func (p problemBody) params() []string {
+	var ps []string
+	for _, e := range p.Errors {
+		ps = append(ps, e.Parameter)
+	}
+	return ps
+}
+
+func ids(items []search.Item) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it.ID
+	}
+	return out
+}

@@ -1,0 +1,47 @@
+package gateway
+
+import (
+	"testing"
+
+	"mediagw/search"
+)
+
+func TestLanguageNamesAreUnambiguous(t *testing.T) {
+	seen := map[string]string{}
+	for code, names := range iso6391 {
+		if len(code) != 2 {
+			t.Errorf("code %q is not two letters", code)
+		}
+		for _, n := range names {
+			k := search.Fold(n)
+			if other, dup := seen[k]; dup && other != code {
+				t.Errorf("name %q means both %s and %s", n, other, code)
+			}
+			seen[k] = code
+			if got, ok := normalizeLanguage(n); !ok || got != code {
+				t.Errorf("normalizeLanguage(%q) = %q, %v; want %q", n, got, ok, code)
+			}
+		}
+		if got, ok := normalizeLanguage(code); !ok || got != code {
+			t.Errorf("normalizeLanguage(%q) = %q, %v", code, got, ok)
+		}
+	}
+	if len(iso6391) < 183 {
+		t.Errorf("%d codes, ISO 639-1 has at least 183", len(iso6391))
+	}
+}
+
+func TestNormalizeLanguage(t *testing.T) {
+	for in, want := range map[string]string{
+		"fr": "fr", "FR": "fr", "fr-CA": "fr", "fr_ca": "fr", "French": "fr", "FRENCH": "fr",
+		"Volapuk": "vo", "norwegian bokmal": "nb", "pt-BR": "pt", "sr-Latn-RS": "sr", "in": "id",
+		"en-GB-oxendict": "en", "Scottish Gaelic": "gd", "Modern Greek": "el",
+		"xx": "", "eng": "", "fra": "", "x-foo": "", "und": "", "en-": "", "-en": "", "en--GB": "",
+		"": "", "Frenchh": "", "Old English": "",
+	} {
+		got, ok := normalizeLanguage(in)
+		if got != want || ok != (want != "") {
+			t.Errorf("normalizeLanguage(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+}

@@ -1,0 +1,337 @@
+package gateway
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"mediagw/search"
+)
+
+// Limits of the contract's parameter table.
+const (
+	maxTextRunes   = 200
+	maxAuthorRunes = 200
+	maxSlugLen     = 100
+	maxIDLen       = 128
+	defaultPerPage = 20
+	maxPerPage     = 50
+	// maxDepth caps page*per_page: deep pages cost the engine more than they help anyone.
+	maxDepth = 10000
+	// maxEchoedRunes keeps a huge bad value from being sent back whole in an error body.
+	maxEchoedRunes = 100
+)
+
+// Resources the base path serves.
+const (
+	resItems      = "items"
+	resItem       = "item"
+	resCategories = "categories"
+	resAuthors    = "authors"
+)
+
+var resources = []string{resItems, resItem, resCategories, resAuthors}
+
+// itemsParams are the parameters resource=items reads; any other is ignored.
+var itemsParams = []string{"q", "type", "category", "author", "language", "from", "to", "sort", "page", "per_page"}
+
+// FieldError is one bad parameter of a request, as the problem body lists it.
+type FieldError struct {
+	Parameter string `json:"parameter"`
+	// Value is what the client sent, shortened when long; absent when the parameter is missing.
+	Value   *string `json:"value,omitempty"`
+	Message string  `json:"message"`
+}
+
+func fieldError(param, value, msg string) FieldError {
+	v := shorten(value)
+	return FieldError{Parameter: param, Value: &v, Message: msg}
+}
+
+func missing(param, msg string) FieldError { return FieldError{Parameter: param, Message: msg} }
+
+func shorten(s string) string {
+	if utf8.RuneCountInString(s) <= maxEchoedRunes {
+		return strings.ToValidUTF8(s, "\uFFFD")
+	}
+	r := []rune(s)
+	return strings.ToValidUTF8(string(r[:maxEchoedRunes]), "\uFFFD") + "…"
+}
+
+// rawQuery is a query string split into values, with the parameters whose encoding was broken.
+type rawQuery struct {
+	values url.Values
+	// malformed holds the raw value of each parameter that was not valid percent-encoding.
+	malformed map[string]string
+}
+
+// splitQuery decodes a raw query string like url.ParseQuery, but remembers which parameters were
+// malformed instead of silently dropping them, so a broken q is an error and not "no search".
+func splitQuery(raw string) rawQuery {
+	rq := rawQuery{values: url.Values{}, malformed: map[string]string{}}
+	for pair := range strings.SplitSeq(raw, "&") {
+		if pair == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(pair, "=")
+		key, err := url.QueryUnescape(k)
+		if err != nil {
+			continue // a key we cannot read is no parameter we know
+		}
+		val, err := url.QueryUnescape(v)
+		if err != nil {
+			rq.malformed[key] = v
+			val = v
+		}
+		rq.values[key] = append(rq.values[key], val)
+	}
+	return rq
+}
+
+// single returns the one value of param. A repeated or badly encoded parameter is an error; an
+// empty value counts as absent, as HTML forms send empty fields.
+func single(rq rawQuery, param string, errs *[]FieldError) (string, bool) {
+	vs := rq.values[param]
+	switch {
+	case len(vs) == 0:
+		return "", false
+	case len(vs) > 1:
+		*errs = append(*errs, fieldError(param, strings.Join(vs, ","), fmt.Sprintf("given %d times; give it at most once", len(vs))))
+		return "", false
+	}
+	if raw, ok := rq.malformed[param]; ok {
+		*errs = append(*errs, fieldError(param, raw, "is not valid percent-encoding"))
+		return "", false
+	}
+	if !utf8.ValidString(vs[0]) {
+		*errs = append(*errs, fieldError(param, vs[0], "must be valid UTF-8"))
+		return "", false
+	}
+	return vs[0], vs[0] != ""
+}
+
+// parseResource returns the resource a request asks for.
+func parseResource(rq rawQuery) (string, []FieldError) {
+	var errs []FieldError
+	allowed := "must be one of " + strings.Join(resources, ", ")
+	v, ok := single(rq, "resource", &errs)
+	if len(errs) > 0 {
+		return "", errs
+	}
+	if !ok {
+		return "", []FieldError{missing("resource", "is required; "+allowed)}
+	}
+	for _, r := range resources {
+		if v == r {
+			return v, nil
+		}
+	}
+	return "", []FieldError{fieldError("resource", v, allowed)}
+}
+
+// parseItemID returns the id of resource=item.
+func parseItemID(rq rawQuery) (string, []FieldError) {
+	var errs []FieldError
+	id, ok := single(rq, "id", &errs)
+	if len(errs) > 0 {
+		return "", errs
+	}
+	if !ok {
+		return "", []FieldError{missing("id", "is required")}
+	}
+	if !validID(id) {
+		return "", []FieldError{fieldError("id", id, "must be 1 to 128 characters of A-Z, a-z, 0-9, '.', '_' and '-'")}
+	}
+	return id, nil
+}
+
+// validID reports whether s has the contract's id syntax; the same rule serves item ids and the
+// request ids the gateway accepts from clients.
+func validID(s string) bool {
+	if len(s) < 1 || len(s) > maxIDLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func validSlug(s string) bool {
+	if len(s) < 1 || len(s) > maxSlugLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// parseDate accepts exactly YYYY-MM-DD naming a day that exists.
+func parseDate(s string) (time.Time, bool) {
+	if len(s) != len(time.DateOnly) {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.DateOnly, s)
+	return t, err == nil
+}
+
+// parsePositive accepts plain decimal digits only: no sign, space or exponent.
+func parsePositive(s string) (int, bool) {
+	if s == "" || len(s) > 9 {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil && n >= 1
+}
+
+// parseItemsQuery validates the parameters of resource=items against the contract's table and
+// returns the query, or every bad parameter. Values are url-decoded already; unknown keys are
+// ignored.
+func parseItemsQuery(v url.Values) (search.Query, []FieldError) {
+	return parseItems(rawQuery{values: v})
+}
+
+func parseItems(rq rawQuery) (search.Query, []FieldError) {
+	var errs []FieldError
+	bad := func(param, value, msg string) { errs = append(errs, fieldError(param, value, msg)) }
+	q := search.Query{Page: 1, PerPage: defaultPerPage}
+
+	if s, ok := single(rq, "q", &errs); ok {
+		s = strings.TrimSpace(s)
+		if utf8.RuneCountInString(s) > maxTextRunes {
+			bad("q", s, fmt.Sprintf("must be at most %d characters", maxTextRunes))
+		} else {
+			q.Text = s
+		}
+	}
+	if s, ok := single(rq, "type", &errs); ok {
+		switch s {
+		case search.TypePhoto, search.TypeVideo, search.TypeDocument:
+			q.Type = s
+		default:
+			bad("type", s, "must be one of photo, video, document")
+		}
+	}
+	if s, ok := single(rq, "category", &errs); ok {
+		if validSlug(s) {
+			q.Category = s
+		} else {
+			bad("category", s, fmt.Sprintf("must be a category slug: 1 to %d of a-z, 0-9 and '-'", maxSlugLen))
+		}
+	}
+	if s, ok := single(rq, "author", &errs); ok {
+		if utf8.RuneCountInString(s) > maxAuthorRunes {
+			bad("author", s, fmt.Sprintf("must be at most %d characters", maxAuthorRunes))
+		} else {
+			q.Author = s
+		}
+	}
+	if s, ok := single(rq, "language", &errs); ok {
+		if code, found := normalizeLanguage(s); found {
+			q.Language = code
+		} else {
+			bad("language", s, "must be an ISO 639-1 code (en), a language tag starting with one (en-GB) or an English language name (English)")
+		}
+	}
+	var from, to time.Time
+	fromOK, toOK := false, false
+	if s, ok := single(rq, "from", &errs); ok {
+		if from, fromOK = parseDate(s); fromOK {
+			q.From = s
+		} else {
+			bad("from", s, "must be a real date YYYY-MM-DD")
+		}
+	}
+	if s, ok := single(rq, "to", &errs); ok {
+		if to, toOK = parseDate(s); toOK {
+			q.To = s
+		} else {
+			bad("to", s, "must be a real date YYYY-MM-DD")
+		}
+	}
+	if fromOK && toOK && from.After(to) {
+		bad("from", q.From, "must not be after to ("+q.To+")")
+	}
+	if s, ok := single(rq, "sort", &errs); ok {
+		valid := false
+		for _, o := range search.Sorts {
+			if s == string(o) {
+				q.Sort, valid = o, true
+			}
+		}
+		if !valid {
+			bad("sort", s, "must be one of relevance, newest, oldest, downloads, az")
+		}
+	}
+	pageOK, perPageOK := true, true
+	if s, ok := single(rq, "page", &errs); ok {
+		if q.Page, pageOK = parsePositive(s); !pageOK {
+			bad("page", s, "must be an integer of at least 1")
+		}
+	}
+	if s, ok := single(rq, "per_page", &errs); ok {
+		n, valid := parsePositive(s)
+		if perPageOK = valid && n <= maxPerPage; perPageOK {
+			q.PerPage = n
+		} else {
+			bad("per_page", s, fmt.Sprintf("must be an integer from 1 to %d", maxPerPage))
+		}
+	}
+	if pageOK && perPageOK && q.Page > maxDepth/q.PerPage {
+		bad("page", strconv.Itoa(q.Page), fmt.Sprintf("page × per_page may not pass %d: narrow the query with q or filters instead of paging this deep", maxDepth))
+	}
+	// Without text every score is equal, so relevance is newest; saying so keeps links canonical.
+	if q.Sort == "" || (q.Sort == search.SortRelevance && q.Text == "") {
+		q.Sort = defaultSort(q.Text)
+	}
+	if len(errs) > 0 {
+		return search.Query{}, errs
+	}
+	return q, nil
+}
+
+func defaultSort(text string) search.Sort {
+	if text != "" {
+		return search.SortRelevance
+	}
+	return search.SortNewest
+}
+
+// itemsQueryValues is the canonical query string of q: what self and the other links carry.
+// Defaults are left out, except page and per_page, which every link names.
+func itemsQueryValues(q search.Query, page int) url.Values {
+	v := url.Values{}
+	set := func(k, val string) {
+		if val != "" {
+			v.Set(k, val)
+		}
+	}
+	set("q", q.Text)
+	set("type", q.Type)
+	set("category", q.Category)
+	set("author", q.Author)
+	set("language", q.Language)
+	set("from", q.From)
+	set("to", q.To)
+	if q.Sort != defaultSort(q.Text) {
+		set("sort", string(q.Sort))
+	}
+	v.Set("page", strconv.Itoa(page))
+	v.Set("per_page", strconv.Itoa(q.PerPage))
+	return v
+}

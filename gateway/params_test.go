@@ -1,0 +1,272 @@
+package gateway
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"mediagw/search"
+)
+
+func TestParseItemsQueryAccepts(t *testing.T) {
+	def := search.Query{Sort: search.SortNewest, Page: 1, PerPage: 20}
+	with := func(f func(q *search.Query)) search.Query {
+		q := def
+		f(&q)
+		return q
+	}
+	tests := []struct {
+		raw  string
+		want search.Query
+	}{
+		{"", def},
+		{"q=", def},
+		{"q=+++", def},
+		{"q=%20harbour%20", with(func(q *search.Query) { q.Text, q.Sort = "harbour", search.SortRelevance })},
+		{"q=" + strings.Repeat("é", 200), with(func(q *search.Query) { q.Text, q.Sort = strings.Repeat("é", 200), search.SortRelevance })},
+		{"q=a&sort=az", with(func(q *search.Query) { q.Text, q.Sort = "a", search.SortAZ })},
+		{"sort=relevance", def},
+		{"sort=oldest", with(func(q *search.Query) { q.Sort = search.SortOldest })},
+		{"sort=downloads", with(func(q *search.Query) { q.Sort = search.SortDownloads })},
+		{"type=photo", with(func(q *search.Query) { q.Type = "photo" })},
+		{"type=video", with(func(q *search.Query) { q.Type = "video" })},
+		{"type=document", with(func(q *search.Query) { q.Type = "document" })},
+		{"type=", def},
+		{"category=pycon-us", with(func(q *search.Query) { q.Category = "pycon-us" })},
+		{"category=" + strings.Repeat("a", 100), with(func(q *search.Query) { q.Category = strings.Repeat("a", 100) })},
+		{"author=Jane+Doe", with(func(q *search.Query) { q.Author = "Jane Doe" })},
+		{"author=" + strings.Repeat("é", 200), with(func(q *search.Query) { q.Author = strings.Repeat("é", 200) })},
+		{"language=en", with(func(q *search.Query) { q.Language = "en" })},
+		{"language=EN", with(func(q *search.Query) { q.Language = "en" })},
+		{"language=en-GB", with(func(q *search.Query) { q.Language = "en" })},
+		{"language=zh-Hant-TW", with(func(q *search.Query) { q.Language = "zh" })},
+		{"language=English", with(func(q *search.Query) { q.Language = "en" })},
+		{"language=english", with(func(q *search.Query) { q.Language = "en" })},
+		{"language=NORWEGIAN", with(func(q *search.Query) { q.Language = "no" })},
+		{"language=iw", with(func(q *search.Query) { q.Language = "he" })},
+		{"from=2020-02-29", with(func(q *search.Query) { q.From = "2020-02-29" })},
+		{"to=1999-12-31", with(func(q *search.Query) { q.To = "1999-12-31" })},
+		{"from=2020-01-01&to=2020-01-01", with(func(q *search.Query) { q.From, q.To = "2020-01-01", "2020-01-01" })},
+		{"page=3", with(func(q *search.Query) { q.Page = 3 })},
+		{"per_page=1", with(func(q *search.Query) { q.PerPage = 1 })},
+		{"per_page=50", with(func(q *search.Query) { q.PerPage = 50 })},
+		{"page=200&per_page=50", with(func(q *search.Query) { q.Page, q.PerPage = 200, 50 })},
+		{"page=500", with(func(q *search.Query) { q.Page = 500 })},
+		{"page=007", with(func(q *search.Query) { q.Page = 7 })},
+		{"unknown=1&unknown=2&resource=items", def},
+	}
+	for _, tt := range tests {
+		t.Run(tt.raw, func(t *testing.T) {
+			v, err := url.ParseQuery(tt.raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, errs := parseItemsQuery(v)
+			if errs != nil {
+				t.Fatalf("errors %+v, want none", errs)
+			}
+			if got != tt.want {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseItemsQueryRejects(t *testing.T) {
+	tests := []struct {
+		raw string
+		// params lists every parameter the errors must name, in order.
+		params []string
+	}{
+		{"q=" + strings.Repeat("x", 201), []string{"q"}},
+		{"q=" + strings.Repeat("é", 201), []string{"q"}},
+		{"type=audio", []string{"type"}},
+		{"type=Photo", []string{"type"}},
+		{"category=Nature", []string{"category"}},
+		{"category=a_b", []string{"category"}},
+		{"category=" + strings.Repeat("a", 101), []string{"category"}},
+		{"author=" + strings.Repeat("x", 201), []string{"author"}},
+		{"language=xx", []string{"language"}},
+		{"language=eng", []string{"language"}},
+		{"language=en-", []string{"language"}},
+		{"language=en-!!", []string{"language"}},
+		{"language=Klingon", []string{"language"}},
+		{"from=2023-02-30", []string{"from"}},
+		{"from=2023-2-3", []string{"from"}},
+		{"to=20230203", []string{"to"}},
+		{"to=2023-02-03T00:00:00Z", []string{"to"}},
+		{"from=2021-01-02&to=2021-01-01", []string{"from"}},
+		{"sort=best", []string{"sort"}},
+		{"sort=NEWEST", []string{"sort"}},
+		{"page=0", []string{"page"}},
+		{"page=-1", []string{"page"}},
+		{"page=+1", []string{"page"}},
+		{"page=1.0", []string{"page"}},
+		{"page=99999999999999999999", []string{"page"}},
+		{"per_page=0", []string{"per_page"}},
+		{"per_page=51", []string{"per_page"}},
+		{"per_page=500", []string{"per_page"}},
+		{"per_page=ten", []string{"per_page"}},
+		{"page=201&per_page=50", []string{"page"}},
+		{"page=501", []string{"page"}},
+		{"type=photo&type=video", []string{"type"}},
+		{"q=a&q=a", []string{"q"}},
+		{"q=%ff", []string{"q"}},
+		{"type=audio&per_page=500&from=2023-02-30&to=x&sort=best&language=xx&page=0",
+			[]string{"type", "language", "from", "to", "sort", "page", "per_page"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.raw, func(t *testing.T) {
+			v, err := url.ParseQuery(tt.raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, errs := parseItemsQuery(v)
+			var got []string
+			for _, fe := range errs {
+				got = append(got, fe.Parameter)
+				if fe.Message == "" || fe.Value == nil {
+					t.Errorf("error %+v lacks a message or the value", fe)
+				}
+			}
+			if strings.Join(got, ",") != strings.Join(tt.params, ",") {
+				t.Errorf("errors name %v, want %v (%+v)", got, tt.params, errs)
+			}
+		})
+	}
+}
+
+func TestDepthErrorSaysToNarrow(t *testing.T) {
+	_, errs := parseItemsQuery(url.Values{"page": {"201"}, "per_page": {"50"}})
+	if len(errs) != 1 || !strings.Contains(errs[0].Message, "narrow the query") {
+		t.Fatalf("got %+v, want one error telling to narrow the query", errs)
+	}
+}
+
+func TestSplitQueryMalformed(t *testing.T) {
+	rq := splitQuery("resource=items&q=%zz&type=photo&%zz=1")
+	_, errs := parseItems(rq)
+	if len(errs) != 1 || errs[0].Parameter != "q" {
+		t.Fatalf("got %+v, want one error about q", errs)
+	}
+	if got := rq.values.Get("type"); got != "photo" {
+		t.Errorf("type = %q, want photo", got)
+	}
+}
+
+func TestParseResourceAndID(t *testing.T) {
+	for _, tt := range []struct {
+		raw, res string
+		bad      bool
+	}{
+		{"resource=items", "items", false},
+		{"resource=item", "item", false},
+		{"resource=categories", "categories", false},
+		{"resource=authors", "authors", false},
+		{"", "", true},
+		{"resource=", "", true},
+		{"resource=Items", "", true},
+		{"resource=items&resource=items", "", true},
+	} {
+		res, errs := parseResource(splitQuery(tt.raw))
+		if res != tt.res || (errs != nil) != tt.bad {
+			t.Errorf("%q: got %q %+v, want %q (bad %v)", tt.raw, res, errs, tt.res, tt.bad)
+		}
+		if tt.bad && !strings.Contains(tt.raw, "&") && !strings.Contains(errs[0].Message, "items, item, categories, authors") {
+			t.Errorf("%q: message %q does not list the resources", tt.raw, errs[0].Message)
+		}
+	}
+	for _, tt := range []struct {
+		raw string
+		ok  bool
+	}{
+		{"id=ph-full", true},
+		{"id=A.b_c-9", true},
+		{"id=" + strings.Repeat("a", 128), true},
+		{"id=" + strings.Repeat("a", 129), false},
+		{"id=", false},
+		{"", false},
+		{"id=a/b", false},
+		{"id=é", false},
+		{"id=a&id=b", false},
+	} {
+		_, errs := parseItemID(splitQuery(tt.raw))
+		if (errs == nil) != tt.ok {
+			t.Errorf("%q: errors %+v, want ok=%v", tt.raw, errs, tt.ok)
+		}
+	}
+}
+
+func TestItemsQueryValuesRoundTrip(t *testing.T) {
+	v, _ := url.ParseQuery("q=+Élan+&language=French&per_page=5&sort=relevance&page=2&junk=1")
+	q, errs := parseItemsQuery(v)
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	canon := itemsQueryValues(q, q.Page)
+	if got, want := canon.Encode(), "language=fr&page=2&per_page=5&q=%C3%89lan"; got != want {
+		t.Errorf("canonical query %q, want %q", got, want)
+	}
+	again, errs := parseItemsQuery(canon)
+	if errs != nil || again != q {
+		t.Errorf("canonical query parses to %+v %v, want %+v", again, errs, q)
+	}
+}
+
+func FuzzParseItemsQuery(f *testing.F) {
+	for _, s := range []string{
+		"", "q=harbour", "q=%ff", "type=photo&type=video", "language=en-GB", "language=English",
+		"from=2023-02-30", "from=2021-01-02&to=2021-01-01", "page=200&per_page=50", "page=201&per_page=50",
+		"per_page=0", "sort=az&q=x", "q=" + strings.Repeat("é", 201), "author=%00", "category=a-b",
+		"language=zh-Hant-TW", "language=x-klingon", "page=99999999999999999999",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		q, errs := parseItems(splitQuery(raw))
+		if errs != nil {
+			for _, fe := range errs {
+				if fe.Parameter == "" || fe.Message == "" {
+					t.Fatalf("incomplete error %+v", fe)
+				}
+			}
+			return
+		}
+		for _, s := range []string{q.Text, q.Type, q.Category, q.Author, q.Language, q.From, q.To} {
+			if !utf8.ValidString(s) {
+				t.Fatalf("invalid UTF-8 accepted: %q", s)
+			}
+		}
+		if n := utf8.RuneCountInString(q.Text); n > maxTextRunes || q.Text != strings.TrimSpace(q.Text) {
+			t.Fatalf("text %q accepted", q.Text)
+		}
+		if q.Type != "" && q.Type != "photo" && q.Type != "video" && q.Type != "document" {
+			t.Fatalf("type %q accepted", q.Type)
+		}
+		if q.Category != "" && !validSlug(q.Category) {
+			t.Fatalf("category %q accepted", q.Category)
+		}
+		if utf8.RuneCountInString(q.Author) > maxAuthorRunes {
+			t.Fatalf("author of %d characters accepted", utf8.RuneCountInString(q.Author))
+		}
+		if _, ok := iso6391[q.Language]; q.Language != "" && !ok {
+			t.Fatalf("language %q accepted", q.Language)
+		}
+		from, fromOK := parseDate(q.From)
+		to, toOK := parseDate(q.To)
+		if (q.From != "" && !fromOK) || (q.To != "" && !toOK) || (fromOK && toOK && from.After(to)) {
+			t.Fatalf("dates %q..%q accepted", q.From, q.To)
+		}
+		valid := false
+		for _, s := range search.Sorts {
+			valid = valid || q.Sort == s
+		}
+		if !valid || (q.Sort == search.SortRelevance && q.Text == "") {
+			t.Fatalf("sort %q with text %q", q.Sort, q.Text)
+		}
+		if q.Page < 1 || q.PerPage < 1 || q.PerPage > maxPerPage || q.Page*q.PerPage > maxDepth {
+			t.Fatalf("page %d per_page %d accepted", q.Page, q.PerPage)
+		}
+	})
+}

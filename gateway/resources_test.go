@@ -1,0 +1,200 @@
+package gateway_test
+
+import (
+	"bytes"
+	"image/png"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"rsc.io/qr"
+
+	"mediagw/search"
+)
+
+type itemBody struct {
+	Data struct {
+		ID          string   `json:"id"`
+		Type        string   `json:"type"`
+		Title       string   `json:"title"`
+		Summary     *string  `json:"summary"`
+		Description *string  `json:"description"`
+		Tags        []string `json:"tags"`
+		Keywords    []string `json:"keywords"`
+		Author      *string  `json:"author"`
+		Category    *string  `json:"category"`
+		Language    *string  `json:"language"`
+		Date        *string  `json:"date"`
+		Downloads   int64    `json:"downloads"`
+		Permalink   string   `json:"permalink"`
+		SHA256      *string  `json:"sha256"`
+		QRCodeURL   string   `json:"qr_code_url"`
+		Media       struct {
+			URL       *string `json:"url"`
+			MimeType  *string `json:"mime_type"`
+			SizeBytes *int64  `json:"size_bytes"`
+		} `json:"media"`
+		License *string `json:"license"`
+	} `json:"data"`
+	Attribution string `json:"attribution"`
+}
+
+func str(p *string) string {
+	if p == nil {
+		return "<null>"
+	}
+	return *p
+}
+
+func TestItem(t *testing.T) {
+	h := newHarness(t)
+	t.Run("full item", func(t *testing.T) {
+		rec := h.get("/?resource=item&id=ph-full")
+		if rec.Code != http.StatusOK {
+			t.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+		b := decode[itemBody](t, rec)
+		want := h.items["ph-full"]
+		d := b.Data
+		if d.ID != want.ID || d.Type != want.Type || d.Title != want.Title || str(d.Summary) != want.Summary ||
+			str(d.Description) != want.Description || str(d.Author) != want.Author || str(d.Category) != want.Category ||
+			str(d.Language) != want.Language || str(d.Date) != want.Date || d.Downloads != want.Downloads ||
+			d.Permalink != want.Permalink || str(d.SHA256) != want.SHA256 || str(d.License) != want.License ||
+			strings.Join(d.Tags, ",") != strings.Join(want.Tags, ",") || strings.Join(d.Keywords, ",") != strings.Join(want.Keywords, ",") {
+			t.Errorf("item %+v\nwant %+v", d, want)
+		}
+		if str(d.Media.URL) != want.MediaURL || str(d.Media.MimeType) != want.MimeType || d.Media.SizeBytes == nil || *d.Media.SizeBytes != *want.SizeBytes {
+			t.Errorf("media %+v", d.Media)
+		}
+		if d.QRCodeURL != publicURL+"/qr/ph-full.png" {
+			t.Errorf("qr_code_url %q", d.QRCodeURL)
+		}
+		if b.Attribution != h.cfg.Attribution {
+			t.Errorf("attribution %q", b.Attribution)
+		}
+	})
+	t.Run("sparse item", func(t *testing.T) {
+		rec := h.get("/?resource=item&id=do-bare")
+		b := decode[itemBody](t, rec)
+		d := b.Data
+		if d.SHA256 != nil || d.Media.URL != nil || d.Media.SizeBytes != nil || d.License != nil || d.Date != nil || d.Author != nil {
+			t.Errorf("absent values should be null: %s", rec.Body)
+		}
+		if d.Tags == nil || d.Keywords == nil || !strings.Contains(rec.Body.String(), `"tags":[]`) {
+			t.Errorf("lists should be [], never null: %s", rec.Body)
+		}
+		if d.Permalink != publicURL+"/?resource=item&id=do-bare" {
+			t.Errorf("permalink %q, want the API's item URL", d.Permalink)
+		}
+	})
+	t.Run("unknown id", func(t *testing.T) {
+		expectProblem(t, h.get("/?resource=item&id=no-such-item"), http.StatusNotFound, "not-found")
+	})
+	for _, q := range []string{"", "id=", "id=a%2Fb", "id=" + strings.Repeat("a", 129), "id=%C3%A9", "id=a&id=b"} {
+		t.Run("bad id "+q, func(t *testing.T) {
+			p := expectProblem(t, h.get("/?resource=item&"+q), http.StatusBadRequest, "invalid-parameter")
+			if len(p.Errors) != 1 || p.Errors[0].Parameter != "id" {
+				t.Errorf("errors %+v, want one on id", p.Errors)
+			}
+		})
+	}
+}
+
+func TestQRCode(t *testing.T) {
+	h := newHarness(t)
+	for _, id := range []string{"ph-full", "do-bare"} {
+		b := decode[itemBody](t, h.get("/?resource=item&id="+id))
+		path := strings.TrimPrefix(b.Data.QRCodeURL, publicURL)
+		rec := h.get(path)
+		if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "image/png" {
+			t.Fatalf("%s: status %d, type %q", path, rec.Code, rec.Header().Get("Content-Type"))
+		}
+		if _, err := png.Decode(bytes.NewReader(rec.Body.Bytes())); err != nil {
+			t.Errorf("%s: not a PNG: %v", path, err)
+		}
+		code, err := qr.Encode(b.Data.Permalink, qr.M)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(code.PNG(), rec.Body.Bytes()) {
+			t.Errorf("%s: not the QR code of the permalink %s", path, b.Data.Permalink)
+		}
+		if cc := rec.Header().Get("Cache-Control"); cc != "public, max-age=86400" || rec.Header().Get("ETag") == "" {
+			t.Errorf("%s: Cache-Control %q, ETag %q", path, cc, rec.Header().Get("ETag"))
+		}
+		if rec.Header().Get("Content-Encoding") != "" {
+			t.Errorf("%s: a PNG is not compressed again", path)
+		}
+	}
+	expectProblem(t, h.get("/qr/no-such-item.png"), http.StatusNotFound, "not-found")
+	expectProblem(t, h.get("/qr/ph-full.gif"), http.StatusNotFound, "not-found")
+	expectProblem(t, h.get("/qr/"+url.PathEscape("bad id")+".png"), http.StatusBadRequest, "invalid-parameter")
+}
+
+func TestCategories(t *testing.T) {
+	h := newHarness(t)
+	b := decode[struct {
+		Data []struct {
+			Slug  string `json:"slug"`
+			Name  string `json:"name"`
+			Count int    `json:"count"`
+		} `json:"data"`
+		Total       int    `json:"total"`
+		Attribution string `json:"attribution"`
+	}](t, h.get("/?resource=categories"))
+	want := map[string]int{}
+	for _, it := range h.all {
+		if it.Category != "" {
+			want[it.Category]++
+		}
+	}
+	if b.Total != len(want) || len(b.Data) != len(want) || b.Attribution != h.cfg.Attribution {
+		t.Fatalf("total %d, %d entries, want %d", b.Total, len(b.Data), len(want))
+	}
+	for i, c := range b.Data {
+		if i > 0 && b.Data[i-1].Slug >= c.Slug {
+			t.Errorf("%q before %q: not ordered by slug", b.Data[i-1].Slug, c.Slug)
+		}
+		if c.Count != want[c.Slug] || c.Name == "" {
+			t.Errorf("%+v: want count %d and a name", c, want[c.Slug])
+		}
+		items := decode[itemsBody](t, h.get("/?resource=items&category="+c.Slug))
+		if items.Pagination.Total != c.Count {
+			t.Errorf("%s: count %d but items total %d", c.Slug, c.Count, items.Pagination.Total)
+		}
+	}
+}
+
+func TestAuthors(t *testing.T) {
+	h := newHarness(t)
+	b := decode[struct {
+		Data []struct {
+			Name  string `json:"name"`
+			Count int    `json:"count"`
+		} `json:"data"`
+		Total       int    `json:"total"`
+		Attribution string `json:"attribution"`
+	}](t, h.get("/?resource=authors"))
+	want := map[string]int{}
+	for _, it := range h.all {
+		if it.Author != "" {
+			want[it.Author]++
+		}
+	}
+	if b.Total != len(want) || len(b.Data) != len(want) || b.Attribution != h.cfg.Attribution {
+		t.Fatalf("total %d, %d entries, want %d", b.Total, len(b.Data), len(want))
+	}
+	for i, a := range b.Data {
+		if i > 0 && !search.AuthorLess(b.Data[i-1].Name, a.Name) {
+			t.Errorf("%q before %q: not in author order", b.Data[i-1].Name, a.Name)
+		}
+		if a.Count != want[a.Name] {
+			t.Errorf("%+v: want count %d", a, want[a.Name])
+		}
+		items := decode[itemsBody](t, h.get("/?resource=items&author="+url.QueryEscape(a.Name)))
+		if items.Pagination.Total != a.Count {
+			t.Errorf("%q: count %d but items total %d", a.Name, a.Count, items.Pagination.Total)
+		}
+	}
+}

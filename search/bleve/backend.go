@@ -1,0 +1,462 @@
+// Package bleve is the embedded search backend: a Bleve index on local disk, built aside and
+// switched atomically by a Loader, served read-only by a Backend.
+package bleve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"unicode/utf8"
+
+	blevesearch "github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/mapping"
+	bsearch "github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"mediagw/search"
+)
+
+// Keys of the index's internal store, written once when the index is built.
+var (
+	keyCategories = []byte("mediagw:categories")
+	keyAuthors    = []byte("mediagw:authors")
+)
+
+// boltTimeout bounds the wait for the index's file lock, so a stuck writer cannot hang a reader.
+const boltTimeout = "10s"
+
+// handle is one open index and the queries running on it.
+type handle struct {
+	name       string
+	idx        blevesearch.Index
+	categories []search.Category
+	authors    []search.Author
+	inflight   sync.WaitGroup
+}
+
+// Backend serves searches from the index that the directory's `current` link points at.
+// It is safe for concurrent use; Reload swaps indexes without failing queries in flight.
+type Backend struct {
+	dir string
+
+	mu  sync.RWMutex
+	cur *handle
+
+	// reloadMu serialises Reload and Close.
+	reloadMu sync.Mutex
+	closed   bool
+}
+
+var _ search.Backend = (*Backend)(nil)
+
+// Open serves the index that dir/current points at. Without one, the error wraps search.ErrUnavailable.
+func Open(dir string) (*Backend, error) {
+	name, err := currentName(dir)
+	if err != nil {
+		return nil, err
+	}
+	h, err := openHandle(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	return &Backend{dir: dir, cur: h}, nil
+}
+
+// NewFromItems builds an index of items under dir, makes it current and serves it. For tests and demos.
+func NewFromItems(ctx context.Context, dir string, items []search.Item) (*Backend, error) {
+	if _, err := NewLoader(dir, 1).Load(ctx, func(yield func(search.Item, error) bool) {
+		for _, it := range items {
+			if !yield(it, nil) {
+				return
+			}
+		}
+	}); err != nil {
+		return nil, err
+	}
+	return Open(dir)
+}
+
+func openHandle(dir, name string) (*handle, error) {
+	idx, err := blevesearch.OpenUsing(filepath.Join(dir, name), map[string]interface{}{
+		"read_only":    true,
+		"bolt_timeout": boltTimeout,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open index %s: %w: %w", name, search.ErrUnavailable, err)
+	}
+	h := &handle{name: name, idx: idx}
+	if err := h.loadInternal(keyCategories, &h.categories); err != nil {
+		_ = idx.Close()
+		return nil, err
+	}
+	if err := h.loadInternal(keyAuthors, &h.authors); err != nil {
+		_ = idx.Close()
+		return nil, err
+	}
+	return h, nil
+}
+
+func (h *handle) loadInternal(key []byte, v any) error {
+	raw, err := h.idx.GetInternal(key)
+	if err != nil {
+		return fmt.Errorf("index %s: read %s: %w", h.name, key, err)
+	}
+	if raw == nil {
+		return fmt.Errorf("index %s: no %s: %w (built by another tool?)", h.name, key, search.ErrUnavailable)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("index %s: decode %s: %w", h.name, key, err)
+	}
+	return nil
+}
+
+// acquire returns the live index; the caller must call release when its query is done.
+func (b *Backend) acquire() (*handle, error) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if b.cur == nil {
+		return nil, fmt.Errorf("index closed: %w", search.ErrUnavailable)
+	}
+	b.cur.inflight.Add(1)
+	return b.cur, nil
+}
+
+func (h *handle) release() { h.inflight.Done() }
+
+// retire closes h once the queries still running on it have finished.
+func (h *handle) retire() {
+	h.inflight.Wait()
+	_ = h.idx.Close()
+}
+
+// Version names the index being served (its directory name), so callers can key caches on it.
+func (b *Backend) Version() string {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if b.cur == nil {
+		return ""
+	}
+	return b.cur.name
+}
+
+// Reload serves the index `current` points at now, if it changed. It reports whether it switched.
+// Queries running on the old index finish there; the old index is closed after them.
+func (b *Backend) Reload(ctx context.Context) (bool, error) {
+	b.reloadMu.Lock()
+	defer b.reloadMu.Unlock()
+	if b.closed {
+		return false, fmt.Errorf("reload: %w", search.ErrUnavailable)
+	}
+	if err := ctx.Err(); err != nil {
+		return false, fmt.Errorf("reload: %w", err)
+	}
+	name, err := currentName(b.dir)
+	if err != nil {
+		return false, err
+	}
+	if name == b.Version() {
+		return false, nil
+	}
+	h, err := openHandle(b.dir, name)
+	if err != nil {
+		return false, err
+	}
+	b.mu.Lock()
+	old := b.cur
+	b.cur = h
+	b.mu.Unlock()
+	// No new query can acquire old any more, so waiting on it cannot race with a new Add.
+	go old.retire()
+	return true, nil
+}
+
+// Close waits for running queries and closes the index.
+func (b *Backend) Close() error {
+	b.reloadMu.Lock()
+	defer b.reloadMu.Unlock()
+	if b.closed {
+		return nil
+	}
+	b.closed = true
+	b.mu.Lock()
+	old := b.cur
+	b.cur = nil
+	b.mu.Unlock()
+	old.inflight.Wait()
+	if err := old.idx.Close(); err != nil {
+		return fmt.Errorf("close index %s: %w", old.name, err)
+	}
+	return nil
+}
+
+// Ping reports whether the index answers.
+func (b *Backend) Ping(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("ping: %w", err)
+	}
+	h, err := b.acquire()
+	if err != nil {
+		return err
+	}
+	defer h.release()
+	if _, err := h.idx.DocCount(); err != nil {
+		return fmt.Errorf("ping: %w: %w", search.ErrUnavailable, err)
+	}
+	return nil
+}
+
+// Search returns one page of the items matching q in q.Sort order, with the exact total.
+func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return search.Result{}, fmt.Errorf("search: %w", err)
+	}
+	page, perPage := q.Page, q.PerPage
+	if page < 1 {
+		page = 1
+	}
+	if perPage < 1 {
+		perPage = 20
+	}
+	h, err := b.acquire()
+	if err != nil {
+		return search.Result{}, err
+	}
+	defer h.release()
+	text := analyze(h.idx.Mapping(), q.Text)
+	bq, err := buildQuery(text, q)
+	if err != nil {
+		return search.Result{}, fmt.Errorf("search: %w", err)
+	}
+	req := blevesearch.NewSearchRequestOptions(bq, perPage, (page-1)*perPage, false)
+	req.SortByCustom(sortOrder(q.Sort, len(text) > 0))
+	req.Fields = []string{fieldStored}
+	res, err := h.idx.SearchInContext(ctx, req)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return search.Result{}, fmt.Errorf("search: %w", ctxErr)
+		}
+		return search.Result{}, fmt.Errorf("search: %w", err)
+	}
+	out := search.Result{Items: make([]search.Item, 0, len(res.Hits)), Total: int(res.Total)}
+	for _, hit := range res.Hits {
+		it, err := storedItem(hit)
+		if err != nil {
+			return search.Result{}, err
+		}
+		out.Items = append(out.Items, it)
+	}
+	return out, nil
+}
+
+// Item returns the item with the given id, or an error wrapping search.ErrNotFound.
+func (b *Backend) Item(ctx context.Context, id string) (search.Item, error) {
+	if err := ctx.Err(); err != nil {
+		return search.Item{}, fmt.Errorf("item: %w", err)
+	}
+	req := blevesearch.NewSearchRequestOptions(query.NewDocIDQuery([]string{id}), 1, 0, false)
+	req.Fields = []string{fieldStored}
+	h, err := b.acquire()
+	if err != nil {
+		return search.Item{}, err
+	}
+	defer h.release()
+	res, err := h.idx.SearchInContext(ctx, req)
+	if err != nil {
+		return search.Item{}, fmt.Errorf("item %q: %w", id, err)
+	}
+	if len(res.Hits) == 0 {
+		return search.Item{}, fmt.Errorf("item %q: %w", id, search.ErrNotFound)
+	}
+	return storedItem(res.Hits[0])
+}
+
+// Categories returns every category with its item count, ordered by slug.
+func (b *Backend) Categories(ctx context.Context) ([]search.Category, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("categories: %w", err)
+	}
+	h, err := b.acquire()
+	if err != nil {
+		return nil, err
+	}
+	defer h.release()
+	return slices.Clone(h.categories), nil
+}
+
+// Authors returns every credited author with its item count, ordered by search.AuthorLess.
+func (b *Backend) Authors(ctx context.Context) ([]search.Author, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("authors: %w", err)
+	}
+	h, err := b.acquire()
+	if err != nil {
+		return nil, err
+	}
+	defer h.release()
+	return slices.Clone(h.authors), nil
+}
+
+func storedItem(hit *bsearch.DocumentMatch) (search.Item, error) {
+	raw, ok := hit.Fields[fieldStored].(string)
+	if !ok {
+		return search.Item{}, fmt.Errorf("item %q: index holds no stored item", hit.ID)
+	}
+	var it search.Item
+	if err := json.Unmarshal([]byte(raw), &it); err != nil {
+		return search.Item{}, fmt.Errorf("item %q: decode stored item: %w", hit.ID, err)
+	}
+	return it, nil
+}
+
+// analyze splits user text into the index's terms (folded, CJK bigrams), without duplicates.
+// It never interprets query syntax: `"`, `:`, `*` and the like are only separators here.
+func analyze(m mapping.IndexMapping, text string) []string {
+	a := m.AnalyzerNamed(queryAnalyzer)
+	if text == "" || a == nil {
+		return nil
+	}
+	toks := a.Analyze([]byte(text))
+	terms := make([]string, 0, len(toks))
+	for _, t := range toks {
+		s := string(t.Term)
+		if !slices.Contains(terms, s) {
+			terms = append(terms, s)
+		}
+	}
+	return terms
+}
+
+// fuzziness is the number of edits a term may differ by, like OpenSearch's AUTO.
+func fuzziness(term string) int {
+	switch n := utf8.RuneCountInString(term); {
+	case n <= 2:
+		return 0
+	case n <= 5:
+		return 1
+	default:
+		return 2
+	}
+}
+
+// buildQuery: every term must match some text field (exactly or within its fuzziness); filters
+// restrict without scoring.
+func buildQuery(terms []string, q search.Query) (query.Query, error) {
+	var must query.Query
+	if len(terms) > 0 {
+		conj := make([]query.Query, 0, len(terms))
+		for _, term := range terms {
+			dis := make([]query.Query, 0, 2*len(textFields))
+			for _, f := range textFields {
+				tq := query.NewTermQuery(term)
+				tq.SetField(f.name)
+				tq.SetBoost(f.boost)
+				dis = append(dis, tq)
+				if fz := fuzziness(term); fz > 0 {
+					fq := query.NewFuzzyQuery(term)
+					fq.SetField(f.name)
+					fq.SetFuzziness(fz)
+					// An exact hit also matches the fuzzy query, so exact terms score higher.
+					fq.SetBoost(f.boost / 2)
+					dis = append(dis, fq)
+				}
+			}
+			conj = append(conj, query.NewDisjunctionQuery(dis))
+		}
+		must = query.NewConjunctionQuery(conj)
+	} else if q.Text != "" {
+		// Text with nothing searchable in it (only punctuation) matches nothing.
+		return query.NewMatchNoneQuery(), nil
+	}
+
+	var filters []query.Query
+	term := func(field, v string) {
+		if v != "" {
+			tq := query.NewTermQuery(v)
+			tq.SetField(field)
+			filters = append(filters, tq)
+		}
+	}
+	term(fieldType, q.Type)
+	term(fieldCategory, q.Category)
+	term(fieldAuthor, q.Author)
+	term(fieldLanguage, q.Language)
+	if q.From != "" || q.To != "" {
+		bound := func(date string) (*float64, error) {
+			if date == "" {
+				return nil, nil
+			}
+			n, err := dateNumber(date)
+			return &n, err
+		}
+		from, err := bound(q.From)
+		if err != nil {
+			return nil, err
+		}
+		to, err := bound(q.To)
+		if err != nil {
+			return nil, err
+		}
+		yes := true
+		rq := query.NewNumericRangeInclusiveQuery(from, to, &yes, &yes)
+		rq.SetField(fieldDate)
+		filters = append(filters, rq)
+	}
+
+	switch {
+	case must == nil && len(filters) == 0:
+		return query.NewMatchAllQuery(), nil
+	case len(filters) == 0:
+		return must, nil
+	}
+	bq := query.NewBooleanQuery(nil, nil, nil)
+	if must != nil {
+		bq.AddMust(must)
+	}
+	bq.AddFilter(query.NewConjunctionQuery(filters))
+	return bq, nil
+}
+
+// sortOrder is the contract's total order for s. Without text, relevance means newest.
+func sortOrder(s search.Sort, hasText bool) bsearch.SortOrder {
+	dateDesc := &bsearch.SortField{Field: fieldDateSort, Type: bsearch.SortFieldAsString, Desc: true, Missing: bsearch.SortFieldMissingLast}
+	byID := &bsearch.SortDocID{}
+	switch s {
+	case search.SortOldest:
+		return bsearch.SortOrder{
+			&bsearch.SortField{Field: fieldDateSort, Type: bsearch.SortFieldAsString, Missing: bsearch.SortFieldMissingLast},
+			byID,
+		}
+	case search.SortDownloads:
+		return bsearch.SortOrder{
+			&bsearch.SortField{Field: fieldDownloads, Type: bsearch.SortFieldAsNumber, Desc: true, Missing: bsearch.SortFieldMissingLast},
+			dateDesc, byID,
+		}
+	case search.SortAZ:
+		return bsearch.SortOrder{
+			&bsearch.SortField{Field: fieldTitleSort, Type: bsearch.SortFieldAsString, Missing: bsearch.SortFieldMissingLast},
+			byID,
+		}
+	case search.SortRelevance, "":
+		if hasText {
+			return bsearch.SortOrder{&bsearch.SortScore{Desc: true}, dateDesc, byID}
+		}
+	}
+	return bsearch.SortOrder{dateDesc, byID}
+}
+
+// currentName resolves dir/current to the name of the live index.
+func currentName(dir string) (string, error) {
+	target, err := os.Readlink(filepath.Join(dir, currentLink))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("no index loaded in %s (run a load first): %w", dir, search.ErrUnavailable)
+		}
+		return "", fmt.Errorf("resolve %s: %w: %w", currentLink, search.ErrUnavailable, err)
+	}
+	return filepath.Base(target), nil
+}

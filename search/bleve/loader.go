@@ -1,0 +1,403 @@
+package bleve
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	blevesearch "github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+
+	"mediagw/search"
+)
+
+const (
+	currentLink = "current"
+	indexPrefix = "index-"
+	// buildingPrefix marks an index still being built; Status and Rollback never see it.
+	buildingPrefix = ".building-"
+	lockFile       = ".load.lock"
+	// stampLayout sorts by time as a string, to the nanosecond, so quick successive loads differ.
+	stampLayout = "20060102T150405.000000000Z"
+	batchSize   = 1000
+)
+
+// Loader builds versioned indexes in a directory and switches its `current` link to each new one.
+type Loader struct {
+	dir  string
+	keep int
+}
+
+var _ search.Loader = (*Loader)(nil)
+
+// NewLoader returns a Loader for dir that keeps the keep most recent indexes besides the live one,
+// for Rollback, and deletes older ones.
+func NewLoader(dir string, keep int) *Loader {
+	return &Loader{dir: dir, keep: max(keep, 0)}
+}
+
+// Load builds a new index from items beside the live one, checks it holds every item, and makes it
+// live. On any error, or when ctx ends, the partial index is removed and `current` is left alone.
+// Only one load runs in a directory at a time.
+func (l *Loader) Load(ctx context.Context, items iter.Seq2[search.Item, error]) (stats search.LoadStats, err error) {
+	start := time.Now()
+	if err := ctx.Err(); err != nil {
+		return stats, fmt.Errorf("load: %w", err)
+	}
+	if err := os.MkdirAll(l.dir, 0o755); err != nil {
+		return stats, fmt.Errorf("index dir: %w", err)
+	}
+	unlock, err := lockDir(l.dir)
+	if err != nil {
+		return stats, err
+	}
+	defer unlock()
+	// Under the lock, a building directory can only be left over from a crashed load.
+	if err := removeMatching(l.dir, buildingPrefix); err != nil {
+		return stats, err
+	}
+
+	name := l.newName()
+	building := filepath.Join(l.dir, buildingPrefix+name)
+	defer func() {
+		if err != nil {
+			_ = os.RemoveAll(building)
+		}
+	}()
+	n, err := build(ctx, building, items)
+	if err != nil {
+		return stats, fmt.Errorf("load %s: %w", name, err)
+	}
+	if err := os.Rename(building, filepath.Join(l.dir, name)); err != nil {
+		return stats, fmt.Errorf("load %s: %w", name, err)
+	}
+	if err := switchCurrent(l.dir, name); err != nil {
+		_ = os.RemoveAll(filepath.Join(l.dir, name))
+		return stats, fmt.Errorf("load %s: %w", name, err)
+	}
+	if err := l.prune(name); err != nil {
+		return search.LoadStats{Indexed: n, Index: name, Duration: time.Since(start)}, fmt.Errorf("load %s is live, but pruning old indexes failed: %w", name, err)
+	}
+	return search.LoadStats{Indexed: n, Index: name, Duration: time.Since(start)}, nil
+}
+
+func (l *Loader) newName() string {
+	t := time.Now().UTC()
+	for {
+		name := indexPrefix + t.Format(stampLayout)
+		if _, err := os.Lstat(filepath.Join(l.dir, name)); errors.Is(err, os.ErrNotExist) {
+			return name
+		}
+		t = t.Add(time.Nanosecond)
+	}
+}
+
+// build writes items into a new index at path and returns how many it holds.
+func build(ctx context.Context, path string, items iter.Seq2[search.Item, error]) (int, error) {
+	m, err := newMapping()
+	if err != nil {
+		return 0, err
+	}
+	idx, err := blevesearch.New(path, m)
+	if err != nil {
+		return 0, fmt.Errorf("create index: %w", err)
+	}
+	n, err := fill(ctx, idx, items)
+	if err == nil {
+		err = compact(ctx, idx)
+	}
+	if cerr := idx.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("close index: %w", cerr)
+	}
+	return n, err
+}
+
+// compact merges the index into one segment: it is never written again, and every query (fuzzy
+// term lookups most) pays for each segment it has to visit.
+func compact(ctx context.Context, idx blevesearch.Index) error {
+	adv, err := idx.Advanced()
+	if err != nil {
+		return fmt.Errorf("compact: %w", err)
+	}
+	s, ok := adv.(*scorch.Scorch)
+	if !ok {
+		return nil
+	}
+	if err := s.ForceMerge(ctx, nil); err != nil {
+		return fmt.Errorf("compact: %w", err)
+	}
+	return nil
+}
+
+func fill(ctx context.Context, idx blevesearch.Index, items iter.Seq2[search.Item, error]) (int, error) {
+	agg := newAggregates()
+	batch := idx.NewBatch()
+	n := 0
+	flush := func() error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if batch.Size() == 0 {
+			return nil
+		}
+		if err := idx.Batch(batch); err != nil {
+			return fmt.Errorf("index batch: %w", err)
+		}
+		batch.Reset()
+		return nil
+	}
+	for it, err := range items {
+		if err != nil {
+			return 0, err
+		}
+		doc, err := document(it)
+		if err != nil {
+			return 0, err
+		}
+		if err := batch.Index(it.ID, doc); err != nil {
+			return 0, fmt.Errorf("item %s: %w", it.ID, err)
+		}
+		agg.add(it)
+		n++
+		if batch.Size() >= batchSize {
+			if err := flush(); err != nil {
+				return 0, err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return 0, err
+	}
+	count, err := idx.DocCount()
+	if err != nil {
+		return 0, fmt.Errorf("count documents: %w", err)
+	}
+	if int(count) != n {
+		return 0, fmt.Errorf("index holds %d documents for %d items (duplicate ids?)", count, n)
+	}
+	for key, v := range map[string]any{string(keyCategories): agg.categories(), string(keyAuthors): agg.authors()} {
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return 0, err
+		}
+		if err := idx.SetInternal([]byte(key), raw); err != nil {
+			return 0, fmt.Errorf("store %s: %w", key, err)
+		}
+	}
+	return n, nil
+}
+
+// aggregates counts categories and authors while loading: the index is immutable once built,
+// so counting once here is exact and keeps Categories and Authors cheap.
+type aggregates struct {
+	cats     map[string]*search.Category
+	byAuthor map[string]int
+}
+
+func newAggregates() *aggregates {
+	return &aggregates{cats: map[string]*search.Category{}, byAuthor: map[string]int{}}
+}
+
+func (a *aggregates) add(it search.Item) {
+	if it.Category != "" {
+		c := a.cats[it.Category]
+		if c == nil {
+			c = &search.Category{Slug: it.Category}
+			a.cats[it.Category] = c
+		}
+		c.Count++
+		// The first name given for a slug names it.
+		if c.Name == "" {
+			c.Name = it.CategoryName
+		}
+	}
+	if it.Author != "" {
+		a.byAuthor[it.Author]++
+	}
+}
+
+func (a *aggregates) categories() []search.Category {
+	out := make([]search.Category, 0, len(a.cats))
+	for _, c := range a.cats {
+		out = append(out, *c)
+	}
+	slices.SortFunc(out, func(x, y search.Category) int { return cmp.Compare(x.Slug, y.Slug) })
+	return out
+}
+
+func (a *aggregates) authors() []search.Author {
+	out := make([]search.Author, 0, len(a.byAuthor))
+	for name, n := range a.byAuthor {
+		out = append(out, search.Author{Name: name, Count: n})
+	}
+	// The order of search.AuthorLess, folding each name once instead of at every comparison.
+	folded := make(map[string]string, len(out))
+	for _, au := range out {
+		folded[au.Name] = search.Fold(au.Name)
+	}
+	slices.SortFunc(out, func(x, y search.Author) int {
+		return cmp.Or(strings.Compare(folded[x.Name], folded[y.Name]), strings.Compare(x.Name, y.Name))
+	})
+	return out
+}
+
+// switchCurrent points dir/current at name atomically: readers see the old or the new index, never none.
+func switchCurrent(dir, name string) error {
+	tmp := filepath.Join(dir, fmt.Sprintf(".%s-%d", currentLink, time.Now().UnixNano()))
+	if err := os.Symlink(name, tmp); err != nil {
+		return fmt.Errorf("link %s: %w", name, err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, currentLink)); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("switch %s to %s: %w", currentLink, name, err)
+	}
+	return nil
+}
+
+// prune deletes all but the l.keep newest indexes other than live.
+func (l *Loader) prune(live string) error {
+	names, err := indexNames(l.dir)
+	if err != nil {
+		return err
+	}
+	old := slices.DeleteFunc(names, func(n string) bool { return n == live })
+	slices.Reverse(old)
+	if len(old) <= l.keep {
+		return nil
+	}
+	var errs []error
+	for _, n := range old[l.keep:] {
+		if err := os.RemoveAll(filepath.Join(l.dir, n)); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// indexNames lists the built indexes in dir, oldest first.
+func indexNames(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("list indexes: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() && strings.HasPrefix(e.Name(), indexPrefix) {
+			names = append(names, e.Name())
+		}
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+func removeMatching(dir, prefix string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("list %s: %w", dir, err)
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), prefix) {
+			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+				return fmt.Errorf("remove leftover %s: %w", e.Name(), err)
+			}
+		}
+	}
+	return nil
+}
+
+// lockDir takes an exclusive lock on dir for a load, failing at once when another load holds it.
+func lockDir(dir string) (func(), error) {
+	f, err := os.OpenFile(filepath.Join(dir, lockFile), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("another load is running in %s: %w", dir, err)
+	}
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		_ = f.Close()
+	}, nil
+}
+
+// IndexInfo describes one index in an index directory.
+type IndexInfo struct {
+	Name    string
+	Docs    uint64
+	Current bool
+	// Err says why the index could not be opened to count it; Docs is 0 then.
+	Err error
+}
+
+// Status lists the indexes in dir, oldest first, with their document counts and which one is live.
+func Status(dir string) ([]IndexInfo, error) {
+	names, err := indexNames(dir)
+	if err != nil {
+		return nil, err
+	}
+	cur, err := currentName(dir)
+	if err != nil && !errors.Is(err, search.ErrUnavailable) {
+		return nil, err
+	}
+	out := make([]IndexInfo, 0, len(names))
+	for _, n := range names {
+		info := IndexInfo{Name: n, Current: n == cur}
+		info.Docs, info.Err = docCount(filepath.Join(dir, n))
+		out = append(out, info)
+	}
+	return out, nil
+}
+
+func docCount(path string) (uint64, error) {
+	idx, err := blevesearch.OpenUsing(path, map[string]interface{}{"read_only": true, "bolt_timeout": boltTimeout})
+	if err != nil {
+		return 0, fmt.Errorf("open %s: %w", filepath.Base(path), err)
+	}
+	defer idx.Close()
+	n, err := idx.DocCount()
+	if err != nil {
+		return 0, fmt.Errorf("count %s: %w", filepath.Base(path), err)
+	}
+	return n, nil
+}
+
+// Rollback makes the newest index older than the live one live again and returns its name.
+// Servers pick it up on their next Reload. It fails while a load runs in dir.
+func Rollback(dir string) (string, error) {
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return "", fmt.Errorf("rollback: %w", err)
+	}
+	defer unlock()
+	cur, err := currentName(dir)
+	if err != nil {
+		return "", fmt.Errorf("rollback: %w", err)
+	}
+	names, err := indexNames(dir)
+	if err != nil {
+		return "", fmt.Errorf("rollback: %w", err)
+	}
+	prev := ""
+	for _, n := range names {
+		if n < cur {
+			prev = n
+		}
+	}
+	if prev == "" {
+		return "", fmt.Errorf("rollback: no index older than %s is kept in %s", cur, dir)
+	}
+	if err := switchCurrent(dir, prev); err != nil {
+		return "", fmt.Errorf("rollback: %w", err)
+	}
+	return prev, nil
+}

@@ -1,0 +1,384 @@
+package bleve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"mediagw/search"
+)
+
+func genItems(prefix string, n int) []search.Item {
+	items := make([]search.Item, n)
+	for i := range items {
+		items[i] = search.Item{
+			ID:        fmt.Sprintf("%s-%04d", prefix, i),
+			Type:      search.TypePhoto,
+			Title:     fmt.Sprintf("%s harbour number %d", prefix, i),
+			Date:      fmt.Sprintf("20%02d-01-01", i%25),
+			Downloads: int64(i % 7),
+		}
+	}
+	return items
+}
+
+func seq(items []search.Item) iter.Seq2[search.Item, error] {
+	return func(yield func(search.Item, error) bool) {
+		for _, it := range items {
+			if !yield(it, nil) {
+				return
+			}
+		}
+	}
+}
+
+// failAfter yields n items, then err.
+func failAfter(items []search.Item, n int, err error) iter.Seq2[search.Item, error] {
+	return func(yield func(search.Item, error) bool) {
+		for _, it := range items[:n] {
+			if !yield(it, nil) {
+				return
+			}
+		}
+		yield(search.Item{}, err)
+	}
+}
+
+func load(t *testing.T, l *Loader, items []search.Item) search.LoadStats {
+	t.Helper()
+	st, err := l.Load(t.Context(), seq(items))
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if st.Indexed != len(items) {
+		t.Fatalf("Load indexed %d, want %d", st.Indexed, len(items))
+	}
+	return st
+}
+
+func total(t *testing.T, b *Backend) int {
+	t.Helper()
+	res, err := b.Search(t.Context(), search.Query{Sort: search.SortNewest, Page: 1, PerPage: 1})
+	if err != nil {
+		t.Fatalf("Search: %v", err)
+	}
+	return res.Total
+}
+
+func current(t *testing.T, dir string) string {
+	t.Helper()
+	name, err := currentName(dir)
+	if err != nil {
+		t.Fatalf("current: %v", err)
+	}
+	return name
+}
+
+// entries lists dir, so a test can tell that a failed load left nothing behind.
+func entries(t *testing.T, dir string) string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return strings.Join(names, " ")
+}
+
+func TestOpenWithoutIndex(t *testing.T) {
+	_, err := Open(t.TempDir())
+	if !errors.Is(err, search.ErrUnavailable) {
+		t.Fatalf("Open(empty dir): %v, want search.ErrUnavailable", err)
+	}
+}
+
+func TestLoadSwitchesAndReload(t *testing.T) {
+	dir := t.TempDir()
+	l := NewLoader(dir, 2)
+	first := load(t, l, genItems("a", 30))
+	if got := current(t, dir); got != first.Index {
+		t.Fatalf("current = %s, want %s", got, first.Index)
+	}
+	b, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if b.Version() != first.Index || total(t, b) != 30 {
+		t.Fatalf("serving %s with %d items, want %s with 30", b.Version(), total(t, b), first.Index)
+	}
+	if switched, err := b.Reload(t.Context()); err != nil || switched {
+		t.Fatalf("Reload without a new index = %v, %v; want false, nil", switched, err)
+	}
+
+	second := load(t, l, genItems("b", 45))
+	if second.Index <= first.Index {
+		t.Fatalf("new index %s does not sort after %s", second.Index, first.Index)
+	}
+	if total(t, b) != 30 {
+		t.Fatal("the backend switched before Reload")
+	}
+	if switched, err := b.Reload(t.Context()); err != nil || !switched {
+		t.Fatalf("Reload = %v, %v; want true, nil", switched, err)
+	}
+	if b.Version() != second.Index || total(t, b) != 45 {
+		t.Fatalf("after Reload serving %s with %d items, want %s with 45", b.Version(), total(t, b), second.Index)
+	}
+	cats, err := b.Categories(t.Context())
+	if err != nil || len(cats) != 0 {
+		t.Fatalf("Categories = %v, %v", cats, err)
+	}
+}
+
+func TestLoadKeepsOldIndexes(t *testing.T) {
+	for _, keep := range []int{0, 1, 3} {
+		t.Run(fmt.Sprint("keep ", keep), func(t *testing.T) {
+			dir := t.TempDir()
+			l := NewLoader(dir, keep)
+			var names []string
+			for i := range 5 {
+				names = append(names, load(t, l, genItems(fmt.Sprint(i), 3)).Index)
+			}
+			st, err := Status(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, s := range st {
+				if s.Err != nil || s.Docs != 3 {
+					t.Errorf("Status %s: %d docs, %v", s.Name, s.Docs, s.Err)
+				}
+				if s.Current != (s.Name == names[4]) {
+					t.Errorf("Status %s: current %v", s.Name, s.Current)
+				}
+				got = append(got, s.Name)
+			}
+			want := names[4-keep:]
+			if strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("kept %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+func TestFailedLoadLeavesCurrent(t *testing.T) {
+	boom := errors.New("line 7: bad")
+	tests := []struct {
+		name  string
+		items func() iter.Seq2[search.Item, error]
+		ctx   func() context.Context
+		want  error
+	}{
+		{"items fail", func() iter.Seq2[search.Item, error] { return failAfter(genItems("x", 2500), 2100, boom) }, context.Background, boom},
+		{"items fail at once", func() iter.Seq2[search.Item, error] { return failAfter(genItems("x", 10), 0, boom) }, context.Background, boom},
+		{"cancelled", func() iter.Seq2[search.Item, error] { return seq(genItems("x", 2500)) }, func() context.Context {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			return ctx
+		}, context.Canceled},
+		{"duplicate ids", func() iter.Seq2[search.Item, error] { return seq(append(genItems("x", 5), genItems("x", 2)...)) }, context.Background, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			l := NewLoader(dir, 2)
+			live := load(t, l, genItems("live", 12))
+			before := entries(t, dir)
+			b, err := Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+
+			_, err = l.Load(tt.ctx(), tt.items())
+			if err == nil {
+				t.Fatal("Load succeeded")
+			}
+			if tt.want != nil && !errors.Is(err, tt.want) {
+				t.Errorf("Load: %v, want it to wrap %v", err, tt.want)
+			}
+			if got := current(t, dir); got != live.Index {
+				t.Errorf("current = %s, want %s", got, live.Index)
+			}
+			if after := entries(t, dir); after != before {
+				t.Errorf("directory after the failed load: %s, before: %s", after, before)
+			}
+			if switched, err := b.Reload(t.Context()); err != nil || switched || total(t, b) != 12 {
+				t.Errorf("Reload = %v, %v with %d items; want the live index", switched, err, total(t, b))
+			}
+		})
+	}
+}
+
+func TestOneLoadAtATime(t *testing.T) {
+	dir := t.TempDir()
+	l := NewLoader(dir, 1)
+	started, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := l.Load(t.Context(), func(yield func(search.Item, error) bool) {
+			close(started)
+			<-release
+			for _, it := range genItems("a", 3) {
+				if !yield(it, nil) {
+					return
+				}
+			}
+		})
+		done <- err
+	}()
+	<-started
+	if _, err := NewLoader(dir, 1).Load(t.Context(), seq(genItems("b", 3))); err == nil {
+		t.Error("a second load ran beside the first")
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatalf("first load: %v", err)
+	}
+}
+
+func TestRollback(t *testing.T) {
+	dir := t.TempDir()
+	l := NewLoader(dir, 2)
+	if _, err := Rollback(dir); err == nil {
+		t.Error("Rollback without any index succeeded")
+	}
+	a := load(t, l, genItems("a", 3))
+	if _, err := Rollback(dir); err == nil {
+		t.Error("Rollback without an older index succeeded")
+	}
+	b := load(t, l, genItems("b", 4))
+	c := load(t, l, genItems("c", 5))
+
+	srv, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	for _, want := range []search.LoadStats{b, a} {
+		got, err := Rollback(dir)
+		if err != nil || got != want.Index {
+			t.Fatalf("Rollback = %s, %v; want %s", got, err, want.Index)
+		}
+		if switched, err := srv.Reload(t.Context()); err != nil || !switched || total(t, srv) != want.Indexed {
+			t.Fatalf("Reload after rollback = %v, %v with %d items; want %d", switched, err, total(t, srv), want.Indexed)
+		}
+	}
+	if _, err := Rollback(dir); err == nil {
+		t.Error("Rollback past the oldest index succeeded")
+	}
+	// A load after a rollback goes live and keeps the newest old ones.
+	d := load(t, l, genItems("d", 6))
+	st, err := Status(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range st {
+		names = append(names, s.Name)
+	}
+	if want := []string{b.Index, c.Index, d.Index}; strings.Join(names, " ") != strings.Join(want, " ") {
+		t.Errorf("indexes %v, want %v", names, want)
+	}
+}
+
+// TestReloadUnderLoad swaps indexes while queries run: none may fail, each sees one whole index.
+func TestReloadUnderLoad(t *testing.T) {
+	dir := t.TempDir()
+	l := NewLoader(dir, 1)
+	load(t, l, genItems("a", 40))
+	b, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				res, err := b.Search(context.Background(), search.Query{Text: "harbour", Sort: search.SortRelevance, Page: 1, PerPage: 5})
+				if err == nil && res.Total != 40 && res.Total != 41 {
+					err = fmt.Errorf("total %d, want 40 or 41", res.Total)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	for i := range 4 {
+		load(t, l, genItems(fmt.Sprint("r", i), 40+i%2))
+		if switched, err := b.Reload(t.Context()); err != nil || !switched {
+			t.Errorf("Reload = %v, %v", switched, err)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("query during reload: %v", err)
+	}
+}
+
+// TestOpenTwice: a server and an operator tool (Status) read the same live index at once.
+func TestOpenTwice(t *testing.T) {
+	dir := t.TempDir()
+	load(t, NewLoader(dir, 1), genItems("a", 3))
+	b1, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b1.Close()
+	b2, err := Open(dir)
+	if err != nil {
+		t.Fatalf("second Open of a live index: %v", err)
+	}
+	defer b2.Close()
+	st, err := Status(dir)
+	if err != nil || len(st) != 1 || st[0].Docs != 3 || st[0].Err != nil {
+		t.Fatalf("Status while served = %+v, %v", st, err)
+	}
+	if total(t, b1) != 3 || total(t, b2) != 3 {
+		t.Fatal("the two backends disagree")
+	}
+	if err := b1.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b1.Search(t.Context(), search.Query{Page: 1, PerPage: 1}); !errors.Is(err, search.ErrUnavailable) {
+		t.Errorf("Search after Close: %v, want search.ErrUnavailable", err)
+	}
+	if err := b1.Ping(t.Context()); !errors.Is(err, search.ErrUnavailable) {
+		t.Errorf("Ping after Close: %v, want search.ErrUnavailable", err)
+	}
+}
+
+func TestNamesSortByTime(t *testing.T) {
+	dir := t.TempDir()
+	l := NewLoader(dir, 5)
+	a := load(t, l, genItems("a", 1)).Index
+	b := load(t, l, genItems("b", 1)).Index
+	if !strings.HasPrefix(a, indexPrefix) || a >= b {
+		t.Errorf("names %s, %s: want %s<UTC time>, increasing", a, b, indexPrefix)
+	}
+	if _, err := os.Stat(filepath.Join(dir, a, "index_meta.json")); err != nil {
+		t.Errorf("index %s: %v", a, err)
+	}
+}

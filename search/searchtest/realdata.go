@@ -1,0 +1,296 @@
+package searchtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"testing"
+	"unicode/utf8"
+
+	"mediagw/catalogue"
+	"mediagw/search"
+)
+
+// RealDataPath finds ../shared/data/catalogue.ndjson beside the module root, and reports whether it exists.
+func RealDataPath() (string, bool) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", false
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
+	path := filepath.Join(dir, "..", "shared", "data", "catalogue.ndjson")
+	_, err = os.Stat(path)
+	return path, err == nil
+}
+
+// realStats is the part of the real catalogue's stats.json the checks use.
+type realStats struct {
+	Total  int            `json:"total"`
+	ByType map[string]int `json:"by_type"`
+}
+
+// RunRealData loads the real catalogue (8,222 items) into a backend and checks that it answers
+// sensibly: counts, known titles, every order. It skips when the file is not there.
+func RunRealData(t *testing.T, open Open) {
+	path, ok := RealDataPath()
+	if !ok {
+		t.Skip("no real catalogue at ../shared/data/catalogue.ndjson beside the module root")
+	}
+	items, rejected, err := readReal(path)
+	if err != nil {
+		t.Fatalf("read real catalogue: %v", err)
+	}
+	raw, err := os.ReadFile(filepath.Join(filepath.Dir(path), "stats.json"))
+	if err != nil {
+		t.Fatalf("read stats.json: %v", err)
+	}
+	var want realStats
+	if err := json.Unmarshal(raw, &want); err != nil {
+		t.Fatalf("decode stats.json: %v", err)
+	}
+	// The contract allows ids of 1..128 of [A-Za-z0-9._-] only (an item must be reachable by
+	// resource=item&id=…), and 32 real ids break that rule. Every line is accepted except those,
+	// each reported on its id.
+	breaking, err := contractBreakingIDs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("RejectsOnlyContractBreakingIDs", func(t *testing.T) {
+		if len(rejected) != len(breaking) || len(items)+len(rejected) != want.Total {
+			t.Errorf("accepted %d, rejected %d; stats.json says %d lines, %d of whose ids break the rule",
+				len(items), len(rejected), want.Total, len(breaking))
+		}
+		for _, lerr := range rejected {
+			if _, ok := breaking[lerr.Line]; lerr.Key != "id" || !ok {
+				t.Errorf("rejected %v, which is not an id outside the rule", lerr)
+			}
+		}
+	})
+	b := open(t, items)
+
+	t.Run("Totals", func(t *testing.T) {
+		res := search1(t, b, search.Query{Sort: search.SortNewest, Page: 1, PerPage: 1})
+		if res.Total != len(items) {
+			t.Errorf("total %d, want %d", res.Total, len(items))
+		}
+		for typ, n := range want.ByType {
+			q := search.Query{Type: typ, Sort: search.SortNewest, Page: 1, PerPage: 1}
+			got := search1(t, b, q).Total
+			if model := len(expected(items, q)); got != model {
+				t.Errorf("type %s: total %d, but %d items read have it", typ, got, model)
+			}
+			for _, rtyp := range breaking {
+				if rtyp == typ {
+					n--
+				}
+			}
+			if got != n {
+				t.Errorf("type %s: total %d; stats.json says %d, less the rejected ids", typ, got, n)
+			}
+		}
+	})
+	t.Run("Categories", func(t *testing.T) { testCategories(t, b, items) })
+	t.Run("Authors", func(t *testing.T) {
+		want := authors(items)
+		got, err := b.Authors(ctx(t))
+		if err != nil {
+			t.Fatalf("Authors: %v", err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("Authors: %d authors, want %d (or the order or counts differ)", len(got), len(want))
+		}
+		for _, a := range sampleAuthors(got, 50) {
+			if res := search1(t, b, search.Query{Author: a.Name, Sort: search.SortNewest, Page: 1, PerPage: 1}); res.Total != a.Count {
+				t.Errorf("author %q counts %d, but a search for it finds %d", a.Name, a.Count, res.Total)
+			}
+		}
+	})
+	t.Run("KnownItems", func(t *testing.T) {
+		tests := []struct{ text, title, author string }{
+			{"Pride and Prejudice", "Pride and Prejudice", "Austen, Jane"},
+			{"pride prejudice austen", "Pride and Prejudice", "Austen, Jane"},
+			{"羅生門", "羅生門", "Akutagawa, Ryunosuke"},
+			{"jons jakob berzelius", "Nova analysis aquarum Medeviensium", "Berzelius, Jöns Jakob, friherre"},
+			{"ηλεκτρα", "Ηλέκτρα", "Euripides"},
+			{"Pride and Prejudise", "Pride and Prejudice", "Austen, Jane"},
+		}
+		for _, tt := range tests {
+			i := slices.IndexFunc(items, func(it search.Item) bool { return it.Title == tt.title && it.Author == tt.author })
+			if i < 0 {
+				t.Errorf("the real catalogue has no %q by %q", tt.title, tt.author)
+				continue
+			}
+			q := search.Query{Text: tt.text, Sort: search.SortRelevance, Page: 1, PerPage: 20}
+			if res := search1(t, b, q); !slices.Contains(ids(res.Items), items[i].ID) {
+				t.Errorf("Search(%s): %s (%q) not on the first page; got %v", describe(q), items[i].ID, tt.title, ids(res.Items))
+			}
+		}
+	})
+	t.Run("Items", func(t *testing.T) {
+		for i := 0; i < len(items); i += 97 {
+			got, err := b.Item(ctx(t), items[i].ID)
+			if err != nil {
+				t.Errorf("Item(%q): %v", items[i].ID, err)
+			} else if !reflect.DeepEqual(normalize(got), normalize(items[i])) {
+				t.Errorf("Item(%q) =\n%+v\nwant\n%+v", items[i].ID, got, items[i])
+			}
+		}
+		if _, err := b.Item(ctx(t), "no-such-item"); !errors.Is(err, search.ErrNotFound) {
+			t.Errorf("Item(unknown): %v, want search.ErrNotFound", err)
+		}
+	})
+	t.Run("Orders", func(t *testing.T) {
+		// Every page of 8,000 items in every order is slow under the race detector: walk a subset
+		// whole and sample pages of the whole set at the start, middle and end.
+		for _, s := range search.Sorts {
+			t.Run(string(s), func(t *testing.T) {
+				sub := search.Query{Sort: s, Language: "fr"}
+				got, total := walk(t, b, sub, 50)
+				want := expected(items, sub)
+				if total != len(want) {
+					t.Errorf("Search(%s): total %d, want %d", describe(sub), total, len(want))
+				}
+				sameIDsShort(t, describe(sub), ids(got), want)
+
+				q := search.Query{Sort: s, PerPage: 50}
+				all := expected(items, q)
+				last := (len(all) + q.PerPage - 1) / q.PerPage
+				for _, page := range []int{1, 2, 3, last / 2, last/2 + 1, last - 1, last, last + 1} {
+					q.Page = page
+					res := search1(t, b, q)
+					if res.Total != len(all) {
+						t.Errorf("Search(%s): total %d, want %d", describe(q), res.Total, len(all))
+					}
+					lo, hi := min((page-1)*q.PerPage, len(all)), min(page*q.PerPage, len(all))
+					sameIDsShort(t, describe(q), ids(res.Items), all[lo:hi])
+				}
+			})
+		}
+		for _, q := range []search.Query{
+			{Text: "python", Sort: search.SortRelevance},
+			{Text: "history", Sort: search.SortRelevance, Type: search.TypeDocument},
+			{Text: "untitled", Sort: search.SortAZ},
+		} {
+			got, total := walk(t, b, q, 50)
+			seen := map[string]bool{}
+			for _, id := range ids(got) {
+				if seen[id] {
+					t.Errorf("Search(%s): %s on two pages", describe(q), id)
+				}
+				seen[id] = true
+			}
+			if len(seen) != total || total == 0 {
+				t.Errorf("Search(%s): pages hold %d distinct items, total %d", describe(q), len(seen), total)
+			}
+		}
+	})
+}
+
+// sameIDsShort is sameIDs without printing thousands of ids.
+func sameIDsShort(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if slices.Equal(got, want) {
+		return
+	}
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			t.Errorf("%s: first difference at %d: got %q, want %q", what, i, got[i], want[i])
+			return
+		}
+	}
+	t.Errorf("%s: got %d ids, want %d", what, len(got), len(want))
+}
+
+// sampleAuthors picks up to n authors: every non-ASCII one first, then evenly spread others.
+func sampleAuthors(all []search.Author, n int) []search.Author {
+	var out []search.Author
+	for _, a := range all {
+		if len(out) < n/2 && !isASCII(a.Name) {
+			out = append(out, a)
+		}
+	}
+	if step := len(all) / max(n-len(out), 1); step > 0 {
+		for i := 0; i < len(all) && len(out) < n; i += step {
+			out = append(out, all[i])
+		}
+	}
+	return out
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// readReal reads the real catalogue, setting aside the lines that break the format.
+func readReal(path string) ([]search.Item, []*catalogue.LineError, error) {
+	rc, err := catalogue.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rc.Close()
+	r := catalogue.NewReader(rc)
+	var (
+		items    []search.Item
+		rejected []*catalogue.LineError
+	)
+	for {
+		it, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return items, rejected, nil
+		}
+		var lerr *catalogue.LineError
+		if errors.As(err, &lerr) {
+			rejected = append(rejected, lerr)
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		items = append(items, it)
+	}
+}
+
+// contractBreakingIDs returns the line numbers, with their types, whose id the contract's rule
+// refuses, decided here independently of the catalogue reader.
+func contractBreakingIDs(path string) (map[int]string, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	rule := regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
+	out := make(map[int]string)
+	for i, line := range bytes.Split(bytes.TrimRight(raw, "\n"), []byte("\n")) {
+		var rec struct {
+			ID   string `json:"id"`
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(line, &rec); err != nil {
+			return nil, fmt.Errorf("line %d: %w", i+1, err)
+		}
+		if !rule.MatchString(rec.ID) {
+			out[i+1] = rec.Type
+		}
+	}
+	return out, nil
+}
