@@ -1,0 +1,12 @@
+// Package openapi holds the API's contract as an OpenAPI 3.1 document, embedded so that the binary
+// serves exactly the file in the repository. Tests in this package hold the gateway's real
+// responses to it.
+package openapi
+
+import _ "embed"
+
+// Document is openapi.json: the OpenAPI 3.1 description of every path, parameter, body, header and
+// status of the public API.
+//
+//go:embed openapi.json
+var Document []byte
