@@ -137,7 +137,7 @@ func tag(resource string) echo.MiddlewareFunc {
 	}
 }
 
-// tagAPI names the base path's resource when the resource parameter is valid; api reports it when not.
+// tagAPI names the base path's resource when the resource parameter is valid; a bad one is api's to report.
 func tagAPI(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c *echo.Context) error {
 		if res, errs := parseResource(splitQuery(c.Request().URL.RawQuery)); errs == nil {

@@ -54,7 +54,9 @@ func (a *embeddedAdmin) Status(context.Context) ([]indexInfo, error) {
 	return out, nil
 }
 
-func (a *embeddedAdmin) Rollback(context.Context) (string, error) { return blevebackend.Rollback(a.dir) }
+func (a *embeddedAdmin) Rollback(context.Context) (string, error) {
+	return blevebackend.Rollback(a.dir)
+}
 
 func (a *embeddedAdmin) Close() error { return nil }
 
