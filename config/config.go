@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"mediagw/ratelimit"
 )
 
 // Config holds every setting of mediagw and mediactl.
@@ -67,13 +69,14 @@ var Settings = []Setting{
 		func(c *Config, v string) error { c.OpenSearchURL = v; return checkURLs(v) }},
 	{"OPENSEARCH_INDEX", "opensearch-index", "media", "OpenSearch alias the API reads; loads create <alias>-<timestamp> behind it",
 		func(c *Config, v string) error { c.OpenSearchIndex = v; return nonEmpty(v) }},
-	{"REDIS_URL", "redis-url", "", "Redis for the shared rate limit (redis:// or rediss://); empty keeps the limit in process",
+	{"REDIS_URL", "redis-url", "", "Redis for the shared rate limit (redis://, rediss://, unix://, Sentinel with ?master_name=, redis+cluster://); empty keeps the limit in process",
 		func(c *Config, v string) error {
 			c.RedisURL = v
 			if v == "" {
 				return nil
 			}
-			return checkURLs(v)
+			_, err := ratelimit.ParseRedisURL(v)
+			return err
 		}},
 	{"MEDIA_RATE_LIMIT", "rate-limit", "120", "requests per visitor per window",
 		func(c *Config, v string) error { return positiveInt(v, &c.RateLimit) }},
@@ -155,7 +158,7 @@ func Register(fs *flag.FlagSet, getenv func(string) string) func() (Config, erro
 		var c Config
 		for i, s := range Settings {
 			if err := s.set(&c, values[i]); err != nil {
-				return Config{}, fmt.Errorf("invalid %s (-%s) %q: %w", s.Env, s.Flag, values[i], err)
+				return Config{}, fmt.Errorf("invalid %s (-%s) %q: %w", s.Env, s.Flag, redact(values[i]), err)
 			}
 		}
 		return c, nil
@@ -186,6 +189,14 @@ func ParsePrefixes(s string) ([]netip.Prefix, error) {
 		out = append(out, netip.PrefixFrom(a, a.BitLen()))
 	}
 	return out, nil
+}
+
+// redact hides the password of URLs, so that an error about a setting never prints a secret.
+func redact(v string) string {
+	if u, err := url.Parse(v); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return v
 }
 
 func checkAddr(v string) error {

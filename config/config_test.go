@@ -50,6 +50,7 @@ func TestInvalid(t *testing.T) {
 		{"MEDIA_BACKEND", "elastic"},
 		{"OPENSEARCH_URL", "localhost"},
 		{"REDIS_URL", "nowhere"},
+		{"REDIS_URL", "http://127.0.0.1:6379"},
 		{"MEDIA_RATE_LIMIT", "0"},
 		{"MEDIA_RATE_LIMIT", "ten"},
 		{"MEDIA_RATE_WINDOW", "10"},
@@ -86,5 +87,21 @@ func TestREADMEListsEverySetting(t *testing.T) {
 		if !strings.Contains(string(readme), row) {
 			t.Errorf("README.md lacks the row starting %s", row)
 		}
+	}
+}
+
+func TestRedisURLForms(t *testing.T) {
+	for _, v := range []string{"redis://127.0.0.1:6379/0", "rediss://:pw@redis.example:6380", "unix:///run/redis.sock",
+		"redis://127.0.0.1:26379?master_name=mymaster", "redis+cluster://10.0.0.1:6379,10.0.0.2:6379"} {
+		if _, _, err := Load("mediagw", nil, env(map[string]string{"REDIS_URL": v}), io.Discard); err != nil {
+			t.Errorf("REDIS_URL=%s: %v", v, err)
+		}
+	}
+}
+
+func TestErrorsHidePasswords(t *testing.T) {
+	_, _, err := Load("mediagw", nil, env(map[string]string{"REDIS_URL": "ftp://user:s3cret@host/"}), io.Discard)
+	if err == nil || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("error = %v, want one without the password", err)
 	}
 }

@@ -71,13 +71,18 @@ func redisClient(t testing.TB, raw string) redis.UniversalClient {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// go-redis dials five times, 100ms apart, before a call to a stopped Redis fails; production's
+	// 100ms per-call timeout cuts that short, the tests' generous one would not.
 	switch {
 	case cfg.Single != nil:
-		cfg.Single.ReadTimeout, cfg.Single.WriteTimeout, cfg.Single.PoolTimeout = limiterTimeout, limiterTimeout, limiterTimeout
+		o := cfg.Single
+		o.ReadTimeout, o.WriteTimeout, o.PoolTimeout, o.DialerRetries = limiterTimeout, limiterTimeout, limiterTimeout, 1
 	case cfg.Cluster != nil:
-		cfg.Cluster.ReadTimeout, cfg.Cluster.WriteTimeout, cfg.Cluster.PoolTimeout = limiterTimeout, limiterTimeout, limiterTimeout
+		o := cfg.Cluster
+		o.ReadTimeout, o.WriteTimeout, o.PoolTimeout, o.DialerRetries = limiterTimeout, limiterTimeout, limiterTimeout, 1
 	default:
-		cfg.Sentinel.ReadTimeout, cfg.Sentinel.WriteTimeout, cfg.Sentinel.PoolTimeout = limiterTimeout, limiterTimeout, limiterTimeout
+		o := cfg.Sentinel
+		o.ReadTimeout, o.WriteTimeout, o.PoolTimeout, o.DialerRetries = limiterTimeout, limiterTimeout, limiterTimeout, 1
 	}
 	c := cfg.NewClient()
 	t.Cleanup(func() { c.Close() })
@@ -409,14 +414,12 @@ func TestReplicasWhenRedisStops(t *testing.T) {
 	// A small limit with a long window: a request drains only every minute, so the counts are
 	// exact however slow the machine.
 	policy := ratelimit.Policy{Limit: 10, Window: 10 * time.Minute}
-	const retry = 50 * time.Millisecond
+	const retry = 250 * time.Millisecond
 	rs := newReplicas(t, replicaSetup{redisURL: srv.url, policy: policy, trusted: loopback, retry: retry})
 
 	rs.shareOneLimit("198.51.100.10")
 
-	t0 := time.Now()
 	srv.stop()
-	t.Logf("stop %v", time.Since(t0))
 	// Each replica lets the visitor make Limit requests of its own, then refuses.
 	const during = "198.51.100.11"
 	start := time.Now()
@@ -424,7 +427,6 @@ func TestReplicasWhenRedisStops(t *testing.T) {
 		rec, i := rs.inTurn(during)
 		rs.expectAllowed(rec, i, policy.Limit-1-n/len(rs.urls), start)
 	}
-	t.Logf("during %v", time.Since(t0))
 	for i := range rs.urls {
 		rs.expectLimited(rs.do(i, during), i)
 	}
@@ -440,14 +442,12 @@ func TestReplicasWhenRedisStops(t *testing.T) {
 		t.Errorf("%d warnings about Redis, want one per replica (%d)", n, len(rs.urls))
 	}
 
-	t.Logf("before start %v", time.Since(t0))
 	srv.start()
-	t.Logf("started %v", time.Since(t0))
 	// A replica asks Redis again once its retry interval has passed; the first try may still
 	// meet a connection from before the restart, so allow a bounded number of tries.
 	for i := range rs.urls {
 		for try := 0; rs.metric(i, "mediagw_ratelimit_fallback_active") != 0; try++ {
-			if try == 200 {
+			if try == 40 {
 				t.Fatalf("replica %d still decides in process after Redis returned", i)
 			}
 			time.Sleep(retry)
@@ -458,7 +458,6 @@ func TestReplicasWhenRedisStops(t *testing.T) {
 		t.Errorf("%d lines about Redis answering again, want one per replica (%d)", n, len(rs.urls))
 	}
 
-	t.Logf("recovered %v", time.Since(t0))
 	before := rs.fallbacks()
 	rs.shareOneLimit("198.51.100.13")
 	for i, n := range rs.fallbacks() {
