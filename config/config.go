@@ -26,15 +26,21 @@ type Config struct {
 	IndexDir        string
 	OpenSearchURL   string
 	OpenSearchIndex string
-	RedisURL        string
-	RateLimit       int
-	RateWindow      time.Duration
-	TrustedProxies  []netip.Prefix
-	PublicURL       string
-	BasePath        string
-	Attribution     string
-	BackendTimeout  time.Duration
-	ShutdownGrace   time.Duration
+	// OpenSearchMapping is an operator's own index definition file; empty means the built-in one.
+	OpenSearchMapping string
+	RedisURL          string
+	RateLimit         int
+	RateWindow        time.Duration
+	TrustedProxies    []netip.Prefix
+	PublicURL         string
+	BasePath          string
+	Attribution       string
+	BackendTimeout    time.Duration
+	// Cache says whether answers are cached in memory (search/cache); CacheTTL is how long a search
+	// or item answer is kept.
+	Cache         bool
+	CacheTTL      time.Duration
+	ShutdownGrace time.Duration
 	// ShutdownDelay is how long readiness fails before the listener closes, so that load balancers
 	// stop sending traffic first.
 	ShutdownDelay time.Duration
@@ -69,6 +75,8 @@ var Settings = []Setting{
 		func(c *Config, v string) error { c.OpenSearchURL = v; return checkURLs(v) }},
 	{"OPENSEARCH_INDEX", "opensearch-index", "media", "OpenSearch alias the API reads; loads create <alias>-<timestamp> behind it",
 		func(c *Config, v string) error { c.OpenSearchIndex = v; return nonEmpty(v) }},
+	{"OPENSEARCH_MAPPING", "opensearch-mapping", "", "index settings and mappings file for new indices; empty uses the built-in mappings/items.json",
+		func(c *Config, v string) error { c.OpenSearchMapping = v; return nil }},
 	{"REDIS_URL", "redis-url", "", "Redis for the shared rate limit (redis://, rediss://, unix://, Sentinel with ?master_name=, redis+cluster://); empty keeps the limit in process",
 		func(c *Config, v string) error {
 			c.RedisURL = v
@@ -112,6 +120,17 @@ var Settings = []Setting{
 		func(c *Config, v string) error { c.Attribution = v; return nil }},
 	{"MEDIA_BACKEND_TIMEOUT", "backend-timeout", "5s", "deadline of one search-engine call; past it the client gets 504",
 		func(c *Config, v string) error { return positiveDuration(v, &c.BackendTimeout) }},
+	{"MEDIA_CACHE", "cache", "on", "on caches answers in memory per index version (categories, authors, recent searches and items) and shares identical concurrent engine calls; off asks the engine every time",
+		func(c *Config, v string) error {
+			switch v {
+			case "on", "off":
+				c.Cache = v == "on"
+				return nil
+			}
+			return errors.New("must be on or off")
+		}},
+	{"MEDIA_CACHE_TTL", "cache-ttl", "10s", "how long a cached search or item answer is served; a new index version drops it at once",
+		func(c *Config, v string) error { return positiveDuration(v, &c.CacheTTL) }},
 	{"MEDIA_SHUTDOWN_GRACE", "shutdown-grace", "25s", "how long in-flight requests may finish after SIGTERM",
 		func(c *Config, v string) error { return positiveDuration(v, &c.ShutdownGrace) }},
 	{"MEDIA_SHUTDOWN_DELAY", "shutdown-delay", "5s", "how long /readyz fails before the listener closes on SIGTERM",

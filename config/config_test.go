@@ -18,7 +18,8 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Addr != ":8080" || c.AdminAddr != "127.0.0.1:9090" || c.Backend != "embedded" || c.RateLimit != 120 ||
-		c.RateWindow != 10*time.Minute || c.BasePath != "/" || c.RedisURL != "" || len(rest) != 0 {
+		c.RateWindow != 10*time.Minute || c.BasePath != "/" || c.RedisURL != "" || !c.Cache || c.CacheTTL != 10*time.Second ||
+		len(rest) != 0 {
 		t.Errorf("defaults = %+v", c)
 	}
 }
@@ -60,6 +61,8 @@ func TestInvalid(t *testing.T) {
 		{"MEDIA_BASE_PATH", "api"},
 		{"MEDIA_LOG_LEVEL", "loud"},
 		{"MEDIA_KEEP_INDICES", "-1"},
+		{"MEDIA_CACHE", "yes"},
+		{"MEDIA_CACHE_TTL", "0s"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.env+"="+tt.value, func(t *testing.T) {

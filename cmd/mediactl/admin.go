@@ -32,7 +32,7 @@ func openAdmin(ctx context.Context, e *env) (admin, error) {
 	case "embedded":
 		return &embeddedAdmin{Loader: blevebackend.NewLoader(e.cfg.IndexDir, e.cfg.KeepIndices), dir: e.cfg.IndexDir}, nil
 	case "opensearch":
-		return openSearchAdmin(ctx, e)
+		return newOpenSearchAdmin(e)
 	}
 	return nil, fmt.Errorf("unknown backend %q", e.cfg.Backend)
 }

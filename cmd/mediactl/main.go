@@ -26,6 +26,8 @@ commands:
   load      [-rejects FILE] FILE     build a new index from FILE and make it live
   status                             show the live index and the kept ones
   rollback                           make the previous kept index live again
+  bench     [-mode mix|probe|load] -gateway URL -catalogue FILE
+                                     measure the gateway against OpenSearch itself (see -h)
 
 Every command also takes the settings of mediagw (see -h of a command), from flags or environment.
 `
@@ -62,6 +64,7 @@ type env struct {
 	n       int
 	seed    int64
 	out     string
+	bench   benchFlags
 }
 
 var commands = []command{
@@ -74,6 +77,7 @@ var commands = []command{
 	{name: "load", run: runLoad, flags: rejectsFlag},
 	{name: "status", run: runStatus},
 	{name: "rollback", run: runRollback},
+	{name: "bench", run: runBench, flags: benchFlagSet},
 }
 
 func rejectsFlag(fs *flag.FlagSet, e *env) {

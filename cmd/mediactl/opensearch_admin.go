@@ -2,9 +2,29 @@ package main
 
 import (
 	"context"
-	"errors"
+
+	"mediagw/cmd/internal/backends"
+	"mediagw/search/opensearch"
 )
 
-func openSearchAdmin(context.Context, *env) (admin, error) {
-	return nil, errors.New("TODO opensearch")
+type openSearchAdmin struct{ *opensearch.Backend }
+
+func newOpenSearchAdmin(e *env) (admin, error) {
+	b, err := backends.OpenSearch(e.cfg)
+	if err != nil {
+		return nil, err
+	}
+	return openSearchAdmin{b}, nil
+}
+
+func (a openSearchAdmin) Status(ctx context.Context) ([]indexInfo, error) {
+	st, err := a.Backend.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]indexInfo, len(st.Indices))
+	for i, in := range st.Indices {
+		out[i] = indexInfo{Name: in.Name, Docs: in.Docs, Live: in.Live, Err: in.Err}
+	}
+	return out, nil
 }

@@ -12,7 +12,6 @@ import (
 	"net/http/pprof"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -22,12 +21,14 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"mediagw/cmd/internal/backends"
 	"mediagw/config"
 	"mediagw/gateway"
 	"mediagw/openapi"
 	"mediagw/ratelimit"
 	"mediagw/search"
 	blevebackend "mediagw/search/bleve"
+	"mediagw/search/cache"
 )
 
 func main() {
@@ -59,6 +60,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return err
 	}
 	defer closeBackend()
+	if cfg.Cache {
+		cached := cache.New(backend, cache.Options{TTL: cfg.CacheTTL, CallTimeout: cfg.BackendTimeout})
+		if err := reg.Register(cached); err != nil {
+			return fmt.Errorf("register cache metrics: %w", err)
+		}
+		backend = cached
+	}
 
 	limiter, closeLimiter, err := openLimiter(cfg, log, reg)
 	if err != nil {
@@ -164,7 +172,11 @@ func newLogger(w io.Writer, level string) *zap.Logger {
 func openBackend(ctx context.Context, cfg config.Config, log *zap.Logger) (search.Backend, func(), error) {
 	switch cfg.Backend {
 	case "opensearch":
-		return openOpenSearch(cfg)
+		b, err := backends.OpenSearch(cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		return b, func() { b.Close() }, nil
 	default:
 		b, err := blevebackend.Open(cfg.IndexDir)
 		if err != nil {
@@ -224,14 +236,4 @@ func openLimiter(cfg config.Config, log *zap.Logger, reg prometheus.Registerer) 
 		return nil, nil, fmt.Errorf("register rate-limit metrics: %w", err)
 	}
 	return fb, closer, nil
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }

@@ -309,6 +309,7 @@ func TestAdminMetrics(t *testing.T) {
 		`mediagw_http_requests_total{resource="categories",status="200"} 1`,
 		`mediagw_http_request_duration_seconds_count{resource="categories"} 1`,
 		`mediagw_backend_duration_seconds_count{op="categories"} 1`,
+		`mediagw_cache_requests_total{op="categories",result="miss"} 1`,
 		`mediagw_backend_errors_total{kind="unavailable",op="search"} 0`,
 		`mediagw_http_not_modified_total{resource="items"} 0`,
 		`mediagw_http_requests_in_flight 0`,
@@ -344,6 +345,35 @@ func TestAdminMetrics(t *testing.T) {
 }
 
 // TestBadConfiguration: a replica that cannot serve as configured says why in one line and exits.
+// TestCacheOff: with MEDIA_CACHE=off every request reaches the engine and no cache series exist.
+func TestCacheOff(t *testing.T) {
+	env := testEnv(t)
+	env["MEDIA_CACHE"] = "off"
+	s := start(t, env)
+	c := &http.Client{Transport: &http.Transport{}, Timeout: waitLimit}
+	defer c.CloseIdleConnections()
+	for i := range 2 {
+		if err := fetch(c, s.public+"/?resource=categories", fmt.Sprintf("off-%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resp, err := c.Get(s.admin + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(body, []byte("mediagw_cache_")) {
+		t.Errorf("/metrics has cache series with the cache off")
+	}
+	if !bytes.Contains(body, []byte(`mediagw_backend_duration_seconds_count{op="categories"} 2`)) {
+		t.Errorf("/metrics does not show both categories requests reaching the backend")
+	}
+}
+
 func TestBadConfiguration(t *testing.T) {
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

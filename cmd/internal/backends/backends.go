@@ -1,0 +1,47 @@
+// Package backends opens the search backend the settings name, for both binaries.
+package backends
+
+import (
+	"fmt"
+	"strings"
+
+	"mediagw/config"
+	"mediagw/mappings"
+	"mediagw/search/opensearch"
+)
+
+// OpenSearch makes the OpenSearch backend of cfg; it does not contact the engine.
+func OpenSearch(cfg config.Config) (*opensearch.Backend, error) {
+	oc := opensearch.Config{
+		URLs:    SplitList(cfg.OpenSearchURL),
+		Alias:   cfg.OpenSearchIndex,
+		Timeout: cfg.BackendTimeout,
+		Keep:    cfg.KeepIndices,
+	}
+	if cfg.KeepIndices == 0 {
+		oc.Keep = -1 // the backend reads 0 as "default"
+	}
+	if cfg.OpenSearchMapping != "" {
+		m, err := mappings.Read(cfg.OpenSearchMapping)
+		if err != nil {
+			return nil, err
+		}
+		oc.Mapping = m
+	}
+	b, err := opensearch.New(oc)
+	if err != nil {
+		return nil, fmt.Errorf("opensearch backend: %w", err)
+	}
+	return b, nil
+}
+
+// SplitList splits a comma-separated setting, dropping empty parts.
+func SplitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

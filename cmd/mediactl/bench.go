@@ -1,0 +1,269 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"mediagw/bench"
+	"mediagw/search/opensearch"
+)
+
+// benchFlags are the flags of `mediactl bench`.
+type benchFlags struct {
+	mode      string
+	gateways  string
+	direct    bool
+	catalogue string
+	duration  time.Duration
+	warmup    time.Duration
+	rounds    int
+	qps       float64
+	conc      int
+	visitors  int
+	limit     bool
+	seed      uint64
+	distinct  int
+	timeout   time.Duration
+	rss       string
+	probeN    int
+	clear     bool
+	batch     int
+	workers   int
+}
+
+func benchFlagSet(fs *flag.FlagSet, e *env) {
+	b := &e.bench
+	fs.StringVar(&b.mode, "mode", "mix", "mix: replay the request mix; probe: categories and authors cold, then cached; load: mediactl load against a plain _bulk")
+	fs.StringVar(&b.gateways, "gateway", "", "gateway base URLs to measure, comma-separated, each URL or NAME=URL (e.g. gateway=http://127.0.0.1:8080/)")
+	fs.BoolVar(&b.direct, "direct", true, "also send the mix straight to OpenSearch (-opensearch-url, alias -opensearch-index): the baseline")
+	fs.StringVar(&b.catalogue, "catalogue", "", "catalogue file the mix is drawn from (mix), or loaded (load)")
+	fs.DurationVar(&b.duration, "duration", 20*time.Second, "measured time per target")
+	fs.DurationVar(&b.warmup, "warmup", 5*time.Second, "unmeasured warm-up per target")
+	fs.IntVar(&b.rounds, "rounds", 2, "phases per target, alternating between targets")
+	fs.Float64Var(&b.qps, "qps", 0, "open-loop rate in requests/s; 0 runs closed-loop at -c")
+	fs.IntVar(&b.conc, "c", 8, "concurrent connections (closed-loop clients)")
+	fs.IntVar(&b.visitors, "visitors", 10000, "distinct visitors sent in X-Forwarded-For (the gateway must trust 127.0.0.1)")
+	fs.BoolVar(&b.limit, "limit", false, "one visitor, no X-Forwarded-For: the real rate limit applies")
+	fs.Uint64Var(&b.seed, "seed", 1, "seed of the mix: the same seed and catalogue give the same requests")
+	fs.IntVar(&b.distinct, "distinct", 20000, "distinct searches (and items) the mix repeats")
+	fs.DurationVar(&b.timeout, "timeout", 10*time.Second, "deadline of one request")
+	fs.StringVar(&b.rss, "rss", "", "processes whose RSS to sample during the run, comma-separated NAME=PID")
+	fs.IntVar(&b.probeN, "n", 50, "probe: cached requests after the cold one")
+	fs.BoolVar(&b.clear, "clear-cache", true, "probe: clear OpenSearch's request cache before each target's cold request")
+	fs.IntVar(&b.batch, "batch", 1000, "load: documents per bulk request, both ways")
+	fs.IntVar(&b.workers, "workers", 2, "load: bulk requests in flight, both ways")
+}
+
+func runBench(ctx context.Context, e *env, args []string) error {
+	if len(args) != 0 {
+		return fmt.Errorf("%w: bench takes flags only, got %q", errUsage, args)
+	}
+	b := e.bench
+	switch b.mode {
+	case "mix":
+		return benchMix(ctx, e)
+	case "probe":
+		return benchProbe(ctx, e)
+	case "load":
+		return benchLoad(ctx, e)
+	}
+	return fmt.Errorf("%w: -mode must be mix, probe or load", errUsage)
+}
+
+// targets are the direct baseline (first, when asked for) and the gateways.
+func benchTargets(e *env) ([]bench.Target, error) {
+	b := e.bench
+	client := bench.NewClient(b.conc, b.timeout)
+	var out []bench.Target
+	if b.direct {
+		out = append(out, bench.NewOpenSearch("opensearch", firstURL(e.cfg.OpenSearchURL), client))
+	}
+	visitors := b.visitors
+	if b.limit {
+		visitors = 0
+	}
+	for i, g := range splitList(b.gateways) {
+		name, u, ok := strings.Cut(g, "=")
+		if !ok {
+			name, u = "gateway", g
+			if i > 0 {
+				name += strconv.Itoa(i + 1)
+			}
+		}
+		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+			return nil, fmt.Errorf("%w: -gateway %q: want an http(s) URL", errUsage, u)
+		}
+		out = append(out, bench.NewGateway(name, u, client, visitors))
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: nothing to measure: give -gateway URL or keep -direct", errUsage)
+	}
+	return out, nil
+}
+
+func firstURL(list string) string { return splitList(list)[0] }
+
+func benchMix(ctx context.Context, e *env) error {
+	b := e.bench
+	if b.catalogue == "" {
+		return fmt.Errorf("%w: -catalogue FILE is required", errUsage)
+	}
+	targets, err := benchTargets(e)
+	if err != nil {
+		return err
+	}
+	corpus, err := bench.ReadCorpus(b.catalogue)
+	if err != nil {
+		return err
+	}
+	mix, err := bench.BuildMix(corpus, bench.MixOptions{Seed: b.seed, Alias: e.cfg.OpenSearchIndex, Distinct: b.distinct})
+	if err != nil {
+		return err
+	}
+	n := mix.Count()
+	loop := fmt.Sprintf("closed loop, %d connections", b.conc)
+	if b.qps > 0 {
+		loop = fmt.Sprintf("open loop at %.0f req/s over %d connections", b.qps, b.conc)
+	}
+	fmt.Fprintf(e.stdout, "mix: %d requests (%d distinct) from %d items: items %d, item %d, categories %d, authors %d; seed %d\n",
+		len(mix.Seq), mix.Distinct, len(corpus.IDs), n[bench.KindItems], n[bench.KindItem], n[bench.KindCategories], n[bench.KindAuthors], b.seed)
+	fmt.Fprintf(e.stdout, "run: %s; %s measured per target in %d rounds after %s warm-up; visitors %s\n",
+		loop, b.duration, b.rounds, b.warmup, visitorsNote(b))
+
+	watches, err := watchRSS(b.rss)
+	if err != nil {
+		return err
+	}
+	results, runErr := bench.Run(ctx, mix, targets, bench.RunOptions{
+		QPS: b.qps, Concurrency: b.conc, Duration: b.duration, Rounds: b.rounds, Warmup: b.warmup,
+		Timeout: b.timeout, Progress: e.stderr,
+	})
+	var reports []bench.RSSReport
+	for _, w := range watches {
+		reports = append(reports, w.Stop())
+	}
+	if runErr != nil && !errors.Is(runErr, context.Canceled) {
+		return runErr
+	}
+	if err := bench.WriteTable(e.stdout, results); err != nil {
+		return err
+	}
+	if len(reports) > 0 {
+		fmt.Fprintln(e.stdout)
+		if err := bench.WriteRSSTable(e.stdout, reports); err != nil {
+			return err
+		}
+	}
+	return runErr
+}
+
+func visitorsNote(b benchFlags) string {
+	if b.limit {
+		return "1 (the real rate limit applies)"
+	}
+	return strconv.Itoa(b.visitors) + " via X-Forwarded-For"
+}
+
+func watchRSS(list string) ([]*bench.RSSWatch, error) {
+	var out []*bench.RSSWatch
+	for _, p := range splitList(list) {
+		name, pidStr, ok := strings.Cut(p, "=")
+		if !ok {
+			name, pidStr = "pid "+p, p
+		}
+		pid, err := strconv.Atoi(pidStr)
+		if err != nil || pid <= 0 {
+			return nil, fmt.Errorf("%w: -rss %q: want NAME=PID", errUsage, p)
+		}
+		if _, err := bench.ReadRSS(pid); err != nil {
+			return nil, err
+		}
+		out = append(out, bench.WatchRSS(name, pid, 500*time.Millisecond))
+	}
+	return out, nil
+}
+
+func benchProbe(ctx context.Context, e *env) error {
+	b := e.bench
+	targets, err := benchTargets(e)
+	if err != nil {
+		return err
+	}
+	var clear func(context.Context) error
+	if b.clear {
+		client := bench.NewClient(1, b.timeout)
+		u := firstURL(e.cfg.OpenSearchURL) + "/" + e.cfg.OpenSearchIndex + "/_cache/clear?request=true"
+		clear = func(ctx context.Context) error {
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, nil)
+			if err != nil {
+				return err
+			}
+			resp, err := client.Do(req)
+			if err != nil {
+				return fmt.Errorf("clear OpenSearch request cache: %w", err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				return fmt.Errorf("clear OpenSearch request cache: status %d", resp.StatusCode)
+			}
+			return nil
+		}
+	}
+	res, err := bench.Probe(ctx, targets, e.cfg.OpenSearchIndex, b.probeN, b.timeout, clear)
+	if err != nil {
+		return err
+	}
+	return bench.WriteProbeTable(e.stdout, res)
+}
+
+func benchLoad(ctx context.Context, e *env) error {
+	b := e.bench
+	if b.catalogue == "" {
+		return fmt.Errorf("%w: -catalogue FILE is required", errUsage)
+	}
+	docs, err := bench.BulkDocs(b.catalogue)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "load: %d items from %s into %s, %d per bulk request, %d in flight, both ways\n",
+		len(docs), b.catalogue, firstURL(e.cfg.OpenSearchURL), b.batch, b.workers)
+	plain := bench.PlainBulk{Client: bench.NewClient(b.workers, 0), URL: firstURL(e.cfg.OpenSearchURL),
+		Index: e.cfg.OpenSearchIndex + "-plainbulk", Batch: b.batch, Workers: b.workers}
+	fmt.Fprintln(e.stderr, "bench: plain _bulk upload")
+	base, err := plain.Run(ctx, docs)
+	if err != nil {
+		return err
+	}
+	keep := e.cfg.KeepIndices
+	if keep == 0 {
+		keep = -1 // the backend reads 0 as its default
+	}
+	backend, err := opensearch.New(opensearch.Config{URLs: splitList(e.cfg.OpenSearchURL), Alias: e.cfg.OpenSearchIndex,
+		Keep: keep, BatchSize: b.batch, Workers: b.workers})
+	if err != nil {
+		return err
+	}
+	defer backend.Close()
+	fmt.Fprintln(e.stderr, "bench: mediactl load (the alias moves to the new index)")
+	loaded, err := bench.Loaded(ctx, "mediactl load", backend, b.catalogue)
+	if err != nil {
+		return err
+	}
+	return bench.WriteLoadTable(e.stdout, []bench.LoadResult{base, loaded})
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,75 @@
+package mappings
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestItemsIsValid(t *testing.T) {
+	if err := Check(Items); err != nil {
+		t.Fatalf("items.json: %v", err)
+	}
+	var def struct {
+		Mappings struct {
+			Properties map[string]struct {
+				Type   string `json:"type"`
+				Format string `json:"format"`
+				Index  *bool  `json:"index"`
+			} `json:"properties"`
+		} `json:"mappings"`
+	}
+	if err := json.Unmarshal(Items, &def); err != nil {
+		t.Fatal(err)
+	}
+	// The backend's queries, filters and sorts rely on these types.
+	want := map[string]string{
+		"id": "keyword", "type": "keyword", "category": "keyword", "category_name": "keyword",
+		"author": "keyword", "language": "keyword", "title_sort": "keyword",
+		"title": "text", "summary": "text", "description": "text", "tags": "text", "keywords": "text",
+		"date": "date", "downloads": "long",
+	}
+	for field, typ := range want {
+		p, ok := def.Mappings.Properties[field]
+		if !ok || p.Type != typ {
+			t.Errorf("field %s: type %q, want %q", field, p.Type, typ)
+		}
+		if p.Index != nil && !*p.Index {
+			t.Errorf("field %s is not indexed", field)
+		}
+	}
+	if f := def.Mappings.Properties["date"].Format; f != "yyyy-MM-dd" {
+		t.Errorf("date format %q, want yyyy-MM-dd", f)
+	}
+}
+
+func TestRead(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, content string
+		ok            bool
+	}{
+		{"shipped file", string(Items), true},
+		{"mappings only", `{"mappings": {"properties": {}}}`, true},
+		{"not JSON", `mappings:`, false},
+		{"array", `[]`, false},
+		{"no mappings", `{"settings": {}}`, false},
+		{"a whole GET response", `{"items-1": {"mappings": {}}}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, tt.name+".json")
+			if err := os.WriteFile(path, []byte(tt.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Read(path)
+			if (err == nil) != tt.ok {
+				t.Errorf("Read: error %v, want ok=%v", err, tt.ok)
+			}
+		})
+	}
+	if _, err := Read(filepath.Join(dir, "missing.json")); err == nil {
+		t.Error("Read of a missing file: no error")
+	}
+}

@@ -1,0 +1,285 @@
+#!/usr/bin/env bash
+# services.sh start|stop|status: the real Redis and OpenSearch that tests and `make run` use, on
+# loopback. `start` installs what is missing, starts only what is not already answering, waits until
+# both answer, and prints `export ...` lines on stdout (progress goes to stderr), so
+#   eval "$(scripts/services.sh start)"
+# sets the environment. `stop` stops only what this script started (it keeps their pid files).
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+STATE=${MEDIA_SERVICES_DIR:-$REPO/var/services}
+
+# The newest integ-test zip that resolved from Maven Central (3.9.0 did not exist yet). From 3.5 on it
+# carries every module, analysis-common (asciifolding) included; it never carries the security plugin.
+OPENSEARCH_VERSION=${OPENSEARCH_VERSION:-3.8.0}
+OPENSEARCH_PORT=${OPENSEARCH_PORT:-9200}
+OPENSEARCH_HEAP=${OPENSEARCH_HEAP:-512m}
+OPENSEARCH_USER=${OPENSEARCH_USER:-opensearch}
+OPENSEARCH_WAIT=${OPENSEARCH_WAIT:-180}
+REDIS_PORT=${REDIS_PORT:-6379}
+M2_REPO=${M2_REPO:-$HOME/.m2/repository}
+
+if [[ $EUID -eq 0 ]]; then
+	# Root's home is closed to the unprivileged user OpenSearch runs as, so the unpacked
+	# distribution lives where that user can read it.
+	CACHE=${MEDIA_SERVICES_CACHE:-/var/cache/mediagw}
+else
+	CACHE=${MEDIA_SERVICES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mediagw}
+fi
+
+OS_URL="http://127.0.0.1:$OPENSEARCH_PORT"
+OS_DIR="$STATE/opensearch"
+OS_PID="$OS_DIR/opensearch.pid"
+OS_LOG="$OS_DIR/logs/mediagw-dev.log"
+OS_STARTUP_LOG="$OS_DIR/startup.log"
+REDIS_DIR="$STATE/redis"
+REDIS_PID="$REDIS_DIR/redis.pid"
+REDIS_LOG="$REDIS_DIR/redis.log"
+
+log() { printf 'services: %s\n' "$*" >&2; }
+die() {
+	log "error: $*"
+	exit 1
+}
+
+# pid_alive FILE: the pid in FILE names a live process.
+pid_alive() {
+	[[ -s $1 ]] && kill -0 "$(cat "$1")" 2>/dev/null
+}
+
+redis_up() {
+	redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping 2>/dev/null | grep -q PONG
+}
+
+opensearch_up() {
+	curl -fsS -m 3 "$OS_URL/" >/dev/null 2>&1
+}
+
+as_root_install() {
+	[[ $EUID -eq 0 ]] || die "$1 is missing; install it (Debian: apt-get install $2)"
+	log "installing $2"
+	apt-get update -qq >&2
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$2" >&2
+}
+
+start_redis() {
+	if redis_up; then
+		if pid_alive "$REDIS_PID"; then log "redis already running (pid $(cat "$REDIS_PID"))"; else log "redis already answering on 127.0.0.1:$REDIS_PORT (not started by this script)"; fi
+		return
+	fi
+	command -v redis-server >/dev/null || as_root_install redis-server redis-server
+	mkdir -p "$REDIS_DIR"
+	log "starting redis on 127.0.0.1:$REDIS_PORT"
+	# Counters are disposable: no RDB snapshots, no AOF.
+	redis-server --daemonize yes --bind 127.0.0.1 --port "$REDIS_PORT" --protected-mode yes \
+		--save '' --appendonly no --dir "$REDIS_DIR" --pidfile "$REDIS_PID" --logfile "$REDIS_LOG" 9>&-
+	for _ in $(seq 1 50); do
+		redis_up && { log "redis ready"; return; }
+		sleep 0.2
+	done
+	tail -n 30 "$REDIS_LOG" >&2 || true
+	die "redis did not answer on 127.0.0.1:$REDIS_PORT"
+}
+
+# java_home prints a JDK of version 21 or newer: OPENSEARCH_JAVA_HOME, else Temurin 25, else the
+# newest under /usr/lib/jvm.
+java_home() {
+	local cand major best='' best_major=0
+	if [[ -n ${OPENSEARCH_JAVA_HOME:-} ]]; then
+		echo "$OPENSEARCH_JAVA_HOME"
+		return
+	fi
+	for cand in /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/*; do
+		[[ -x $cand/bin/java && -f $cand/release ]] || continue
+		major=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$cand/release")
+		if [[ -n $major && $major -ge 21 && $major -gt $best_major ]]; then
+			best=$cand best_major=$major
+		fi
+	done
+	[[ -n $best ]] || die "no JDK 21 or newer under /usr/lib/jvm; set OPENSEARCH_JAVA_HOME"
+	echo "$best"
+}
+
+# opensearch_home prints the unpacked distribution, fetching and unpacking it the first time.
+opensearch_home() {
+	local home="$CACHE/opensearch-$OPENSEARCH_VERSION"
+	local zip="$M2_REPO/org/opensearch/distribution/integ-test-zip/opensearch/$OPENSEARCH_VERSION/opensearch-$OPENSEARCH_VERSION.zip"
+	if [[ -x $home/bin/opensearch ]]; then
+		echo "$home"
+		return
+	fi
+	if [[ ! -f $zip ]]; then
+		command -v mvn >/dev/null || as_root_install mvn maven
+		log "fetching OpenSearch $OPENSEARCH_VERSION from Maven Central"
+		mvn -q dependency:get -Dtransitive=false \
+			-Dartifact="org.opensearch.distribution.integ-test-zip:opensearch:$OPENSEARCH_VERSION:zip" >&2 ||
+			die "could not resolve org.opensearch.distribution.integ-test-zip:opensearch:$OPENSEARCH_VERSION:zip"
+	fi
+	command -v unzip >/dev/null || as_root_install unzip unzip
+	log "unpacking $zip into $CACHE"
+	mkdir -p "$CACHE"
+	local tmp
+	tmp=$(mktemp -d "$CACHE/.unpack.XXXXXX")
+	unzip -q "$zip" -d "$tmp"
+	chmod -R a+rX "$tmp"
+	mv "$tmp/opensearch-$OPENSEARCH_VERSION" "$home"
+	rmdir "$tmp"
+	[[ -d $home/modules/analysis-common ]] || die "$home has no analysis-common module; use OpenSearch 3.5 or newer"
+	echo "$home"
+}
+
+write_opensearch_config() {
+	local home=$1 conf="$OS_DIR/config"
+	mkdir -p "$conf" "$OS_DIR/data" "$OS_DIR/logs" "$OS_DIR/tmp"
+	if [[ ! -f $conf/jvm.options ]]; then
+		cp -r "$home/config/." "$conf/"
+		# The stock options write GC logs and heap dumps relative to the (read-only) distribution.
+		sed -i -e "s#=logs/#=$OS_DIR/logs/#g; s#file=logs/#file=$OS_DIR/logs/#g; s#HeapDumpPath=data#HeapDumpPath=$OS_DIR/data#" "$conf/jvm.options"
+	fi
+	# The node's own settings are rewritten on every start so the script is their one source.
+	cat >"$conf/opensearch.yml" <<EOF
+cluster.name: mediagw-dev
+node.name: mediagw-dev-1
+discovery.type: single-node
+network.host: 127.0.0.1
+http.port: $OPENSEARCH_PORT
+path.data: $OS_DIR/data
+path.logs: $OS_DIR/logs
+# Development disks run nearly full; the default watermarks would make every index read-only.
+cluster.routing.allocation.disk.watermark.low: 97%
+cluster.routing.allocation.disk.watermark.high: 98%
+cluster.routing.allocation.disk.watermark.flood_stage: 99%
+# One node can never hold a replica; indices without one are green.
+cluster.default_number_of_replicas: 0
+action.destructive_requires_name: true
+EOF
+}
+
+start_opensearch() {
+	if opensearch_up; then
+		if pid_alive "$OS_PID"; then log "opensearch already running (pid $(cat "$OS_PID"))"; else log "opensearch already answering on $OS_URL (not started by this script)"; fi
+		# A running node may hold someone's index that asks for a replica (yellow): that is
+		# no reason to refuse it.
+		wait_opensearch yellow
+		return
+	fi
+	local home jdk runner=()
+	home=$(opensearch_home)
+	jdk=$(java_home)
+	write_opensearch_config "$home"
+	rm -f "$OS_PID"
+	if [[ $EUID -eq 0 ]]; then
+		# OpenSearch refuses to run as root.
+		id -u "$OPENSEARCH_USER" >/dev/null 2>&1 ||
+			useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$OPENSEARCH_USER"
+		chown -R "$OPENSEARCH_USER:" "$OS_DIR"
+		runner=(runuser -u "$OPENSEARCH_USER" --)
+	fi
+	log "starting OpenSearch $OPENSEARCH_VERSION on $OS_URL (heap $OPENSEARCH_HEAP, java $jdk)"
+	local started=$SECONDS
+	"${runner[@]}" env OPENSEARCH_JAVA_HOME="$jdk" OPENSEARCH_PATH_CONF="$OS_DIR/config" \
+		OPENSEARCH_TMPDIR="$OS_DIR/tmp" OPENSEARCH_JAVA_OPTS="-Xms$OPENSEARCH_HEAP -Xmx$OPENSEARCH_HEAP" \
+		"$home/bin/opensearch" -d -p "$OS_PID" >"$OS_STARTUP_LOG" 2>&1 9>&- ||
+		opensearch_failed "OpenSearch exited during start-up"
+	wait_opensearch green
+	log "opensearch ready in $((SECONDS - started))s"
+}
+
+opensearch_failed() {
+	log "$1; last lines of its logs:"
+	tail -n 40 "$OS_STARTUP_LOG" >&2 2>/dev/null || true
+	tail -n 60 "$OS_LOG" >&2 2>/dev/null || true
+	exit 1
+}
+
+# wait_opensearch STATUS waits, bounded, for a cluster at least STATUS (green or yellow) that
+# folds accents (analysis-common loaded).
+wait_opensearch() {
+	local want=$1 deadline=$((SECONDS + OPENSEARCH_WAIT)) status=''
+	while ((SECONDS < deadline)); do
+		status=$(curl -sS -m 5 "$OS_URL/_cluster/health?wait_for_status=$want&timeout=2s" 2>/dev/null |
+			sed -n 's/.*"status":"\([a-z]*\)".*/\1/p') || true
+		[[ $status == green || ($want == yellow && $status == yellow) ]] && break
+		# The daemon writes its pid file some seconds into start-up; until then only its stderr
+		# (kept in the start-up log) says whether it gave up.
+		if [[ -s $OS_PID ]] && ! pid_alive "$OS_PID"; then opensearch_failed "OpenSearch died"; fi
+		if [[ ! -s $OS_PID ]] && grep -qE '^(ERROR|Exception)|fatal error' "$OS_STARTUP_LOG" 2>/dev/null; then
+			opensearch_failed "OpenSearch did not start"
+		fi
+		sleep 1
+	done
+	[[ $status == green || ($want == yellow && $status == yellow) ]] ||
+		opensearch_failed "OpenSearch not $want after ${OPENSEARCH_WAIT}s (status: ${status:-no answer})"
+	curl -fsS -m 10 -H 'Content-Type: application/json' "$OS_URL/_analyze" \
+		-d '{"tokenizer":"standard","filter":["lowercase","asciifolding"],"text":"Élan"}' 2>/dev/null |
+		grep -q '"token":"elan"' || die "OpenSearch at $OS_URL cannot fold accents (analysis-common missing?)"
+}
+
+stop_one() { # name pidfile
+	if ! pid_alive "$2"; then
+		log "$1 not running (not started by this script)"
+		rm -f "$2"
+		return
+	fi
+	local pid
+	pid=$(cat "$2")
+	log "stopping $1 (pid $pid)"
+	kill "$pid"
+	for _ in $(seq 1 60); do
+		kill -0 "$pid" 2>/dev/null || { rm -f "$2"; return; }
+		sleep 0.5
+	done
+	log "$1 still running after 30s; killing it"
+	kill -9 "$pid" 2>/dev/null || true
+	rm -f "$2"
+}
+
+status() {
+	local rc=0
+	if redis_up; then
+		log "redis: up on 127.0.0.1:$REDIS_PORT$(pid_alive "$REDIS_PID" && echo " (pid $(cat "$REDIS_PID"))")"
+	else
+		log "redis: down"
+		rc=1
+	fi
+	if opensearch_up; then
+		log "opensearch: up on $OS_URL$(pid_alive "$OS_PID" && echo " (pid $(cat "$OS_PID"))"), version $(curl -fsS -m 3 "$OS_URL/" | sed -n 's/.*"number" *: *"\([^"]*\)".*/\1/p'), health $(curl -fsS -m 3 "$OS_URL/_cluster/health" | sed -n 's/.*"status":"\([a-z]*\)".*/\1/p')"
+	else
+		log "opensearch: down"
+		rc=1
+	fi
+	return $rc
+}
+
+print_env() {
+	echo "export OPENSEARCH_URL=$OS_URL"
+	echo "export REDIS_URL=redis://127.0.0.1:$REDIS_PORT/0"
+}
+
+main() {
+	mkdir -p "$STATE"
+	# Several make invocations may run at once; one of them starts things, the others wait for it.
+	# The daemons must not inherit fd 9, or they would hold the lock for their lifetime.
+	exec 9>"$STATE/.lock"
+	flock 9
+	case ${1:-} in
+	start)
+		start_redis
+		start_opensearch
+		print_env
+		;;
+	stop)
+		stop_one opensearch "$OS_PID"
+		stop_one redis "$REDIS_PID"
+		;;
+	status)
+		status && print_env
+		;;
+	*)
+		echo "usage: $0 start|stop|status" >&2
+		exit 2
+		;;
+	esac
+}
+
+main "$@"

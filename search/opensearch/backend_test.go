@@ -1,0 +1,256 @@
+package opensearch
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"iter"
+	"net/http"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"mediagw/search"
+	"mediagw/search/searchtest"
+)
+
+// engineURL is the engine the tests use. Without OPENSEARCH_URL they skip, except in CI, where a
+// missing engine is a failure; an engine that is named but does not answer fails after a bounded wait.
+func engineURL(t testing.TB) string {
+	t.Helper()
+	u := os.Getenv("OPENSEARCH_URL")
+	if u == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("OPENSEARCH_URL is not set, and CI requires OpenSearch: start it with `make services` and set OPENSEARCH_URL=http://127.0.0.1:9200")
+		}
+		t.Skip("OPENSEARCH_URL is not set: start OpenSearch with `make services` and set OPENSEARCH_URL=http://127.0.0.1:9200")
+	}
+	readyOnce.Do(func() { readyErr = waitForEngine(u, time.Minute) })
+	if readyErr != nil {
+		t.Fatalf("OpenSearch at %s: %v", u, readyErr)
+	}
+	return u
+}
+
+var (
+	readyOnce sync.Once
+	readyErr  error
+)
+
+func waitForEngine(u string, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u+"/_cluster/health?wait_for_status=yellow&timeout=4s", nil)
+		if err != nil {
+			cancel()
+			return err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		cancel()
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+			err = errors.New(resp.Status)
+		}
+		if time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// newBackend opens a backend on an alias of its own, whose indices are deleted after the test.
+func newBackend(t testing.TB, cfg Config) *Backend {
+	t.Helper()
+	cfg.URLs = []string{engineURL(t)}
+	if cfg.Alias == "" {
+		cfg.Alias = uniqueAlias(t)
+	}
+	b, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		names, err := b.versions(ctx)
+		if err == nil {
+			err = b.deleteIndices(ctx, names...)
+		}
+		if err != nil {
+			t.Errorf("remove the test's indices: %v", err)
+		}
+		b.Close()
+	})
+	return b
+}
+
+func uniqueAlias(t testing.TB) string {
+	var r [6]byte
+	if _, err := rand.Read(r[:]); err != nil {
+		t.Fatal(err)
+	}
+	return "mediagw-test-" + hex.EncodeToString(r[:])
+}
+
+func seq(items []search.Item) iter.Seq2[search.Item, error] {
+	return func(yield func(search.Item, error) bool) {
+		for _, it := range items {
+			if !yield(it, nil) {
+				return
+			}
+		}
+	}
+}
+
+func load(t testing.TB, b *Backend, items []search.Item) search.LoadStats {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	st, err := b.Load(ctx, seq(items))
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if st.Indexed != len(items) {
+		t.Fatalf("Load indexed %d items, want %d", st.Indexed, len(items))
+	}
+	return st
+}
+
+func open(t *testing.T, items []search.Item) search.Backend {
+	b := newBackend(t, Config{})
+	load(t, b, items)
+	return b
+}
+
+func TestConformance(t *testing.T) {
+	searchtest.Run(t, open)
+}
+
+func TestRealData(t *testing.T) {
+	searchtest.RunRealData(t, open)
+}
+
+// TestNoIndexYet: before the first load the alias names nothing, and every read says the engine
+// has nothing to serve.
+func TestNoIndexYet(t *testing.T) {
+	b := newBackend(t, Config{})
+	ctx := t.Context()
+	checks := map[string]error{
+		"Ping": b.Ping(ctx),
+	}
+	_, checks["Search"] = b.Search(ctx, search.Query{Sort: search.SortNewest, Page: 1, PerPage: 10})
+	_, checks["Item"] = b.Item(ctx, "x")
+	_, checks["Categories"] = b.Categories(ctx)
+	_, checks["Authors"] = b.Authors(ctx)
+	_, checks["Version"] = b.Version(ctx)
+	for name, err := range checks {
+		if !errors.Is(err, search.ErrUnavailable) {
+			t.Errorf("%s: error %v, want one wrapping search.ErrUnavailable", name, err)
+		}
+	}
+}
+
+// TestUnreachable: an engine nobody listens for is unavailable, not an internal error.
+func TestUnreachable(t *testing.T) {
+	b, err := New(Config{URLs: []string{"http://127.0.0.1:1"}, Alias: "items"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	checks := map[string]error{"Ping": b.Ping(ctx)}
+	_, checks["Search"] = b.Search(ctx, search.Query{Text: "x", Page: 1, PerPage: 10})
+	_, checks["Item"] = b.Item(ctx, "x")
+	_, checks["Categories"] = b.Categories(ctx)
+	_, checks["Authors"] = b.Authors(ctx)
+	_, checks["Version"] = b.Version(ctx)
+	_, checks["Load"] = b.Load(ctx, seq(nil))
+	for name, err := range checks {
+		if !errors.Is(err, search.ErrUnavailable) {
+			t.Errorf("%s: error %v, want one wrapping search.ErrUnavailable", name, err)
+		}
+	}
+}
+
+// TestTooSlow: a call that outlives its deadline says so, whether the engine is slow or the
+// deadline tiny.
+func TestTooSlow(t *testing.T) {
+	// A listener that accepts connections and never answers stands for an engine that hangs.
+	srv := hangingServer(t)
+	b, err := New(Config{URLs: []string{srv}, Alias: "items"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	_, err = b.Search(ctx, search.Query{Text: "x", Page: 1, PerPage: 10})
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, search.ErrUnavailable) {
+		t.Errorf("Search on a hanging engine: error %v, want one wrapping context.DeadlineExceeded only", err)
+	}
+
+	real := newBackend(t, Config{})
+	load(t, real, searchtest.Fixture(t))
+	tiny, cancel2 := context.WithTimeout(t.Context(), time.Nanosecond)
+	defer cancel2()
+	<-tiny.Done()
+	if _, err := real.Search(tiny, search.Query{Text: "harbour", Page: 1, PerPage: 10}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Search with a spent deadline: error %v, want one wrapping context.DeadlineExceeded", err)
+	}
+	if _, err := real.Authors(tiny); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Authors with a spent deadline: error %v, want one wrapping context.DeadlineExceeded", err)
+	}
+}
+
+// TestVersion: the version names the live index and changes with every load.
+func TestVersion(t *testing.T) {
+	b := newBackend(t, Config{Now: stepClock()})
+	items := searchtest.Fixture(t)
+	first := load(t, b, items)
+	v1, err := b.Version(t.Context())
+	if err != nil || v1 != first.Index {
+		t.Fatalf("Version = %q, %v; want %q", v1, err, first.Index)
+	}
+	second := load(t, b, items)
+	v2, err := b.Version(t.Context())
+	if err != nil || v2 != second.Index || v2 == v1 {
+		t.Fatalf("Version after a second load = %q, %v; want %q", v2, err, second.Index)
+	}
+	if err := b.Ping(t.Context()); err != nil {
+		t.Errorf("Ping: %v", err)
+	}
+}
+
+// stepClock is a clock that moves a minute on every reading, so each load gets its own name.
+func stepClock() func() time.Time {
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	return func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		now = now.Add(time.Minute)
+		return now
+	}
+}
+
+func ids(items []search.Item) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it.ID
+	}
+	return out
+}
+
+func sortedIDs(items []search.Item) []string {
+	out := ids(items)
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,81 @@
+package opensearch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/opensearch-project/opensearch-go/v4"
+
+	"mediagw/search"
+)
+
+// EngineError is an error answer from OpenSearch, reduced to its status and error type: the
+// engine's reason text can quote user input and internals, so it is left out, even of logs.
+type EngineError struct {
+	// Op is what the backend was doing ("search", "bulk", ...).
+	Op     string
+	Status int
+	// Type is the engine's error type (index_not_found_exception, ...), or empty.
+	Type string
+}
+
+func (e *EngineError) Error() string {
+	if e.Type == "" {
+		return fmt.Sprintf("opensearch %s: status %d", e.Op, e.Status)
+	}
+	return fmt.Sprintf("opensearch %s: status %d (%s)", e.Op, e.Status, e.Type)
+}
+
+// classify maps an error of the client to what callers branch on: a deadline wraps
+// context.DeadlineExceeded, an engine that cannot be reached, is overloaded or has no index under
+// the alias wraps search.ErrUnavailable, and any other engine answer is an *EngineError.
+// status is the HTTP status of the answer, or 0 when there was none.
+func classify(ctx context.Context, op string, status int, err error) error {
+	if err == nil {
+		return nil
+	}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("opensearch %s: %w", op, context.DeadlineExceeded)
+	case errors.Is(err, context.Canceled), errors.Is(ctx.Err(), context.Canceled):
+		return fmt.Errorf("opensearch %s: %w", op, context.Canceled)
+	}
+	ee := &EngineError{Op: op, Status: status}
+	var se *opensearch.StructError
+	if errors.As(err, &se) {
+		ee.Type = se.Err.Type
+		if se.Status != 0 {
+			ee.Status = se.Status
+		}
+	}
+	if ee.Status == 0 {
+		// No answer at all: refused, reset, DNS, TLS, no live connection.
+		return fmt.Errorf("opensearch %s: %w: %w", op, search.ErrUnavailable, err)
+	}
+	switch {
+	case ee.Type == "index_not_found_exception":
+		// The alias points nowhere: nothing has been loaded yet, or it was removed.
+		return fmt.Errorf("%w: %w", search.ErrUnavailable, ee)
+	case ee.Status == http.StatusGatewayTimeout:
+		return fmt.Errorf("%w: %w", ee, context.DeadlineExceeded)
+	case ee.Status == http.StatusTooManyRequests, ee.Status == http.StatusBadGateway,
+		ee.Status == http.StatusServiceUnavailable:
+		return fmt.Errorf("%w: %w", search.ErrUnavailable, ee)
+	}
+	return ee
+}
+
+// retryable reports whether a bulk request that failed with err may succeed when sent again:
+// the engine was busy, briefly unreachable, or too slow for one attempt while the load goes on.
+func retryable(ctx context.Context, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	var ee *EngineError
+	if errors.As(err, &ee) {
+		return ee.Status == http.StatusTooManyRequests || ee.Status >= 500
+	}
+	return errors.Is(err, search.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded)
+}

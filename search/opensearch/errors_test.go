@@ -1,0 +1,180 @@
+package opensearch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/opensearch-project/opensearch-go/v4"
+
+	"mediagw/search"
+)
+
+func TestClassify(t *testing.T) {
+	structErr := func(status int, typ, reason string) error {
+		e := &opensearch.StructError{Status: status}
+		e.Err.Type = typ
+		e.Err.Reason = reason
+		return e
+	}
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connect: connection refused")}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name   string
+		ctx    context.Context
+		status int
+		err    error
+		// want is the sentinel the result must wrap, or nil for a plain *EngineError.
+		want error
+	}{
+		{"refused", context.Background(), 0, fmt.Errorf("POST: %w", refused), search.ErrUnavailable},
+		{"no index behind the alias", context.Background(), 404, structErr(404, "index_not_found_exception", "no such index [secret]"), search.ErrUnavailable},
+		{"busy", context.Background(), 429, structErr(429, "rejected_execution_exception", "secret queue"), search.ErrUnavailable},
+		{"unavailable", context.Background(), 503, structErr(503, "cluster_block_exception", "secret block"), search.ErrUnavailable},
+		{"bad gateway without JSON", context.Background(), 502, fmt.Errorf("%w: body: secret html", opensearch.ErrJSONUnmarshalBody), search.ErrUnavailable},
+		{"gateway timeout", context.Background(), 504, fmt.Errorf("%w: secret", opensearch.ErrJSONUnmarshalBody), context.DeadlineExceeded},
+		{"deadline", context.Background(), 0, fmt.Errorf("POST: %w", context.DeadlineExceeded), context.DeadlineExceeded},
+		{"cancelled", cancelled, 0, errors.New("POST: secret"), context.Canceled},
+		{"bad request", context.Background(), 400, structErr(400, "search_phase_execution_exception", "secret field [title]"), nil},
+		{"internal", context.Background(), 500, fmt.Errorf("%w: body: %q", opensearch.ErrJSONUnmarshalBody, "secret trace"), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := classify(tt.ctx, "search", tt.status, tt.err)
+			if tt.want != nil && !errors.Is(err, tt.want) {
+				t.Errorf("classify = %v, want one wrapping %v", err, tt.want)
+			}
+			if tt.status != 0 {
+				// The engine's own text never travels up; status and type do.
+				if strings.Contains(err.Error(), "secret") {
+					t.Errorf("classify = %q, which repeats the engine's text", err)
+				}
+				var ee *EngineError
+				if tt.want != context.DeadlineExceeded && tt.want != context.Canceled && (!errors.As(err, &ee) || ee.Status != tt.status) {
+					t.Errorf("classify = %v, want an *EngineError with status %d in the chain", err, tt.status)
+				}
+			}
+		})
+	}
+	if err := classify(context.Background(), "search", 0, nil); err != nil {
+		t.Errorf("classify(nil) = %v", err)
+	}
+}
+
+// hangingServer accepts connections and never answers, like an engine stuck in a long collection.
+func hangingServer(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	t.Cleanup(func() {
+		ln.Close()
+		wg.Wait()
+	})
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Go(func() {
+				defer c.Close()
+				io.Copy(io.Discard, c)
+			})
+		}
+	})
+	return "http://" + ln.Addr().String()
+}
+
+func TestSearchBody(t *testing.T) {
+	encode := func(v any) string {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	t.Run("text is only ever a multi_match", func(t *testing.T) {
+		for _, text := range []string{`title:x OR (y*)`, `"a" AND -b`, `\`, `{"json": 1}`} {
+			body := searchBody(search.Query{Text: text, Sort: search.SortRelevance, Page: 1, PerPage: 10})
+			s := encode(body)
+			if strings.Contains(s, "query_string") {
+				t.Errorf("body for %q uses a query parser: %s", text, s)
+			}
+			must := body["query"].(obj)["bool"].(obj)["must"].([]any)
+			mm := must[0].(obj)["multi_match"].(obj)
+			if mm["query"] != text || mm["fuzziness"] != "AUTO" {
+				t.Errorf("multi_match for %q = %v", text, mm)
+			}
+		}
+	})
+	t.Run("every order ends with id", func(t *testing.T) {
+		for _, s := range search.Sorts {
+			for _, text := range []string{"", "x"} {
+				clauses := sortClauses(search.Query{Sort: s, Text: text})
+				if got := encode(clauses[len(clauses)-1]); got != `{"id":{"order":"asc"}}` {
+					t.Errorf("sort %s (text %q) ends with %s", s, text, got)
+				}
+				for _, c := range clauses {
+					if d, ok := c.(obj)["date"].(obj); ok && d["missing"] != "_last" {
+						t.Errorf("sort %s puts items without a date %v", s, d["missing"])
+					}
+				}
+			}
+		}
+	})
+	t.Run("window", func(t *testing.T) {
+		tests := []struct{ page, perPage, from, size int }{
+			{1, 20, 0, 20},
+			{3, 7, 14, 7},
+			{200, 50, 9950, 50},
+			{201, 50, 0, 0},
+			{5000, 50, 0, 0},
+		}
+		for _, tt := range tests {
+			body := searchBody(search.Query{Page: tt.page, PerPage: tt.perPage})
+			if body["from"] != tt.from || body["size"] != tt.size || body["track_total_hits"] != true {
+				t.Errorf("page %d of %d: from %v size %v total %v; want from %d size %d and an exact total",
+					tt.page, tt.perPage, body["from"], body["size"], body["track_total_hits"], tt.from, tt.size)
+			}
+		}
+	})
+	t.Run("filters", func(t *testing.T) {
+		body := searchBody(search.Query{Type: "photo", Author: "Émile Durand", From: "2000-01-01", Page: 1, PerPage: 10})
+		got := encode(body["query"].(obj)["bool"].(obj)["filter"])
+		want := `[{"term":{"type":"photo"}},{"term":{"author":"Émile Durand"}},{"range":{"date":{"format":"yyyy-MM-dd","gte":"2000-01-01"}}}]`
+		if got != want {
+			t.Errorf("filters = %s, want %s", got, want)
+		}
+	})
+}
+
+// TestEngineErrorHidden: an engine that refuses a query (here: an operator's mapping that cannot
+// sort titles) gives an *EngineError that carries the status and type, and none of its text.
+func TestEngineErrorHidden(t *testing.T) {
+	def := `{"settings": {"index": {"number_of_shards": 1, "number_of_replicas": 0}},
+		"mappings": {"properties": {"id": {"type": "keyword"}, "title_sort": {"type": "text"}, "date": {"type": "date"}}}}`
+	b := newBackend(t, Config{Mapping: []byte(def)})
+	load(t, b, []search.Item{{ID: "a", Type: "photo", Title: "A"}})
+	_, err := b.Search(t.Context(), search.Query{Sort: search.SortAZ, Page: 1, PerPage: 10})
+	var ee *EngineError
+	if !errors.As(err, &ee) || ee.Status != http.StatusBadRequest {
+		t.Fatalf("Search sorted on a text field: error %v, want an *EngineError with status 400", err)
+	}
+	if strings.Contains(strings.ToLower(err.Error()), "fielddata") || strings.Contains(err.Error(), "title_sort") {
+		t.Errorf("error %q repeats the engine's reason", err)
+	}
+	if errors.Is(err, search.ErrUnavailable) {
+		t.Errorf("error %v claims the engine is unavailable", err)
+	}
+}

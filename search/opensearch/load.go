@@ -1,0 +1,491 @@
+package opensearch
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"math/rand/v2"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/opensearch-project/opensearch-go/v4/opensearchapi"
+	"golang.org/x/sync/errgroup"
+
+	"mediagw/search"
+)
+
+// indexTimeLayout names versioned indices; names sort by age. Index names must be lower case.
+const indexTimeLayout = "20060102-150405-000"
+
+// maxBatchBytes caps one bulk request, whatever the batch size, since long descriptions add up.
+const maxBatchBytes = 8 << 20
+
+// cleanupTimeout bounds removing a failed load's index, which runs after ctx may have ended.
+const cleanupTimeout = 30 * time.Second
+
+// doc is what the index stores for an item: the item, plus the az sort key computed in Go so
+// both backends sort alike.
+type doc struct {
+	search.Item
+	TitleSort string `json:"title_sort"`
+}
+
+// Load builds a new index "<alias>-<UTC time>" from the configured index definition, fills it in
+// concurrent bulk requests, checks it holds every item, and then points the alias at it in one
+// atomic _aliases call. Older indices beyond Config.Keep are removed. If items yields an error,
+// ctx ends or any step fails, the alias is left as it was and the new index is deleted.
+func (b *Backend) Load(ctx context.Context, items iter.Seq2[search.Item, error]) (stats search.LoadStats, err error) {
+	start := b.cfg.Now()
+	name := b.cfg.Alias + "-" + start.UTC().Format(indexTimeLayout)
+	stats.Index = name
+	if err := b.createIndex(ctx, name); err != nil {
+		return stats, err
+	}
+	defer func() {
+		if err == nil {
+			return
+		}
+		// The partial index goes even when ctx is what ended the load.
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+		defer cancel()
+		if derr := b.deleteIndices(dctx, name); derr != nil {
+			err = errors.Join(err, fmt.Errorf("remove partial index %s: %w", name, derr))
+		}
+	}()
+
+	n, err := b.fill(ctx, name, items)
+	if err != nil {
+		return stats, fmt.Errorf("load %s: %w", name, err)
+	}
+	if err := b.putSettings(ctx, name, obj{"index": obj{"refresh_interval": b.refreshInterval}}); err != nil {
+		return stats, err
+	}
+	if err := b.refresh(ctx, name); err != nil {
+		return stats, err
+	}
+	count, err := b.count(ctx, name)
+	if err != nil {
+		return stats, err
+	}
+	if count != int64(n) {
+		return stats, fmt.Errorf("load %s: the index holds %d items, but %d were accepted (duplicate ids?)", name, count, n)
+	}
+	if err := ctx.Err(); err != nil {
+		return stats, fmt.Errorf("load %s: %w", name, err)
+	}
+	if err := b.pointAlias(ctx, name); err != nil {
+		return stats, err
+	}
+	// The new index is live; removing old ones is housekeeping that the next load retries.
+	_ = b.prune(ctx, name)
+	stats.Indexed = n
+	stats.Duration = b.cfg.Now().Sub(start)
+	return stats, nil
+}
+
+func (b *Backend) createIndex(ctx context.Context, name string) error {
+	var def map[string]json.RawMessage
+	if err := json.Unmarshal(b.cfg.Mapping, &def); err != nil {
+		return fmt.Errorf("index definition: %w", err)
+	}
+	// Refreshing while bulk loading only makes segments nobody reads yet; Load restores the
+	// definition's interval before it refreshes once.
+	settings := map[string]any{}
+	if raw, ok := def["settings"]; ok {
+		if err := json.Unmarshal(raw, &settings); err != nil {
+			return fmt.Errorf("index definition settings: %w", err)
+		}
+	}
+	delete(settings, "index.refresh_interval")
+	delete(settings, "refresh_interval")
+	idx, _ := settings["index"].(map[string]any)
+	if idx == nil {
+		idx = map[string]any{}
+	}
+	idx["refresh_interval"] = "-1"
+	settings["index"] = idx
+	body := map[string]any{"settings": settings}
+	for k, v := range def {
+		if k != "settings" {
+			body[k] = v
+		}
+	}
+	ctx, cancel := b.bound(ctx, b.cfg.BulkTimeout)
+	defer cancel()
+	resp, err := b.client.Indices.Create(ctx, opensearchapi.IndicesCreateReq{Index: name, Body: jsonBody(body)})
+	if err != nil {
+		var status int
+		if resp != nil {
+			status = statusOf(resp.Inspect().Response)
+		}
+		return fmt.Errorf("create index %s: %w", name, classify(ctx, "create index", status, err))
+	}
+	return nil
+}
+
+func (b *Backend) putSettings(ctx context.Context, name string, settings obj) error {
+	ctx, cancel := b.bound(ctx, b.cfg.BulkTimeout)
+	defer cancel()
+	resp, err := b.client.Indices.Settings.Put(ctx, opensearchapi.SettingsPutReq{Indices: []string{name}, Body: jsonBody(settings)})
+	if err != nil {
+		var status int
+		if resp != nil {
+			status = statusOf(resp.Inspect().Response)
+		}
+		return fmt.Errorf("settings of %s: %w", name, classify(ctx, "put settings", status, err))
+	}
+	return nil
+}
+
+func (b *Backend) refresh(ctx context.Context, name string) error {
+	ctx, cancel := b.bound(ctx, b.cfg.BulkTimeout)
+	defer cancel()
+	resp, err := b.client.Indices.Refresh(ctx, &opensearchapi.IndicesRefreshReq{Index: []string{name}})
+	if err != nil {
+		var status int
+		if resp != nil {
+			status = statusOf(resp.Inspect().Response)
+		}
+		return fmt.Errorf("refresh %s: %w", name, classify(ctx, "refresh", status, err))
+	}
+	return nil
+}
+
+func (b *Backend) count(ctx context.Context, name string) (int64, error) {
+	ctx, cancel := b.bound(ctx, b.cfg.Timeout)
+	defer cancel()
+	resp, err := b.client.Indices.Count(ctx, &opensearchapi.IndicesCountReq{Indices: []string{name}})
+	if err != nil {
+		var status int
+		if resp != nil {
+			status = statusOf(resp.Inspect().Response)
+		}
+		return 0, fmt.Errorf("count %s: %w", name, classify(ctx, "count", status, err))
+	}
+	return int64(resp.Count), nil
+}
+
+func (b *Backend) deleteIndices(ctx context.Context, names ...string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	ctx, cancel := b.bound(ctx, b.cfg.BulkTimeout)
+	defer cancel()
+	resp, err := b.client.Indices.Delete(ctx, opensearchapi.IndicesDeleteReq{Indices: names})
+	if err != nil {
+		var status int
+		if resp != nil {
+			status = statusOf(resp.Inspect().Response)
+		}
+		return fmt.Errorf("delete %s: %w", strings.Join(names, ","), classify(ctx, "delete index", status, err))
+	}
+	return nil
+}
+
+// pointAlias moves the alias to name in one _aliases call: readers see the old index or the new
+// one, never none. If the alias changed meanwhile, the call fails as a whole.
+func (b *Backend) pointAlias(ctx context.Context, name string) error {
+	live, err := b.aliasTargets(ctx)
+	if err != nil {
+		return err
+	}
+	actions := []any{}
+	for _, old := range live {
+		if old != name {
+			actions = append(actions, obj{"remove": obj{"index": old, "alias": b.cfg.Alias, "must_exist": true}})
+		}
+	}
+	actions = append(actions, obj{"add": obj{"index": name, "alias": b.cfg.Alias}})
+	ctx, cancel := b.bound(ctx, b.cfg.Timeout)
+	defer cancel()
+	resp, err := b.client.Aliases(ctx, opensearchapi.AliasesReq{Body: jsonBody(obj{"actions": actions})})
+	if err != nil {
+		var status int
+		if resp != nil {
+			status = statusOf(resp.Inspect().Response)
+		}
+		return fmt.Errorf("point alias %s at %s: %w", b.cfg.Alias, name, classify(ctx, "aliases", status, err))
+	}
+	return nil
+}
+
+// versions lists the alias's versioned indices, oldest first.
+func (b *Backend) versions(ctx context.Context) ([]string, error) {
+	ctx, cancel := b.bound(ctx, b.cfg.Timeout)
+	defer cancel()
+	resp, err := b.client.Indices.Get(ctx, opensearchapi.IndicesGetReq{Indices: []string{b.cfg.Alias + "-*"}})
+	if err != nil {
+		var status int
+		if resp != nil {
+			status = statusOf(resp.Inspect().Response)
+		}
+		return nil, fmt.Errorf("list indices: %w", classify(ctx, "list indices", status, err))
+	}
+	// The wildcard also matches indices of other aliases that share the prefix ("items-old-…").
+	own := regexp.MustCompile(`^` + regexp.QuoteMeta(b.cfg.Alias) + `-\d{8}-\d{6}-\d{3}$`)
+	var names []string
+	if resp.IndicesGetRespData != nil {
+		for name := range *resp.IndicesGetRespData {
+			if own.MatchString(name) {
+				names = append(names, name)
+			}
+		}
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// prune deletes versioned indices older than the live one beyond the newest Keep of them.
+func (b *Backend) prune(ctx context.Context, live string) error {
+	names, err := b.versions(ctx)
+	if err != nil {
+		return err
+	}
+	var older []string
+	for _, n := range names {
+		if n < live {
+			older = append(older, n)
+		}
+	}
+	keep := max(b.cfg.Keep, 0)
+	if len(older) <= keep {
+		return nil
+	}
+	return b.deleteIndices(ctx, older[:len(older)-keep]...)
+}
+
+// Rollback points the alias at the newest index older than the live one and returns its name.
+// The index it leaves stays, so a rollback can itself be undone by pointing the alias back.
+func (b *Backend) Rollback(ctx context.Context) (string, error) {
+	live, err := b.aliasTargets(ctx)
+	if err != nil {
+		return "", err
+	}
+	if len(live) == 0 {
+		return "", fmt.Errorf("rollback: alias %s points at no index", b.cfg.Alias)
+	}
+	names, err := b.versions(ctx)
+	if err != nil {
+		return "", err
+	}
+	var prev string
+	for _, n := range names {
+		if n < live[0] {
+			prev = n
+		}
+	}
+	if prev == "" {
+		return "", fmt.Errorf("rollback: no index older than %s is kept", live[0])
+	}
+	if err := b.pointAlias(ctx, prev); err != nil {
+		return "", err
+	}
+	return prev, nil
+}
+
+// Status describes the alias and its versioned indices.
+type Status struct {
+	Alias string
+	// Live is the index the alias points at, or empty.
+	Live string
+	// Indices are the versioned indices, oldest first.
+	Indices []IndexStatus
+}
+
+// IndexStatus is one versioned index.
+type IndexStatus struct {
+	Name string
+	Docs int64
+	Live bool
+	// Err says why the index could not be counted.
+	Err error
+}
+
+// Status reports the live index and every kept one with its document count.
+func (b *Backend) Status(ctx context.Context) (Status, error) {
+	st := Status{Alias: b.cfg.Alias}
+	live, err := b.aliasTargets(ctx)
+	if err != nil {
+		return st, err
+	}
+	if len(live) > 0 {
+		st.Live = live[0]
+	}
+	names, err := b.versions(ctx)
+	if err != nil {
+		return st, err
+	}
+	// An alias can point at an index this tool did not name (set up by hand); list it too.
+	for _, l := range live {
+		if !slices.Contains(names, l) {
+			names = append(names, l)
+		}
+	}
+	for _, n := range names {
+		is := IndexStatus{Name: n, Live: slices.Contains(live, n)}
+		is.Docs, is.Err = b.count(ctx, n)
+		st.Indices = append(st.Indices, is)
+	}
+	return st, nil
+}
+
+// batch is the bulk lines (action and source) of some items, one entry per item.
+type batch struct {
+	lines [][]byte
+	bytes int
+}
+
+// fill sends items to index in bulk requests, Config.Workers at a time, and returns how many it sent.
+func (b *Backend) fill(ctx context.Context, index string, items iter.Seq2[search.Item, error]) (int, error) {
+	g, gctx := errgroup.WithContext(ctx)
+	batches := make(chan *batch, b.cfg.Workers)
+	for range b.cfg.Workers {
+		g.Go(func() error {
+			for bt := range batches {
+				if err := b.bulk(gctx, index, bt.lines); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	n := 0
+	g.Go(func() error {
+		defer close(batches)
+		send := func(bt *batch) error {
+			select {
+			case batches <- bt:
+				return nil
+			case <-gctx.Done():
+				return context.Cause(gctx)
+			}
+		}
+		bt := &batch{}
+		for it, err := range items {
+			if err != nil {
+				return err
+			}
+			if err := gctx.Err(); err != nil {
+				return context.Cause(gctx)
+			}
+			line, err := bulkLine(it)
+			if err != nil {
+				return err
+			}
+			bt.lines = append(bt.lines, line)
+			bt.bytes += len(line)
+			n++
+			if len(bt.lines) >= b.cfg.BatchSize || bt.bytes >= maxBatchBytes {
+				if err := send(bt); err != nil {
+					return err
+				}
+				bt = &batch{}
+			}
+		}
+		if len(bt.lines) > 0 {
+			return send(bt)
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		// errgroup's context ends with the first error; report the caller's own end as such.
+		if ctx.Err() != nil {
+			return 0, context.Cause(ctx)
+		}
+		return 0, err
+	}
+	return n, nil
+}
+
+// bulkLine is the action and source lines of one item.
+func bulkLine(it search.Item) ([]byte, error) {
+	action, err := json.Marshal(obj{"index": obj{"_id": it.ID}})
+	if err != nil {
+		return nil, err
+	}
+	src, err := json.Marshal(doc{Item: it, TitleSort: search.TitleKey(it.Title)})
+	if err != nil {
+		return nil, fmt.Errorf("item %q: %w", it.ID, err)
+	}
+	line := make([]byte, 0, len(action)+len(src)+2)
+	line = append(line, action...)
+	line = append(line, '\n')
+	line = append(line, src...)
+	return append(line, '\n'), nil
+}
+
+// bulk sends lines in one request and sends again, with growing waits, whatever the engine
+// rejects for being busy (429) or failing (5xx); any other rejection fails the load.
+func (b *Backend) bulk(ctx context.Context, index string, lines [][]byte) error {
+	wait := b.cfg.RetryBackoff
+	for attempt := 0; ; attempt++ {
+		again, err := b.bulkOnce(ctx, index, lines)
+		switch {
+		case err == nil && len(again) == 0:
+			return nil
+		case err != nil && !retryable(ctx, err):
+			return err
+		case attempt >= b.cfg.Retries:
+			if err == nil {
+				err = fmt.Errorf("%d items still rejected", len(again))
+			}
+			return fmt.Errorf("bulk: giving up after %d attempts: %w", attempt+1, err)
+		}
+		if err == nil {
+			lines = again
+		}
+		// Full jitter keeps concurrent workers from retrying in step.
+		d := wait/2 + rand.N(wait/2+1)
+		select {
+		case <-time.After(d):
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+		wait = min(wait*2, 30*time.Second)
+	}
+}
+
+// bulkOnce sends lines once and returns the ones to send again. An error means the request as a
+// whole failed.
+func (b *Backend) bulkOnce(ctx context.Context, index string, lines [][]byte) ([][]byte, error) {
+	rctx, cancel := context.WithTimeout(ctx, b.cfg.BulkTimeout)
+	defer cancel()
+	resp, err := b.client.Bulk(rctx, opensearchapi.BulkReq{
+		Index: index,
+		Body:  bytes.NewReader(bytes.Join(lines, nil)),
+	})
+	if err != nil {
+		var status int
+		if resp != nil {
+			status = statusOf(resp.Inspect().Response)
+		}
+		return nil, classify(rctx, "bulk", status, err)
+	}
+	if !resp.Errors {
+		return nil, nil
+	}
+	if len(resp.Items) != len(lines) {
+		return nil, fmt.Errorf("bulk: %d results for %d items", len(resp.Items), len(lines))
+	}
+	var again [][]byte
+	for i, res := range resp.Items {
+		for _, r := range res {
+			if r.Error == nil {
+				continue
+			}
+			if r.Status == http.StatusTooManyRequests || r.Status >= 500 {
+				again = append(again, lines[i])
+				continue
+			}
+			// The reason says which field of which item is wrong; operators need it to fix the file.
+			return nil, fmt.Errorf("bulk: item %q: status %d (%s): %.300s", r.ID, r.Status, r.Error.Type, r.Error.Reason)
+		}
+	}
+	return again, nil
+}

@@ -1,0 +1,344 @@
+package opensearch
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"mediagw/catalogue"
+	"mediagw/search"
+	"mediagw/search/searchtest"
+)
+
+func generated(t *testing.T, n int, seed int64) []search.Item {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := catalogue.Generate(&buf, n, seed); err != nil {
+		t.Fatal(err)
+	}
+	var items []search.Item
+	for it, err := range catalogue.Items(catalogue.NewReader(&buf), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		items = append(items, it)
+	}
+	return items
+}
+
+// TestLoadWhileReading: readers see the old index or the new one during a swap, never an error
+// and never an empty page.
+func TestLoadWhileReading(t *testing.T) {
+	b := newBackend(t, Config{BatchSize: 250, Keep: 1})
+	first, second := generated(t, 3000, 1), generated(t, 2000, 2)
+	load(t, b, first)
+
+	ctx, stop := context.WithCancel(t.Context())
+	var (
+		reads    atomic.Int64
+		mu       sync.Mutex
+		problems []string
+		wg       sync.WaitGroup
+	)
+	report := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(problems) < 10 {
+			problems = append(problems, fmt.Sprintf(format, args...))
+		}
+	}
+	for _, q := range []search.Query{
+		{Sort: search.SortNewest, Page: 1, PerPage: 20},
+		{Sort: search.SortAZ, Page: 3, PerPage: 50},
+		{Text: "the", Sort: search.SortRelevance, Page: 1, PerPage: 20},
+	} {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				res, err := b.Search(cctx, q)
+				cancel()
+				reads.Add(1)
+				switch {
+				case err != nil:
+					report("Search(%+v): %v", q, err)
+				case len(res.Items) == 0:
+					report("Search(%+v): empty page, total %d", q, res.Total)
+				case q.Text == "" && res.Total != len(first) && res.Total != len(second):
+					report("Search(%+v): total %d, want %d or %d", q, res.Total, len(first), len(second))
+				}
+			}
+		})
+	}
+	load(t, b, second)
+	load(t, b, first)
+	load(t, b, second)
+	stop()
+	wg.Wait()
+	for _, p := range problems {
+		t.Error(p)
+	}
+	if reads.Load() == 0 {
+		t.Error("the readers never ran")
+	}
+	res, err := b.Search(t.Context(), search.Query{Sort: search.SortNewest, Page: 1, PerPage: 1})
+	if err != nil || res.Total != len(second) {
+		t.Errorf("after the last load: total %d, %v; want %d", res.Total, err, len(second))
+	}
+	st, err := b.Status(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Indices) != 2 || !st.Indices[1].Live || st.Indices[1].Docs != int64(len(second)) || st.Indices[0].Docs != int64(len(first)) {
+		t.Errorf("Status = %+v, want the live index and one kept older one", st)
+	}
+}
+
+func TestKeepAndRollback(t *testing.T) {
+	items := searchtest.Fixture(t)
+	b := newBackend(t, Config{Keep: 1, Now: stepClock()})
+	a := load(t, b, items)
+	bb := load(t, b, items[:10])
+	c := load(t, b, items[:20])
+
+	st, err := b.Status(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []IndexStatus{{Name: bb.Index, Docs: 10}, {Name: c.Index, Docs: 20, Live: true}}
+	if st.Alias != b.Alias() || st.Live != c.Index || !slices.Equal(st.Indices, want) {
+		t.Errorf("Status = %+v, want live %s and indices %+v (%s pruned)", st, c.Index, want, a.Index)
+	}
+
+	got, err := b.Rollback(t.Context())
+	if err != nil || got != bb.Index {
+		t.Fatalf("Rollback = %q, %v; want %q", got, err, bb.Index)
+	}
+	if res, err := b.Search(t.Context(), search.Query{Sort: search.SortNewest, Page: 1, PerPage: 50}); err != nil || res.Total != 10 {
+		t.Errorf("after Rollback: total %d, %v; want 10", res.Total, err)
+	}
+	if _, err := b.Rollback(t.Context()); err == nil {
+		t.Error("a second Rollback with no older index kept: no error")
+	}
+	if v, _ := b.Version(t.Context()); v != bb.Index {
+		t.Errorf("after a failed Rollback the alias points at %q, want %q", v, bb.Index)
+	}
+
+	// Age alone decides what a load keeps, as with the embedded index: the newest Keep others.
+	d := load(t, b, items[:30])
+	st, err = b.Status(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []IndexStatus{{Name: c.Index, Docs: 20}, {Name: d.Index, Docs: 30, Live: true}}
+	if st.Live != d.Index || !slices.Equal(st.Indices, want) {
+		t.Errorf("Status after a load that followed a rollback = %+v, want %+v", st, want)
+	}
+
+	none := newBackend(t, Config{Keep: -1, Now: stepClock()})
+	load(t, none, items[:5])
+	load(t, none, items[:6])
+	if names, err := none.versions(t.Context()); err != nil || len(names) != 1 {
+		t.Errorf("Keep -1: indices %v, %v; want only the live one", names, err)
+	}
+}
+
+var errBoom = errors.New("boom")
+
+// TestLoadFailures: a load that fails or is interrupted leaves the live index as it was and
+// removes what it built.
+func TestLoadFailures(t *testing.T) {
+	items := searchtest.Fixture(t)
+	b := newBackend(t, Config{BatchSize: 10, Now: stepClock()})
+	live := load(t, b, items)
+
+	dup := slices.Clone(items[:20])
+	dup[5].ID = dup[4].ID
+	bad := slices.Clone(items[:20])
+	bad[7].Date = "not-a-date"
+	tests := []struct {
+		name  string
+		items func(cancel context.CancelFunc) iter.Seq2[search.Item, error]
+		check func(t *testing.T, err error)
+	}{
+		{"the items fail", func(context.CancelFunc) iter.Seq2[search.Item, error] {
+			return func(yield func(search.Item, error) bool) {
+				for _, it := range items[:50] {
+					if !yield(it, nil) {
+						return
+					}
+				}
+				yield(search.Item{}, errBoom)
+			}
+		}, func(t *testing.T, err error) {
+			if !errors.Is(err, errBoom) {
+				t.Errorf("error %v, want one wrapping the items' error", err)
+			}
+		}},
+		{"cancelled", func(cancel context.CancelFunc) iter.Seq2[search.Item, error] {
+			return func(yield func(search.Item, error) bool) {
+				for i, it := range items {
+					if i == 40 {
+						cancel()
+					}
+					if !yield(it, nil) {
+						return
+					}
+				}
+			}
+		}, func(t *testing.T, err error) {
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("error %v, want one wrapping context.Canceled", err)
+			}
+		}},
+		{"an item the engine refuses", func(context.CancelFunc) iter.Seq2[search.Item, error] { return seq(bad) },
+			func(t *testing.T, err error) {
+				if err == nil || !strings.Contains(err.Error(), bad[7].ID) {
+					t.Errorf("error %v, want one naming item %s", err, bad[7].ID)
+				}
+			}},
+		{"duplicate ids", func(context.CancelFunc) iter.Seq2[search.Item, error] { return seq(dup) },
+			func(t *testing.T, err error) {
+				if err == nil || !strings.Contains(err.Error(), "19 items, but 20") {
+					t.Errorf("error %v, want one saying the count is short", err)
+				}
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			defer cancel()
+			st, err := b.Load(ctx, tt.items(cancel))
+			if err == nil {
+				t.Fatalf("Load succeeded: %+v", st)
+			}
+			tt.check(t, err)
+			if v, err := b.Version(t.Context()); err != nil || v != live.Index {
+				t.Errorf("alias points at %q, %v; want %q", v, err, live.Index)
+			}
+			if names, err := b.versions(t.Context()); err != nil || !slices.Equal(names, []string{live.Index}) {
+				t.Errorf("indices %v, %v; want only %s", names, err, live.Index)
+			}
+			if res, err := b.Search(t.Context(), search.Query{Sort: search.SortNewest, Page: 1, PerPage: 1}); err != nil || res.Total != len(items) {
+				t.Errorf("after the failed load: total %d, %v; want %d", res.Total, err, len(items))
+			}
+		})
+	}
+}
+
+// failingTransport answers the first bulk requests itself with an error status, standing for an
+// engine under pressure, and passes everything else to the real engine.
+type failingTransport struct {
+	statuses []int
+	mu       sync.Mutex
+	failed   int
+}
+
+func (f *failingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if strings.HasSuffix(r.URL.Path, "/_bulk") {
+		f.mu.Lock()
+		var status int
+		if f.failed < len(f.statuses) {
+			status = f.statuses[f.failed]
+			f.failed++
+		}
+		f.mu.Unlock()
+		if status != 0 {
+			if r.Body != nil {
+				io.Copy(io.Discard, r.Body)
+				r.Body.Close()
+			}
+			body := fmt.Sprintf(`{"error":{"type":"rejected_execution_exception","reason":"injected"},"status":%d}`, status)
+			return &http.Response{
+				StatusCode: status, Status: http.StatusText(status), Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+				Header:  http.Header{"Content-Type": {"application/json"}},
+				Body:    io.NopCloser(strings.NewReader(body)),
+				Request: r,
+			}, nil
+		}
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestBulkRetries: bulk requests the engine turns away for being busy or failing are sent again;
+// one it refuses for a bad request fails the load at once.
+func TestBulkRetries(t *testing.T) {
+	items := searchtest.Fixture(t)
+	busy := &failingTransport{statuses: []int{429, 503, 429}}
+	b := newBackend(t, Config{Transport: busy, BatchSize: 20, RetryBackoff: time.Millisecond})
+	load(t, b, items)
+	if busy.failed != 3 {
+		t.Errorf("%d bulk requests were turned away, want 3", busy.failed)
+	}
+	if res, err := b.Search(t.Context(), search.Query{Sort: search.SortNewest, Page: 1, PerPage: 1}); err != nil || res.Total != len(items) {
+		t.Errorf("after retries: total %d, %v; want %d", res.Total, err, len(items))
+	}
+
+	refused := &failingTransport{statuses: []int{400}}
+	r := newBackend(t, Config{Transport: refused, RetryBackoff: time.Millisecond})
+	if _, err := r.Load(t.Context(), seq(items)); err == nil {
+		t.Error("Load with a refused bulk request succeeded")
+	}
+	if refused.failed != 1 {
+		t.Errorf("a refused bulk request was sent %d times, want once", refused.failed)
+	}
+	if names, err := r.versions(t.Context()); err != nil || len(names) != 0 {
+		t.Errorf("after the failed first load: indices %v, %v; want none", names, err)
+	}
+}
+
+// BenchmarkLoadRealData loads the real catalogue and reports items/s.
+func BenchmarkLoadRealData(b *testing.B) {
+	path, ok := searchtest.RealDataPath()
+	if !ok {
+		b.Skip("no real catalogue beside the module root")
+	}
+	items, _, err := catalogue.ReadAll(path, io.Discard)
+	if err != nil {
+		b.Fatal(err)
+	}
+	be := newBackend(b, Config{Keep: -1})
+	b.ResetTimer()
+	for b.Loop() {
+		load(b, be, items)
+	}
+	b.ReportMetric(float64(len(items)*b.N)/b.Elapsed().Seconds(), "items/s")
+}
+
+// BenchmarkLoadGenerated streams a generated catalogue of MEDIA_BENCH_ITEMS items (default
+// 20,000) into a new index and reports items/s, generation and parsing included:
+//
+//	MEDIA_BENCH_ITEMS=1000000 go test -run '^$' -bench LoadGenerated -benchtime 1x ./search/opensearch/
+func BenchmarkLoadGenerated(b *testing.B) {
+	n := 20000
+	if s := os.Getenv("MEDIA_BENCH_ITEMS"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil || n <= 0 {
+			b.Fatalf("MEDIA_BENCH_ITEMS=%q: want a positive number", s)
+		}
+	}
+	be := newBackend(b, Config{Keep: -1})
+	for b.Loop() {
+		pr, pw := io.Pipe()
+		go func() { pw.CloseWithError(catalogue.Generate(pw, n, 1)) }()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+		st, err := be.Load(ctx, catalogue.Items(catalogue.NewReader(pr), nil))
+		cancel()
+		pr.Close()
+		if err != nil || st.Indexed != n {
+			b.Fatalf("Load: %d items, %v; want %d", st.Indexed, err, n)
+		}
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "items/s")
+}
