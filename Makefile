@@ -27,8 +27,12 @@ run: build
 	fi
 	$(BIN)/mediagw
 
+# The gateway's HTTP tests run a second time on OpenSearch when it is there (CI always has it).
 test:
 	$(GO) test -race -count=1 ./...
+	@if [ -n "$$OPENSEARCH_URL" ]; then \
+	  echo "gateway tests on OpenSearch:"; MEDIA_BACKEND=opensearch $(GO) test -race -count=1 ./gateway/; \
+	else echo "gateway tests on OpenSearch skipped: start it with 'make services' and export OPENSEARCH_URL"; fi
 	cd deploy && $(GO) test -race -count=1 ./...
 
 check:

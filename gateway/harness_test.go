@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -20,6 +21,7 @@ import (
 	"mediagw/ratelimit"
 	"mediagw/search"
 	"mediagw/search/bleve"
+	"mediagw/search/opensearch"
 	"mediagw/search/searchtest"
 )
 
@@ -48,8 +50,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// testBackend is the one place that picks the backend of the HTTP tests: the embedded index over
-// the shared fixture. Another engine is tried by changing only this function.
+// testBackend is the one place that picks the backend of the HTTP tests, over the shared fixture:
+// the embedded index, or OpenSearch at OPENSEARCH_URL when MEDIA_BACKEND=opensearch.
 func testBackend(t *testing.T) (search.Backend, []search.Item) {
 	t.Helper()
 	shared.once.Do(func() {
@@ -57,12 +59,16 @@ func testBackend(t *testing.T) (search.Backend, []search.Item) {
 		if shared.err != nil {
 			return
 		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		if os.Getenv("MEDIA_BACKEND") == "opensearch" {
+			shared.b, shared.close, shared.err = openSearchBackend(ctx, shared.items)
+			return
+		}
 		shared.dir, shared.err = os.MkdirTemp("", "gateway-test-")
 		if shared.err != nil {
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
 		var b *bleve.Backend
 		b, shared.err = bleve.NewFromItems(ctx, shared.dir, shared.items)
 		if shared.err == nil {
@@ -73,6 +79,32 @@ func testBackend(t *testing.T) (search.Backend, []search.Item) {
 		t.Fatalf("test backend: %v", shared.err)
 	}
 	return shared.b, shared.items
+}
+
+// openSearchBackend loads the fixture into an alias of its own, dropped when the tests end.
+func openSearchBackend(ctx context.Context, items []search.Item) (search.Backend, func() error, error) {
+	url := os.Getenv("OPENSEARCH_URL")
+	if url == "" {
+		return nil, nil, errors.New("MEDIA_BACKEND=opensearch needs OPENSEARCH_URL: start it with `make services`")
+	}
+	b, err := opensearch.New(opensearch.Config{URLs: []string{url}, Alias: fmt.Sprintf("mediagw-gateway-test-%d", time.Now().UnixNano()), Keep: -1})
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := b.Load(ctx, func(yield func(search.Item, error) bool) {
+		for _, it := range items {
+			if !yield(it, nil) {
+				return
+			}
+		}
+	}); err != nil {
+		return nil, nil, fmt.Errorf("load the fixture into OpenSearch: %w", err)
+	}
+	return b, func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		return errors.Join(b.Drop(ctx), b.Close())
+	}, nil
 }
 
 // harness is one gateway over the test backend, with its config, limiter and log.

@@ -79,11 +79,7 @@ func newBackend(t testing.TB, cfg Config) *Backend {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		names, err := b.versions(ctx)
-		if err == nil {
-			err = b.deleteIndices(ctx, names...)
-		}
-		if err != nil {
+		if err := b.Drop(ctx); err != nil {
 			t.Errorf("remove the test's indices: %v", err)
 		}
 		b.Close()

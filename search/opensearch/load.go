@@ -489,3 +489,13 @@ func (b *Backend) bulkOnce(ctx context.Context, index string, lines [][]byte) ([
 	}
 	return again, nil
 }
+
+// Drop deletes every versioned index of the alias, and with them the alias: for tests and
+// benchmarks that load into an alias of their own.
+func (b *Backend) Drop(ctx context.Context) error {
+	names, err := b.versions(ctx)
+	if err != nil {
+		return err
+	}
+	return b.deleteIndices(ctx, names...)
+}
