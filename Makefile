@@ -32,6 +32,7 @@ test:
 	$(GO) test -race -count=1 ./...
 	@if [ -n "$$OPENSEARCH_URL" ]; then \
 	  echo "gateway tests on OpenSearch:"; MEDIA_BACKEND=opensearch $(GO) test -race -count=1 ./gateway/; \
+	elif [ -n "$$CI" ]; then echo "CI needs OPENSEARCH_URL for the gateway tests on OpenSearch"; exit 1; \
 	else echo "gateway tests on OpenSearch skipped: start it with 'make services' and export OPENSEARCH_URL"; fi
 	cd deploy && $(GO) test -race -count=1 ./...
 

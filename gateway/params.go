@@ -293,7 +293,9 @@ func parseItems(rq rawQuery) (search.Query, []FieldError) {
 		}
 	}
 	if pageOK && perPageOK && q.Page > maxDepth/q.PerPage {
-		bad("page", strconv.Itoa(q.Page), fmt.Sprintf("page × per_page may not pass %d: narrow the query with q or filters instead of paging this deep", maxDepth))
+		// Like every message it follows the parameter's name in the detail: "page must be at most …".
+		bad("page", strconv.Itoa(q.Page), fmt.Sprintf("must be at most %d with per_page=%d, since page × per_page may not pass %d: narrow the query with q or filters instead of paging this deep",
+			maxDepth/q.PerPage, q.PerPage, maxDepth))
 	}
 	// Without text every score is equal, so relevance is newest; saying so keeps links canonical.
 	if q.Sort == "" || (q.Sort == search.SortRelevance && q.Text == "") {

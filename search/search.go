@@ -107,7 +107,9 @@ type Author struct {
 }
 
 // Backend answers the API's questions from one index. Implementations must be safe for concurrent
-// use, honour the context's deadline, and return the errors below where they apply.
+// use, honour the context's deadline, and return the errors below where they apply. Callers must
+// not modify what they get back (slices, and the slices and pointers inside items): a caching
+// wrapper (search/cache) shares answers between callers.
 type Backend interface {
 	// Search returns one page of the items matching q, in q.Sort order, with the exact total.
 	Search(ctx context.Context, q Query) (Result, error)
