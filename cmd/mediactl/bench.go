@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"mediagw/bench"
+	"mediagw/cmd/internal/backends"
+	"mediagw/mappings"
 	"mediagw/search/opensearch"
 )
 
@@ -56,8 +58,8 @@ func benchFlagSet(fs *flag.FlagSet, e *env) {
 	fs.StringVar(&b.rss, "rss", "", "processes whose RSS to sample during the run, comma-separated NAME=PID")
 	fs.IntVar(&b.probeN, "n", 50, "probe: cached requests after the cold one")
 	fs.BoolVar(&b.clear, "clear-cache", true, "probe: clear OpenSearch's request cache before each target's cold request")
-	fs.IntVar(&b.batch, "batch", 1000, "load: documents per bulk request, both ways")
-	fs.IntVar(&b.workers, "workers", 2, "load: bulk requests in flight, both ways")
+	fs.IntVar(&b.batch, "batch", 1000, "load: documents per bulk request, both ways (1000 is what mediactl load sends)")
+	fs.IntVar(&b.workers, "workers", 2, "load: bulk requests in flight, both ways (2 is what mediactl load sends)")
 }
 
 func runBench(ctx context.Context, e *env, args []string) error {
@@ -88,7 +90,7 @@ func benchTargets(e *env) ([]bench.Target, error) {
 	if b.limit {
 		visitors = 0
 	}
-	for i, g := range splitList(b.gateways) {
+	for i, g := range backends.SplitList(b.gateways) {
 		name, u, ok := strings.Cut(g, "=")
 		if !ok {
 			name, u = "gateway", g
@@ -107,7 +109,7 @@ func benchTargets(e *env) ([]bench.Target, error) {
 	return out, nil
 }
 
-func firstURL(list string) string { return splitList(list)[0] }
+func firstURL(list string) string { return backends.SplitList(list)[0] }
 
 func benchMix(ctx context.Context, e *env) error {
 	b := e.bench
@@ -172,7 +174,7 @@ func visitorsNote(b benchFlags) string {
 
 func watchRSS(list string) ([]*bench.RSSWatch, error) {
 	var out []*bench.RSSWatch
-	for _, p := range splitList(list) {
+	for _, p := range backends.SplitList(list) {
 		name, pidStr, ok := strings.Cut(p, "=")
 		if !ok {
 			name, pidStr = "pid "+p, p
@@ -231,21 +233,29 @@ func benchLoad(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
+	mapping := mappings.Items
+	if e.cfg.OpenSearchMapping != "" {
+		if mapping, err = mappings.Read(e.cfg.OpenSearchMapping); err != nil {
+			return err
+		}
+	}
+	url := firstURL(e.cfg.OpenSearchURL)
 	fmt.Fprintf(e.stdout, "load: %d items from %s into %s, %d per bulk request, %d in flight, both ways\n",
-		len(docs), b.catalogue, firstURL(e.cfg.OpenSearchURL), b.batch, b.workers)
-	plain := bench.PlainBulk{Client: bench.NewClient(b.workers, 0), URL: firstURL(e.cfg.OpenSearchURL),
-		Index: e.cfg.OpenSearchIndex + "-plainbulk", Batch: b.batch, Workers: b.workers}
+		len(docs), b.catalogue, url, b.batch, b.workers)
+	plain := bench.PlainBulk{Client: bench.NewClient(b.workers, 0), URL: url, Index: e.cfg.OpenSearchIndex + "-plainbulk",
+		Definition: mapping, Batch: b.batch, Workers: b.workers}
 	fmt.Fprintln(e.stderr, "bench: plain _bulk upload")
 	base, err := plain.Run(ctx, docs)
 	if err != nil {
 		return err
 	}
+	// The backend as mediactl load makes it (cmd/internal/backends), with the same bulk sizes.
 	keep := e.cfg.KeepIndices
 	if keep == 0 {
 		keep = -1 // the backend reads 0 as its default
 	}
-	backend, err := opensearch.New(opensearch.Config{URLs: splitList(e.cfg.OpenSearchURL), Alias: e.cfg.OpenSearchIndex,
-		Keep: keep, BatchSize: b.batch, Workers: b.workers})
+	backend, err := opensearch.New(opensearch.Config{URLs: backends.SplitList(e.cfg.OpenSearchURL), Alias: e.cfg.OpenSearchIndex,
+		Timeout: e.cfg.BackendTimeout, Keep: keep, Mapping: mapping, BatchSize: b.batch, Workers: b.workers})
 	if err != nil {
 		return err
 	}
@@ -256,14 +266,4 @@ func benchLoad(ctx context.Context, e *env) error {
 		return err
 	}
 	return bench.WriteLoadTable(e.stdout, []bench.LoadResult{base, loaded})
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }

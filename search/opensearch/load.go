@@ -20,8 +20,12 @@ import (
 	"mediagw/search"
 )
 
-// indexTimeLayout names versioned indices; names sort by age. Index names must be lower case.
-const indexTimeLayout = "20060102-150405-000"
+// indexName names a versioned index by its UTC creation time, to the millisecond, so that names
+// sort by age and two loads a second apart do not collide. Index names must be lower case.
+func indexName(alias string, t time.Time) string {
+	t = t.UTC()
+	return fmt.Sprintf("%s-%s-%03d", alias, t.Format("20060102-150405"), t.Nanosecond()/int(time.Millisecond))
+}
 
 // maxBatchBytes caps one bulk request, whatever the batch size, since long descriptions add up.
 const maxBatchBytes = 8 << 20
@@ -42,7 +46,7 @@ type doc struct {
 // ctx ends or any step fails, the alias is left as it was and the new index is deleted.
 func (b *Backend) Load(ctx context.Context, items iter.Seq2[search.Item, error]) (stats search.LoadStats, err error) {
 	start := b.cfg.Now()
-	name := b.cfg.Alias + "-" + start.UTC().Format(indexTimeLayout)
+	name := indexName(b.cfg.Alias, start)
 	stats.Index = name
 	if err := b.createIndex(ctx, name); err != nil {
 		return stats, err

@@ -1,0 +1,72 @@
+package cache
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"mediagw/catalogue"
+	"mediagw/search"
+)
+
+// BenchmarkCache compares each operation on a generated 20,000-item catalogue, straight from the
+// engine and through the cache, asking the same question repeatedly as popular pages do. The
+// OpenSearch part runs when OPENSEARCH_URL is set.
+func BenchmarkCache(b *testing.B) {
+	var buf bytes.Buffer
+	if err := catalogue.Generate(&buf, 20_000, 1); err != nil {
+		b.Fatal(err)
+	}
+	var items []search.Item
+	for it, err := range catalogue.Items(catalogue.NewReader(&buf), nil) {
+		if err != nil {
+			b.Fatal(err)
+		}
+		items = append(items, it)
+	}
+	ops := []struct {
+		name string
+		call func(ctx context.Context, b search.Backend) error
+	}{
+		{"categories", func(ctx context.Context, b search.Backend) error { _, err := b.Categories(ctx); return err }},
+		{"authors", func(ctx context.Context, b search.Backend) error { _, err := b.Authors(ctx); return err }},
+		{"search", func(ctx context.Context, b search.Backend) error {
+			_, err := b.Search(ctx, search.Query{Text: items[0].Title, Sort: search.SortRelevance, Page: 1, PerPage: 20})
+			return err
+		}},
+		{"item", func(ctx context.Context, b search.Backend) error { _, err := b.Item(ctx, items[1].ID); return err }},
+	}
+	engines := []struct {
+		name string
+		open func(b *testing.B) search.Backend
+	}{
+		{"bleve", func(b *testing.B) search.Backend { return openBleve(b, items) }},
+		{"opensearch", func(b *testing.B) search.Backend {
+			engine := newOpenSearch(b)
+			loadOpenSearch(b, engine, items)
+			return engine
+		}},
+	}
+	ctx := context.Background()
+	for _, en := range engines {
+		b.Run(en.name, func(b *testing.B) {
+			engine := en.open(b)
+			backends := []struct {
+				name string
+				b    search.Backend
+			}{{"uncached", engine}, {"cached", New(engine, Options{})}}
+			for _, op := range ops {
+				for _, be := range backends {
+					b.Run(op.name+"/"+be.name, func(b *testing.B) {
+						b.ReportAllocs()
+						for b.Loop() {
+							if err := op.call(ctx, be.b); err != nil {
+								b.Fatal(err)
+							}
+						}
+					})
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,341 @@
+// Package cache wraps a search.Backend so that repeated questions cost the engine little: categories
+// and authors are computed once per index version, identical concurrent calls share one engine
+// call, and recent searches and items are answered from a bounded, short-lived LRU. Answers are
+// keyed by the index version, so a reload or an alias move invalidates them.
+package cache
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"golang.org/x/sync/singleflight"
+
+	"mediagw/search"
+)
+
+// LocalVersioner is a backend that knows without a call which index it serves, such as
+// search/bleve. Version returns "" when it serves none.
+type LocalVersioner interface {
+	Version() string
+}
+
+// RemoteVersioner is a backend that must ask its engine which index it serves, such as
+// search/opensearch (the index behind the alias).
+type RemoteVersioner interface {
+	Version(ctx context.Context) (string, error)
+}
+
+// Options tune a Backend. Zero values take the defaults.
+type Options struct {
+	// TTL is how long a Search or Item answer is served from memory (default 10s). Categories and
+	// authors are kept for the whole index version instead, when the backend has one.
+	TTL time.Duration
+	// MaxEntries bounds the number of cached Search and Item answers (default 10,000).
+	MaxEntries int
+	// MaxBytes bounds their estimated size in memory (default 64 MiB).
+	MaxBytes int64
+	// VersionInterval is how often a RemoteVersioner is asked for its version (default 2s). An
+	// alias move goes unnoticed for at most twice this.
+	VersionInterval time.Duration
+	// CallTimeout bounds an engine call shared by several callers (default 5s). No single
+	// caller's context governs it, so that one caller leaving does not fail the others.
+	CallTimeout time.Duration
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+func (o Options) withDefaults() Options {
+	if o.TTL <= 0 {
+		o.TTL = 10 * time.Second
+	}
+	if o.MaxEntries <= 0 {
+		o.MaxEntries = 10_000
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = 64 << 20
+	}
+	if o.VersionInterval <= 0 {
+		o.VersionInterval = 2 * time.Second
+	}
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = 5 * time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// Backend is a caching search.Backend. It is safe for concurrent use.
+//
+// Answers are shared between callers, from memory and from collapsed calls alike: callers must
+// treat the returned slices, and the slices and pointers inside items, as read-only.
+//
+// A backend without a version (neither LocalVersioner nor RemoteVersioner) has every answer,
+// categories and authors included, cached for TTL only. A backend whose version is unknown at the
+// moment (no index, or the version check failed) has nothing cached until it is known again.
+type Backend struct {
+	next    search.Backend
+	opts    Options
+	local   LocalVersioner
+	remote  RemoteVersioner
+	flights singleflight.Group
+	results *lru
+	metrics *metrics
+	// onJoin, when set by tests, runs once a caller waits on a flight.
+	onJoin func()
+
+	mu sync.Mutex
+	// seen is the version the caches hold answers of; a new one empties them.
+	seen string
+	// pinned holds categories and authors of version seen, by key.
+	pinned map[string]any
+	// The remote version, when checked last, and whether a check is running.
+	remoteVersion string
+	checkedAt     time.Time
+	checking      bool
+}
+
+// New wraps b. To serve without a cache, use b itself.
+func New(b search.Backend, opts Options) *Backend {
+	opts = opts.withDefaults()
+	c := &Backend{
+		next:    b,
+		opts:    opts,
+		results: newLRU(opts.MaxEntries, opts.MaxBytes, opts.TTL),
+		pinned:  map[string]any{},
+	}
+	c.metrics = newMetrics(c.results)
+	switch v := b.(type) {
+	case LocalVersioner:
+		c.local = v
+	case RemoteVersioner:
+		c.remote = v
+	}
+	return c
+}
+
+// Operations, as the metrics label them.
+const (
+	opSearch     = "search"
+	opItem       = "item"
+	opCategories = "categories"
+	opAuthors    = "authors"
+)
+
+// Search returns one page of the items matching q; runs of white space in q.Text count as one space.
+func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, error) {
+	q.Text = normalizeText(q.Text)
+	v, ok := b.version()
+	return lookup(ctx, b, opSearch, v, ok, searchKey(v, q), false, resultSize,
+		func(ctx context.Context) (search.Result, error) { return b.next.Search(ctx, q) })
+}
+
+// Item returns the item with the given id. A missing item is not cached.
+func (b *Backend) Item(ctx context.Context, id string) (search.Item, error) {
+	v, ok := b.version()
+	return lookup(ctx, b, opItem, v, ok, key(opItem, v, id), false, itemSize,
+		func(ctx context.Context) (search.Item, error) { return b.next.Item(ctx, id) })
+}
+
+// Categories returns every category with its item count, computed once per index version.
+func (b *Backend) Categories(ctx context.Context) ([]search.Category, error) {
+	v, ok := b.version()
+	return lookup(ctx, b, opCategories, v, ok, key(opCategories, v), b.versioned(), categoriesSize, b.next.Categories)
+}
+
+// Authors returns every credited author with its item count, computed once per index version.
+func (b *Backend) Authors(ctx context.Context) ([]search.Author, error) {
+	v, ok := b.version()
+	return lookup(ctx, b, opAuthors, v, ok, key(opAuthors, v), b.versioned(), authorsSize, b.next.Authors)
+}
+
+// Ping asks the engine every time: readiness must reflect it, not the cache.
+func (b *Backend) Ping(ctx context.Context) error { return b.next.Ping(ctx) }
+
+// lookup answers op from memory when it can, and otherwise from one engine call shared by every
+// concurrent caller with the same key. v is the index version, ok whether answers may be cached,
+// pin whether to keep the answer for the whole version rather than for the TTL.
+func lookup[T any](ctx context.Context, b *Backend, op, v string, ok bool, key string, pin bool,
+	size func(T) int64, call func(context.Context) (T, error)) (T, error) {
+	var zero T
+	if err := ctx.Err(); err != nil {
+		return zero, fmt.Errorf("%s: %w", op, err)
+	}
+	if ok {
+		if val, hit := b.get(key, pin); hit {
+			b.metrics.count(op, resultHit)
+			return val.(T), nil
+		}
+	}
+	led := false
+	ch := b.flights.DoChan(key, func() (val any, err error) {
+		led = true
+		b.metrics.count(op, resultMiss)
+		// The call outlives a caller that leaves; its own deadline bounds it instead.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.opts.CallTimeout)
+		defer cancel()
+		// singleflight re-raises a panic on a goroutine nobody can recover; the error reaches every caller instead.
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("%s: search backend panicked: %v", op, p)
+			}
+		}()
+		res, err := call(cctx)
+		if err == nil && ok {
+			b.put(v, key, res, size(res), pin)
+		}
+		return res, err
+	})
+	if b.onJoin != nil {
+		b.onJoin()
+	}
+	select {
+	case r := <-ch:
+		// led was written before the result was sent.
+		if !led {
+			b.metrics.count(op, resultShared)
+		}
+		if r.Err != nil {
+			return zero, r.Err
+		}
+		return r.Val.(T), nil
+	case <-ctx.Done():
+		return zero, fmt.Errorf("%s: %w", op, ctx.Err())
+	}
+}
+
+func (b *Backend) versioned() bool { return b.local != nil || b.remote != nil }
+
+// version names the index answers come from now; ok is false when they must not be cached.
+func (b *Backend) version() (v string, ok bool) {
+	switch {
+	case b.local != nil:
+		v = b.local.Version()
+	case b.remote != nil:
+		v = b.checkRemote()
+	default:
+		return "", true
+	}
+	if v == "" {
+		return "", false
+	}
+	b.mu.Lock()
+	if v != b.seen {
+		// Answers of another version are dead weight, or wrong if that version comes back later
+		// with a different index behind the same name.
+		b.seen = v
+		clear(b.pinned)
+		b.results.purge()
+	}
+	b.mu.Unlock()
+	return v, true
+}
+
+// checkRemote returns the remote version as last checked, and starts a check in the background
+// when that is VersionInterval old, so no request waits on it. A version twice that old (after a
+// quiet spell) is not trusted: answers go uncached until the check lands.
+func (b *Backend) checkRemote() string {
+	now := b.opts.Now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	age := now.Sub(b.checkedAt)
+	if b.checkedAt.IsZero() {
+		age = 2 * b.opts.VersionInterval
+	}
+	if !b.checking && age >= b.opts.VersionInterval {
+		b.checking = true
+		go b.refreshRemote()
+	}
+	if age >= 2*b.opts.VersionInterval {
+		return ""
+	}
+	return b.remoteVersion
+}
+
+func (b *Backend) refreshRemote() {
+	started := b.opts.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), b.opts.CallTimeout)
+	defer cancel()
+	v, err := b.remote.Version(ctx)
+	if err != nil {
+		// Unknown: serve uncached until the engine can tell again, rather than risk stale answers.
+		v = ""
+	}
+	b.mu.Lock()
+	b.remoteVersion, b.checkedAt, b.checking = v, started, false
+	b.mu.Unlock()
+}
+
+func (b *Backend) get(key string, pin bool) (any, bool) {
+	if pin {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		val, ok := b.pinned[key]
+		return val, ok
+	}
+	return b.results.get(key, b.opts.Now())
+}
+
+// put stores an answer computed at version v, unless the version moved while it was computed:
+// the answer may then come from either index.
+func (b *Backend) put(v, key string, val any, size int64, pin bool) {
+	if cur, ok := b.version(); !ok || cur != v {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.seen != v {
+		return
+	}
+	if pin {
+		b.pinned[key] = val
+		return
+	}
+	b.results.put(key, val, size, b.opts.Now())
+}
+
+// key joins its parts unambiguously: each is prefixed with its length.
+func key(parts ...string) string {
+	n := 0
+	for _, p := range parts {
+		n += len(p) + 4
+	}
+	var sb strings.Builder
+	sb.Grow(n)
+	for _, p := range parts {
+		sb.WriteString(strconv.Itoa(len(p)))
+		sb.WriteByte(':')
+		sb.WriteString(p)
+	}
+	return sb.String()
+}
+
+func searchKey(v string, q search.Query) string {
+	return key(opSearch, v, q.Text, q.Type, q.Category, q.Author, q.Language, q.From, q.To, string(q.Sort),
+		strconv.Itoa(q.Page), strconv.Itoa(q.PerPage))
+}
+
+// normalizeText trims s and collapses its runs of white space into one space: engines split text
+// on white space, so the answer is the same and more searches share a cache entry.
+func normalizeText(s string) string {
+	prevSpace := true // so that a leading space counts as one too many
+	for _, r := range s {
+		space := unicode.IsSpace(r)
+		if space && (r != ' ' || prevSpace) {
+			return strings.Join(strings.Fields(s), " ")
+		}
+		prevSpace = space
+	}
+	if prevSpace && s != "" {
+		return strings.TrimSuffix(s, " ")
+	}
+	return s
+}
+
+var _ search.Backend = (*Backend)(nil)

@@ -1,0 +1,116 @@
+package cache
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"mediagw/search"
+	"mediagw/search/opensearch"
+	"mediagw/search/searchtest"
+)
+
+// newOpenSearch opens an OpenSearch backend on an alias of its own, removed after the test. Without
+// OPENSEARCH_URL the test skips, except in CI.
+func newOpenSearch(t testing.TB) *opensearch.Backend {
+	t.Helper()
+	u := os.Getenv("OPENSEARCH_URL")
+	if u == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("OPENSEARCH_URL is not set, and CI requires OpenSearch: start it with `make services` and set OPENSEARCH_URL=http://127.0.0.1:9200")
+		}
+		t.Skip("OPENSEARCH_URL is not set: start OpenSearch with `make services` and set OPENSEARCH_URL=http://127.0.0.1:9200")
+	}
+	var r [6]byte
+	if _, err := rand.Read(r[:]); err != nil {
+		t.Fatal(err)
+	}
+	// Index names have one-second resolution: each load gets a second of its own.
+	var (
+		mu   sync.Mutex
+		next = time.Now().UTC()
+	)
+	now := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		next = next.Add(time.Second)
+		return next
+	}
+	b, err := opensearch.New(opensearch.Config{URLs: []string{u}, Alias: "mediagw-cachetest-" + hex.EncodeToString(r[:]), Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := b.Drop(ctx); err != nil {
+			t.Errorf("remove the test's indices: %v", err)
+		}
+		b.Close()
+	})
+	return b
+}
+
+func loadOpenSearch(t testing.TB, b *opensearch.Backend, items []search.Item) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	if _, err := b.Load(ctx, values(items)); err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+}
+
+// TestOpenSearchConformance: caching never changes OpenSearch's answers either.
+func TestOpenSearchConformance(t *testing.T) {
+	searchtest.Run(t, func(t *testing.T, items []search.Item) search.Backend {
+		engine := newOpenSearch(t)
+		loadOpenSearch(t, engine, items)
+		b := New(engine, Options{})
+		v, err := engine.Version(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitVersion(t, b, v)
+		return b
+	})
+}
+
+// TestOpenSearchAliasMoveInvalidates: a load that moves the alias is noticed at the next version
+// check, and categories come from the new index.
+func TestOpenSearchAliasMoveInvalidates(t *testing.T) {
+	engine := newOpenSearch(t)
+	before := searchtest.Fixture(t)
+	loadOpenSearch(t, engine, before)
+	clk := newClock()
+	b := New(engine, Options{Now: clk.Now})
+	v1, err := engine.Version(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitVersion(t, b, v1)
+	cats, err := b.Categories(t.Context())
+	if err != nil || len(cats) < 2 {
+		t.Fatalf("Categories = %v, %v", cats, err)
+	}
+
+	after := slices.Clone(before[:3])
+	for i := range after {
+		after[i].Category, after[i].CategoryName = "reloaded", "Reloaded"
+	}
+	loadOpenSearch(t, engine, after)
+	v2, err := engine.Version(t.Context())
+	if err != nil || v2 == v1 {
+		t.Fatalf("Version after a second load = %q, %v; want a new one", v2, err)
+	}
+	clk.Advance(b.opts.VersionInterval)
+	waitVersion(t, b, v2)
+	cats, err = b.Categories(t.Context())
+	if want := []search.Category{{Slug: "reloaded", Name: "Reloaded", Count: len(after)}}; err != nil || !slices.Equal(cats, want) {
+		t.Errorf("Categories after the alias moved = %v, %v; want %v", cats, err, want)
+	}
+}
