@@ -121,6 +121,8 @@ func TestComposeHealthChecks(t *testing.T) {
 		"opensearch": "_cluster/health",
 		"redis":      "redis-cli ping",
 		"lb":         "/readyz",
+		"mediagw-1":  "mediagw healthcheck",
+		"mediagw-2":  "mediagw healthcheck",
 	} {
 		hc := service(t, p, name).HealthCheck
 		if hc == nil || hc.Disable || len(hc.Test) == 0 {
@@ -140,7 +142,7 @@ func TestComposeDependencies(t *testing.T) {
 	p := loadCompose(t)
 	want := map[string]map[string]string{
 		"loader": {"catalogue": types.ServiceConditionCompletedSuccessfully, "opensearch": types.ServiceConditionHealthy},
-		"lb":     {"mediagw-1": types.ServiceConditionStarted, "mediagw-2": types.ServiceConditionStarted},
+		"lb":     {"mediagw-1": types.ServiceConditionHealthy, "mediagw-2": types.ServiceConditionHealthy},
 	}
 	for _, g := range gateways {
 		want[g] = map[string]string{

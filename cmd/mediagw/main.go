@@ -34,6 +34,11 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	run := run
+	if len(os.Args) > 1 && os.Args[1] == "healthcheck" {
+		os.Args = append(os.Args[:1], os.Args[2:]...)
+		run = healthcheck
+	}
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr, nil); err != nil {
 		fmt.Fprintln(os.Stderr, "mediagw:", err)
 		os.Exit(1)

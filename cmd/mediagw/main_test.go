@@ -419,3 +419,25 @@ func TestBadConfiguration(t *testing.T) {
 		})
 	}
 }
+
+func TestHealthcheck(t *testing.T) {
+	env := testEnv(t)
+	s := start(t, env)
+	check := func() error {
+		return healthcheck(context.Background(), nil, func(k string) string {
+			if k == "MEDIA_ADDR" {
+				return strings.TrimPrefix(s.public, "http://")
+			}
+			return env[k]
+		}, io.Discard, nil)
+	}
+	if err := check(); err != nil {
+		t.Fatalf("healthcheck of a ready server: %v", err)
+	}
+	if err := s.shutdown(t); err != nil {
+		t.Fatal(err)
+	}
+	if err := check(); err == nil {
+		t.Error("healthcheck of a stopped server succeeded")
+	}
+}
