@@ -1,0 +1,481 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"mediagw/catalogue"
+	"mediagw/gateway"
+	"mediagw/ratelimit"
+	"mediagw/search"
+	"mediagw/search/bleve"
+	"mediagw/search/opensearch"
+)
+
+// fixture is a generated catalogue shared by the tests: its file, corpus and items.
+var fixture struct {
+	once   sync.Once
+	dir    string
+	path   string
+	corpus *Corpus
+	items  []search.Item
+	err    error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fixture.dir != "" {
+		os.RemoveAll(fixture.dir)
+	}
+	os.Exit(code)
+}
+
+func testCatalogue(t testing.TB) (string, *Corpus, []search.Item) {
+	t.Helper()
+	fixture.once.Do(func() {
+		if fixture.dir, fixture.err = os.MkdirTemp("", "bench-test-"); fixture.err != nil {
+			return
+		}
+		fixture.path = filepath.Join(fixture.dir, "catalogue.ndjson")
+		var buf bytes.Buffer
+		if fixture.err = catalogue.Generate(&buf, 400, 7); fixture.err != nil {
+			return
+		}
+		if fixture.err = os.WriteFile(fixture.path, buf.Bytes(), 0o600); fixture.err != nil {
+			return
+		}
+		if fixture.corpus, fixture.err = ReadCorpus(fixture.path); fixture.err != nil {
+			return
+		}
+		fixture.items, fixture.err = catalogue.ReadFile(fixture.path)
+	})
+	if fixture.err != nil {
+		t.Fatalf("fixture: %v", fixture.err)
+	}
+	return fixture.path, fixture.corpus, fixture.items
+}
+
+func TestBuildMixIsDeterministic(t *testing.T) {
+	_, c, _ := testCatalogue(t)
+	opt := MixOptions{Seed: 3, Distinct: 500, Length: 5000, Alias: "a"}
+	a, err := BuildMix(c, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := BuildMix(c, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range a.Seq {
+		if a.Seq[i].Query != b.Seq[i].Query || !bytes.Equal(a.Seq[i].Direct.Body, b.Seq[i].Direct.Body) {
+			t.Fatalf("request %d differs with the same seed: %q vs %q", i, a.Seq[i].Query, b.Seq[i].Query)
+		}
+	}
+	opt.Seed = 4
+	d, err := BuildMix(c, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := 0
+	for i := range a.Seq {
+		if a.Seq[i].Query == d.Seq[i].Query {
+			same++
+		}
+	}
+	if same == len(a.Seq) {
+		t.Error("another seed gave the same sequence")
+	}
+}
+
+func TestMixProportions(t *testing.T) {
+	_, c, _ := testCatalogue(t)
+	m, err := BuildMix(c, MixOptions{Seed: 1, Length: 100000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := m.Count()
+	for _, tc := range []struct {
+		kind     Kind
+		perMille int
+	}{{KindItems, shareItems}, {KindItem, shareItem}, {KindCategories, shareCategories}, {KindAuthors, shareAuthors}} {
+		got := 1000 * float64(n[tc.kind]) / float64(len(m.Seq))
+		if d := got - float64(tc.perMille); d < -10 || d > 10 {
+			t.Errorf("%s: %.1f per mille, want %d ± 10", tc.kind, got, tc.perMille)
+		}
+	}
+	// Popular requests repeat: the sequence is far longer than its distinct requests.
+	if m.Distinct >= len(m.Seq)/2 {
+		t.Errorf("%d distinct requests in %d: the mix hardly repeats", m.Distinct, len(m.Seq))
+	}
+	var text, browse int
+	for _, r := range m.Seq {
+		if r.Kind != KindItems {
+			continue
+		}
+		v, err := url.ParseQuery(r.Query)
+		if err != nil {
+			t.Fatalf("%q: %v", r.Query, err)
+		}
+		if v.Get("q") != "" {
+			text++
+		} else {
+			browse++
+		}
+	}
+	if text < 2*browse {
+		t.Errorf("searches with text %d, without %d: a search box mostly sends text", text, browse)
+	}
+}
+
+func TestItemsQueryLeavesDefaultsOut(t *testing.T) {
+	for _, tc := range []struct {
+		q    search.Query
+		want string
+	}{
+		{search.Query{Text: "x", Sort: search.SortRelevance, Page: 1, PerPage: 20}, "q=x&resource=items"},
+		{search.Query{Sort: search.SortNewest, Page: 1, PerPage: 20}, "resource=items"},
+		{search.Query{Sort: search.SortRelevance, Page: 1, PerPage: 20}, "resource=items&sort=relevance"},
+		{search.Query{Text: "x", Sort: search.SortAZ, Page: 3, PerPage: 50, Type: "photo", From: "2001-01-01"},
+			"from=2001-01-01&page=3&per_page=50&q=x&resource=items&sort=az&type=photo"},
+	} {
+		if got := ItemsQuery(tc.q); got != tc.want {
+			t.Errorf("ItemsQuery(%+v) = %q, want %q", tc.q, got, tc.want)
+		}
+	}
+}
+
+// recorder is the embedded backend, noting the last question the gateway asked it.
+type recorder struct {
+	search.Backend
+	mu    sync.Mutex
+	query search.Query
+	id    string
+}
+
+func (r *recorder) Search(ctx context.Context, q search.Query) (search.Result, error) {
+	r.mu.Lock()
+	r.query = q
+	r.mu.Unlock()
+	return r.Backend.Search(ctx, q)
+}
+
+func (r *recorder) Item(ctx context.Context, id string) (search.Item, error) {
+	r.mu.Lock()
+	r.id = id
+	r.mu.Unlock()
+	return r.Backend.Item(ctx, id)
+}
+
+// TestDirectRequestsAreWhatTheGatewayAsks checks that a mix request's direct form is exactly the
+// OpenSearch request the backend would send for what the gateway parsed from its query string.
+func TestDirectRequestsAreWhatTheGatewayAsks(t *testing.T) {
+	_, c, items := testCatalogue(t)
+	ctx := context.Background()
+	b, err := bleve.NewFromItems(ctx, t.TempDir(), items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	rec := &recorder{Backend: b}
+	srv := newGateway(t, rec, 100000)
+
+	m, err := BuildMix(c, MixOptions{Seed: 9, Distinct: 300, Length: 3000, Alias: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := NewGateway("gateway", srv.URL, NewClient(1, 10*time.Second), 50)
+	seen := map[*Request]bool{}
+	for i, r := range m.Seq {
+		if seen[r] {
+			continue
+		}
+		seen[r] = true
+		status, _, err := g.Do(ctx, r, uint64(i))
+		if err != nil || status != http.StatusOK {
+			t.Fatalf("%s: status %d, %v", r.Query, status, err)
+		}
+		if r.Direct.Path != "/x/_search" || r.Direct.Method != http.MethodPost {
+			t.Fatalf("%s: direct %s %s", r.Query, r.Direct.Method, r.Direct.Path)
+		}
+		var want []byte
+		switch r.Kind {
+		case KindItems:
+			want, err = opensearch.SearchRequest(rec.query)
+		case KindItem:
+			want, err = opensearch.ItemRequest(rec.id)
+		case KindCategories:
+			want, err = opensearch.CategoriesRequest(nil)
+		case KindAuthors:
+			want, err = opensearch.AuthorsRequest(nil)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(want, r.Direct.Body) {
+			t.Errorf("%s:\n direct body %s\n backend's   %s", r.Query, r.Direct.Body, want)
+		}
+	}
+	if len(seen) < 200 {
+		t.Errorf("only %d distinct requests checked", len(seen))
+	}
+}
+
+func newGateway(t *testing.T, b search.Backend, limit int) *httptest.Server {
+	t.Helper()
+	cfg := gateway.DefaultConfig()
+	cfg.PublicURL = "http://127.0.0.1"
+	cfg.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("::1/128")}
+	cfg.RatePolicy = ratelimit.Policy{Limit: limit, Window: time.Minute}
+	g, err := gateway.New(cfg, b, ratelimit.NewMemory(cfg.RatePolicy, nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(g)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestRunReportsEveryRequest(t *testing.T) {
+	_, c, items := testCatalogue(t)
+	b, err := bleve.NewFromItems(context.Background(), t.TempDir(), items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	m, err := BuildMix(c, MixOptions{Seed: 2, Distinct: 100, Length: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		qps      float64
+		visitors int
+		// limited says whether answers past the limit are expected.
+		limited bool
+	}{
+		{"closed loop, many visitors", 0, 1000, false},
+		{"open loop, many visitors", 40, 1000, false},
+		{"closed loop, one visitor and the real limit", 0, 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newGateway(t, b, 20)
+			targets := []Target{
+				NewGateway("a", srv.URL, NewClient(2, 10*time.Second), tc.visitors),
+				NewGateway("b", srv.URL+"/", NewClient(2, 10*time.Second), tc.visitors),
+			}
+			res, err := Run(context.Background(), m, targets, RunOptions{QPS: tc.qps, Concurrency: 2, Duration: 600 * time.Millisecond, Rounds: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res) != 2 || res[0].Target != "a" || res[1].Target != "b" {
+				t.Fatalf("results %v, want a then b", res)
+			}
+			for _, r := range res {
+				var n int64
+				for _, c := range r.Status {
+					n += c
+				}
+				var byKind int
+				for _, l := range r.ByKind {
+					byKind += l.N
+				}
+				if r.Requests == 0 || n != r.Requests || int64(byKind) != r.Requests {
+					t.Errorf("%s: %d requests, %d by status, %d by kind", r.Target, r.Requests, n, byKind)
+				}
+				if r.Latency.P50 > r.Latency.P99 || r.Latency.P99 > r.Latency.Max {
+					t.Errorf("%s: percentiles out of order: %+v", r.Target, r.Latency)
+				}
+				if _, ok := r.CPU["harness"]; !ok {
+					t.Errorf("%s: the harness's CPU is not accounted: %v", r.Target, r.CPU)
+				}
+				if got := r.Status[http.StatusTooManyRequests] > 0; got != tc.limited {
+					t.Errorf("%s: statuses %v; limited answers expected: %v", r.Target, r.Status, tc.limited)
+				}
+			}
+			var out bytes.Buffer
+			if err := WriteTable(&out, res); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(out.Bytes(), []byte("b vs a: throughput ratio")) {
+				t.Errorf("table has no ratio line:\n%s", out.String())
+			}
+		})
+	}
+}
+
+func TestQuantile(t *testing.T) {
+	ds := []time.Duration{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	for _, tc := range []struct {
+		q    float64
+		want time.Duration
+	}{{0.5, 5}, {0.9, 9}, {0.99, 10}, {0.01, 1}, {1, 10}} {
+		if got := quantile(ds, tc.q); got != tc.want {
+			t.Errorf("quantile(%v) = %v, want %v", tc.q, got, tc.want)
+		}
+	}
+}
+
+func TestReadRSS(t *testing.T) {
+	kib, err := ReadRSS(os.Getpid())
+	if err != nil {
+		t.Skipf("no /proc here: %v", err)
+	}
+	if kib <= 0 {
+		t.Errorf("RSS %d KiB", kib)
+	}
+	if cpu, err := ReadCPU(os.Getpid()); err != nil || cpu < 0 {
+		t.Errorf("ReadCPU = %v, %v", cpu, err)
+	}
+	w := WatchRSS("self", os.Getpid(), time.Millisecond)
+	time.Sleep(20 * time.Millisecond)
+	r := w.Stop()
+	if r.N == 0 || r.Min > r.Max || r.Err != nil {
+		t.Errorf("report %+v", r)
+	}
+}
+
+// engineURL is the OpenSearch the tests use; see the team's rule on services.
+func engineURL(t *testing.T) string {
+	t.Helper()
+	u := os.Getenv("OPENSEARCH_URL")
+	if u == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("OPENSEARCH_URL is not set, and CI requires OpenSearch: start it with `make services` and set OPENSEARCH_URL=http://127.0.0.1:9200")
+		}
+		t.Skip("OPENSEARCH_URL is not set: start OpenSearch with `make services` and set OPENSEARCH_URL=http://127.0.0.1:9200")
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u+"/_cluster/health?wait_for_status=yellow&timeout=4s", nil)
+		resp, err := http.DefaultClient.Do(req)
+		cancel()
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return u
+			}
+			err = errors.New(resp.Status)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("OpenSearch at %s: %v", u, err)
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+func uniqueAlias(t *testing.T) string {
+	b := make([]byte, 4)
+	rand.Read(b)
+	return "bench-test-" + hex.EncodeToString(b)
+}
+
+// TestOpenSearchTargetAndLoad loads the fixture both ways, then replays every distinct request
+// of a mix straight to the engine: each must be answered, and categories and authors must page
+// to their end as the backend does.
+func TestOpenSearchTargetAndLoad(t *testing.T) {
+	u := engineURL(t)
+	path, c, items := testCatalogue(t)
+	ctx := context.Background()
+	alias := uniqueAlias(t)
+	b, err := opensearch.New(opensearch.Config{URLs: []string{u}, Alias: alias, Keep: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// The engine refuses wildcard deletes, so the indices go by name.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		st, err := b.Status(ctx)
+		if err != nil {
+			t.Errorf("list the test's indices: %v", err)
+		}
+		for _, in := range st.Indices {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodDelete, u+"/"+in.Name, nil)
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}
+		b.Close()
+	})
+
+	docs, err := BulkDocs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := PlainBulk{Client: NewClient(2, time.Minute), URL: u, Index: alias + "-plain", Batch: 100, Workers: 2}.Run(ctx, docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := Loaded(ctx, "load", b, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Items != len(items) || loaded.Items != len(items) {
+		t.Errorf("plain bulk %d items, load %d, catalogue %d", plain.Items, loaded.Items, len(items))
+	}
+	resp, err := http.Get(u + "/" + alias + "-plain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("the plain bulk index is left behind: status %d", resp.StatusCode)
+	}
+
+	m, err := BuildMix(c, MixOptions{Seed: 5, Distinct: 200, Length: 2000, Alias: alias})
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct := NewOpenSearch("opensearch", u, NewClient(1, 10*time.Second))
+	seen := map[*Request]bool{}
+	for _, r := range m.Seq {
+		if seen[r] {
+			continue
+		}
+		seen[r] = true
+		status, n, err := direct.Do(ctx, r, 0)
+		if err != nil || status != http.StatusOK || n == 0 {
+			t.Fatalf("%s: status %d, %d bytes, %v", r.Query, status, n, err)
+		}
+	}
+	// Every catalogue author is reached by paging the aggregation as the backend does.
+	authors, err := b.Authors(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := 0
+	var after map[string]any
+	for {
+		body, err := opensearch.AuthorsRequest(after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, raw, err := direct.post(ctx, Direct{Method: http.MethodPost, Path: "/" + alias + "/_search"}, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		if after, err = nextAfter(raw); err != nil {
+			t.Fatal(err)
+		}
+		if after == nil {
+			break
+		}
+	}
+	if want := len(authors)/opensearch.CompositePageSize + 1; pages != want {
+		t.Errorf("%d authors took %d pages, want %d", len(authors), pages, want)
+	}
+}

@@ -1,0 +1,215 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"text/tabwriter"
+	"time"
+)
+
+// ProbeResult is the latency of one resource on one target: its first answer, which found every
+// cache cold, and the ones after it.
+type ProbeResult struct {
+	Target string
+	Kind   Kind
+	Cold   time.Duration
+	Warm   Latency
+	// Status counts the answers by status, 0 for none.
+	Status map[int]int64
+	Bytes  int64
+}
+
+// Probe asks each target for categories and authors once cold, then n times more, one request
+// at a time. Before each target's first request, clear (when not nil) empties the engine's own
+// caches, so "cold" means what the first visitor after a reindex meets.
+func Probe(ctx context.Context, targets []Target, alias string, n int, timeout time.Duration, clear func(context.Context) error) ([]ProbeResult, error) {
+	var out []ProbeResult
+	if alias == "" {
+		alias = MixOptions{}.withDefaults().Alias
+	}
+	m := &mixer{alias: alias}
+	for _, t := range targets {
+		if clear != nil {
+			if err := clear(ctx); err != nil {
+				return out, err
+			}
+		}
+		for _, k := range []Kind{KindCategories, KindAuthors} {
+			r, err := m.compositeRequest(k)
+			if err != nil {
+				return out, err
+			}
+			pr := ProbeResult{Target: t.Name(), Kind: k, Status: map[int]int64{}}
+			var warm []time.Duration
+			for i := 0; i <= n; i++ {
+				if err := ctx.Err(); err != nil {
+					return out, err
+				}
+				rctx, cancel := context.WithTimeout(ctx, timeout)
+				start := time.Now()
+				status, size, err := t.Do(rctx, r, uint64(i))
+				d := time.Since(start)
+				cancel()
+				if err != nil {
+					status = 0
+				}
+				pr.Status[status]++
+				pr.Bytes = size
+				if i == 0 {
+					pr.Cold = d
+				} else {
+					warm = append(warm, d)
+				}
+			}
+			pr.Warm = summarize(warm)
+			out = append(out, pr)
+		}
+	}
+	return out, nil
+}
+
+// WriteProbeTable prints probe results.
+func WriteProbeTable(w io.Writer, results []ProbeResult) error {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "target\tresource\tcold ms\tcached n\tp50 ms\tp99 ms\tmax ms\tKiB\tstatuses\t")
+	for _, r := range results {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%.1f\t%s\t\n", r.Target, r.Kind, ms(r.Cold), r.Warm.N,
+			ms(r.Warm.P50), ms(r.Warm.P99), ms(r.Warm.Max), float64(r.Bytes)/1024, statusSummary(r.Status))
+	}
+	return tw.Flush()
+}
+
+// RSSWatch samples a process's resident memory (VmRSS) until stopped.
+type RSSWatch struct {
+	Name string
+	PID  int
+	stop chan struct{}
+	done chan struct{}
+	// samples in KiB, written by the sampling goroutine until done closes.
+	samples []int64
+	err     error
+}
+
+// WatchRSS samples pid's VmRSS every interval, starting now.
+func WatchRSS(name string, pid int, every time.Duration) *RSSWatch {
+	w := &RSSWatch{Name: name, PID: pid, stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			kib, err := ReadRSS(pid)
+			if err != nil {
+				w.err = err
+				return
+			}
+			w.samples = append(w.samples, kib)
+			select {
+			case <-w.stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return w
+}
+
+// RSSReport summarises the samples of a watch, in KiB.
+type RSSReport struct {
+	Name                      string
+	PID                       int
+	N                         int
+	First, Min, Max, Last     int64
+	FirstQuarter, LastQuarter int64 // mean of the first and the last quarter of the samples
+	Err                       error
+}
+
+// Stop ends the watch and summarises it.
+func (w *RSSWatch) Stop() RSSReport {
+	close(w.stop)
+	<-w.done
+	r := RSSReport{Name: w.Name, PID: w.PID, N: len(w.samples), Err: w.err}
+	if r.N == 0 {
+		return r
+	}
+	s := w.samples
+	r.First, r.Last, r.Min, r.Max = s[0], s[len(s)-1], s[0], s[0]
+	for _, v := range s {
+		r.Min, r.Max = min(r.Min, v), max(r.Max, v)
+	}
+	q := max(len(s)/4, 1)
+	r.FirstQuarter, r.LastQuarter = mean(s[:q]), mean(s[len(s)-q:])
+	return r
+}
+
+func mean(s []int64) int64 {
+	var sum int64
+	for _, v := range s {
+		sum += v
+	}
+	return sum / int64(len(s))
+}
+
+// ReadRSS returns pid's resident set size in KiB, from /proc/<pid>/status.
+func ReadRSS(pid int) (int64, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, fmt.Errorf("read rss: %w", err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		line := sc.Bytes()
+		if v, ok := bytes.CutPrefix(line, []byte("VmRSS:")); ok {
+			f := bytes.Fields(v)
+			if len(f) >= 1 {
+				return strconv.ParseInt(string(f[0]), 10, 64)
+			}
+		}
+	}
+	return 0, fmt.Errorf("read rss: no VmRSS for pid %d", pid)
+}
+
+// clockTick is USER_HZ, the unit of /proc/<pid>/stat times: 100 on every Linux ABI.
+const clockTick = 10 * time.Millisecond
+
+// ReadCPU returns the CPU time (user and system) pid has used so far, from /proc/<pid>/stat.
+func ReadCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, fmt.Errorf("read cpu: %w", err)
+	}
+	// The command name may hold spaces; the fields after it are fixed: utime and stime are the
+	// 12th and 13th after the closing parenthesis.
+	i := bytes.LastIndexByte(b, ')')
+	f := bytes.Fields(b[i+1:])
+	if i < 0 || len(f) < 13 {
+		return 0, fmt.Errorf("read cpu: unexpected /proc/%d/stat", pid)
+	}
+	utime, err1 := strconv.ParseInt(string(f[11]), 10, 64)
+	stime, err2 := strconv.ParseInt(string(f[12]), 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("read cpu: unexpected /proc/%d/stat", pid)
+	}
+	return time.Duration(utime+stime) * clockTick, nil
+}
+
+// WriteRSSTable prints RSS reports in MiB.
+func WriteRSSTable(w io.Writer, reports []RSSReport) error {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "process\tpid\tsamples\tfirst MiB\tmin\tmax\tlast\tfirst-quarter mean\tlast-quarter mean\t")
+	mib := func(k int64) string { return fmt.Sprintf("%.1f", float64(k)/1024) }
+	for _, r := range reports {
+		if r.Err != nil && r.N == 0 {
+			fmt.Fprintf(tw, "%s\t%d\t0\t%v\t\t\t\t\t\t\n", r.Name, r.PID, r.Err)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Name, r.PID, r.N, mib(r.First), mib(r.Min),
+			mib(r.Max), mib(r.Last), mib(r.FirstQuarter), mib(r.LastQuarter))
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,173 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+
+	"mediagw/search/opensearch"
+)
+
+// Target is a service the mix is replayed against.
+type Target interface {
+	Name() string
+	// Do sends r and reads the whole answer. seq is the request's position in the run, which
+	// picks its visitor. The status is 0 when no HTTP answer came.
+	Do(ctx context.Context, r *Request, seq uint64) (status int, bytes int64, err error)
+}
+
+// NewClient is an HTTP client with keep-alive connections for conns concurrent requests per
+// host, so a run measures requests and not TCP handshakes.
+func NewClient(conns int, timeout time.Duration) *http.Client {
+	return &http.Client{
+		Timeout: timeout,
+		Transport: &http.Transport{
+			DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			MaxIdleConns:        2 * conns,
+			MaxIdleConnsPerHost: conns,
+			MaxConnsPerHost:     conns,
+			IdleConnTimeout:     90 * time.Second,
+		},
+	}
+}
+
+// Gateway sends the mix's query strings to the API at a base URL.
+type Gateway struct {
+	name, base string
+	client     *http.Client
+	visitors   int
+}
+
+// NewGateway targets the API answering at base (scheme, host and base path). With visitors > 0
+// each request comes from one of that many addresses in X-Forwarded-For, so the gateway must
+// trust the harness as a proxy (MEDIA_TRUSTED_PROXIES); with 0 every request is the one visitor
+// the connection's address makes, and the real rate limit applies.
+func NewGateway(name, base string, client *http.Client, visitors int) *Gateway {
+	if !strings.HasSuffix(base, "/") {
+		base += "/"
+	}
+	return &Gateway{name: name, base: base, client: client, visitors: visitors}
+}
+
+// Name names the target in reports.
+func (g *Gateway) Name() string { return g.name }
+
+// Do sends one API request.
+func (g *Gateway) Do(ctx context.Context, r *Request, seq uint64) (int, int64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, g.base+"?"+r.Query, nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	if g.visitors > 0 {
+		req.Header.Set("X-Forwarded-For", VisitorAddr(seq%uint64(g.visitors)).String())
+	}
+	return send(g.client, req)
+}
+
+// VisitorAddr is the address of visitor n: one of 10.0.0.0/8.
+func VisitorAddr(n uint64) netip.Addr {
+	n = n%(1<<24-2) + 1
+	return netip.AddrFrom4([4]byte{10, byte(n >> 16), byte(n >> 8), byte(n)})
+}
+
+func send(c *http.Client, req *http.Request) (int, int64, error) {
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer resp.Body.Close()
+	n, err := io.Copy(io.Discard, resp.Body)
+	if err != nil {
+		return 0, n, fmt.Errorf("read answer: %w", err)
+	}
+	return resp.StatusCode, n, nil
+}
+
+// OpenSearch sends the mix's direct requests to an OpenSearch node.
+type OpenSearch struct {
+	name, base string
+	client     *http.Client
+}
+
+// NewOpenSearch targets the engine at base (e.g. http://127.0.0.1:9200).
+func NewOpenSearch(name, base string, client *http.Client) *OpenSearch {
+	return &OpenSearch{name: name, base: strings.TrimSuffix(base, "/"), client: client}
+}
+
+// Name names the target in reports.
+func (o *OpenSearch) Name() string { return o.name }
+
+// Do sends the direct form of r; categories and authors page through their aggregation as the
+// backend does, and count as one request.
+func (o *OpenSearch) Do(ctx context.Context, r *Request, _ uint64) (int, int64, error) {
+	body := r.Direct.Body
+	var total int64
+	for {
+		status, raw, err := o.post(ctx, r.Direct, body)
+		total += int64(len(raw))
+		if err != nil || status != http.StatusOK || r.Direct.Composite == KindItems {
+			return status, total, err
+		}
+		after, err := nextAfter(raw)
+		if err != nil {
+			return status, total, err
+		}
+		if after == nil {
+			return status, total, nil
+		}
+		if r.Direct.Composite == KindCategories {
+			body, err = opensearch.CategoriesRequest(after)
+		} else {
+			body, err = opensearch.AuthorsRequest(after)
+		}
+		if err != nil {
+			return 0, total, err
+		}
+	}
+}
+
+func (o *OpenSearch) post(ctx context.Context, d Direct, body []byte) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, d.Method, o.base+d.Path, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := o.client.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, raw, fmt.Errorf("read answer: %w", err)
+	}
+	return resp.StatusCode, raw, nil
+}
+
+// nextAfter is the after_key of a composite page, or nil when the page was the last, by the
+// backend's rule: a short page or no after_key ends it.
+func nextAfter(raw []byte) (map[string]any, error) {
+	var page struct {
+		Aggregations struct {
+			Groups struct {
+				AfterKey map[string]any    `json:"after_key"`
+				Buckets  []json.RawMessage `json:"buckets"`
+			} `json:"groups"`
+		} `json:"aggregations"`
+	}
+	if err := json.Unmarshal(raw, &page); err != nil {
+		return nil, fmt.Errorf("decode aggregation page: %w", err)
+	}
+	g := page.Aggregations.Groups
+	if len(g.Buckets) < opensearch.CompositePageSize || g.AfterKey == nil {
+		return nil, nil
+	}
+	return g.AfterKey, nil
+}
