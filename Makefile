@@ -8,7 +8,7 @@ SEED ?= 1
 VAR := var
 export MEDIA_INDEX_DIR ?= $(CURDIR)/$(VAR)/index
 
-.PHONY: build run test check services services-stop bench clean
+.PHONY: build run test check services services-stop bench api-fuzz clean
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -49,6 +49,10 @@ services:
 
 services-stop:
 	scripts/services.sh stop
+
+# Property-based tests of the running server against openapi/openapi.json (schemathesis, ~1.5 min).
+api-fuzz:
+	scripts/schemathesis.sh
 
 clean:
 	rm -rf $(BIN) $(VAR)
