@@ -50,6 +50,10 @@ services:
 services-stop:
 	scripts/services.sh stop
 
+# The short performance run behind docs/performance.md (about 4 minutes; needs `make services`).
+bench:
+	scripts/bench.sh
+
 # Property-based tests of the running server against openapi/openapi.json (schemathesis, ~1.5 min).
 api-fuzz:
 	scripts/schemathesis.sh

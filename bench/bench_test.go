@@ -139,6 +139,28 @@ func TestMixProportions(t *testing.T) {
 	}
 }
 
+func TestMixWithout(t *testing.T) {
+	_, c, _ := testCatalogue(t)
+	without, err := ParseKinds("authors, categories")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := BuildMix(c, MixOptions{Seed: 1, Length: 5000, Without: without})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := m.Count(); n[KindAuthors] != 0 || n[KindCategories] != 0 || n[KindItems] == 0 || n[KindItem] == 0 {
+		t.Errorf("counts %v without authors and categories", n)
+	}
+	if _, err := ParseKinds("items,nope"); err == nil {
+		t.Error("an unknown resource was accepted")
+	}
+	all, _ := ParseKinds("items,item,categories,authors")
+	if _, err := BuildMix(c, MixOptions{Seed: 1, Length: 10, Without: all}); err == nil {
+		t.Error("a mix without any resource was built")
+	}
+}
+
 func TestItemsQueryLeavesDefaultsOut(t *testing.T) {
 	for _, tc := range []struct {
 		q    search.Query

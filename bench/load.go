@@ -8,7 +8,10 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"maps"
 	"net/http"
+	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -25,6 +28,24 @@ type LoadResult struct {
 	Name     string
 	Items    int
 	Duration time.Duration
+	// CPU is the CPU time watched processes used meanwhile (see Charge).
+	CPU map[string]time.Duration
+}
+
+// Charge runs f and records in its result the CPU time each of procs used meanwhile, the
+// harness's own process included, so a load's cost shows beside its speed.
+func Charge(procs []Process, f func() (LoadResult, error)) (LoadResult, error) {
+	procs = append([]Process{{Name: "harness", PID: os.Getpid()}}, procs...)
+	before := cpuTimes(procs)
+	r, err := f()
+	after := cpuTimes(procs)
+	r.CPU = map[string]time.Duration{}
+	for i, p := range procs {
+		if before[i] >= 0 && after[i] >= 0 {
+			r.CPU[p.Name] = after[i] - before[i]
+		}
+	}
+	return r, err
 }
 
 // Rate is items per second.
@@ -106,6 +127,10 @@ func (p PlainBulk) Run(ctx context.Context, docs [][]byte) (res LoadResult, err 
 	def, err := withoutRefresh(p.Definition)
 	if err != nil {
 		return res, err
+	}
+	// A run that was interrupted may have left its index behind.
+	if err := p.do(ctx, http.MethodDelete, base, nil, nil); err != nil && !errors.Is(err, errNotFound) {
+		return res, fmt.Errorf("delete %s: %w", p.Index, err)
 	}
 	start := time.Now()
 	if err := p.do(ctx, http.MethodPut, base, def, nil); err != nil {
@@ -194,6 +219,9 @@ func (p PlainBulk) do(ctx context.Context, method, url string, body []byte, out 
 	if err != nil {
 		return err
 	}
+	if resp.StatusCode == http.StatusNotFound {
+		return fmt.Errorf("%s %s: %w", method, url, errNotFound)
+	}
 	if resp.StatusCode/100 != 2 {
 		return fmt.Errorf("%s %s: status %d: %.300s", method, url, resp.StatusCode, raw)
 	}
@@ -228,16 +256,23 @@ func withoutRefresh(definition []byte) ([]byte, error) {
 	return json.Marshal(def)
 }
 
+// errNotFound is a 404 from the engine.
+var errNotFound = errors.New("not found")
+
 // WriteLoadTable prints load results and each one's rate against the first, the baseline.
 func WriteLoadTable(w io.Writer, results []LoadResult) error {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "method\titems\tseconds\titems/s\tvs first\t")
+	fmt.Fprintln(tw, "method\titems\tseconds\titems/s\tvs first\tCPU seconds\t")
 	for _, r := range results {
 		ratio := 0.0
 		if results[0].Rate() > 0 {
 			ratio = r.Rate() / results[0].Rate()
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.0f\t%.2fx\t\n", r.Name, r.Items, r.Duration.Seconds(), r.Rate(), ratio)
+		var cpu []string
+		for _, p := range slices.Sorted(maps.Keys(r.CPU)) {
+			cpu = append(cpu, fmt.Sprintf("%s %.1f", p, r.CPU[p].Seconds()))
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.0f\t%.2fx\t%s\t\n", r.Name, r.Items, r.Duration.Seconds(), r.Rate(), ratio, strings.Join(cpu, ", "))
 	}
 	return tw.Flush()
 }

@@ -48,6 +48,26 @@ func (k Kind) String() string {
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }
 
+// ParseKinds reads a comma-separated list of resource names.
+func ParseKinds(list string) ([]Kind, error) {
+	var out []Kind
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		k := Kind(0)
+		for k < numKinds && k.String() != name {
+			k++
+		}
+		if k == numKinds {
+			return nil, fmt.Errorf("unknown resource %q: want items, item, categories or authors", name)
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
 // The proportions of the mix, in per mille, as a search box sends them: every result page is a
 // search; about one search in three leads to a click that opens an item; the category list
 // fills a filter menu on some page loads, and the author list, which is large, is opened rarely.
@@ -104,6 +124,9 @@ type MixOptions struct {
 	Distinct int
 	// Length is the length of the request sequence (default 100,000); runners cycle through it.
 	Length int
+	// Without leaves these kinds out; the others keep their proportions to each other. It
+	// isolates a resource's share of a run's cost.
+	Without []Kind
 }
 
 func (o MixOptions) withDefaults() MixOptions {
@@ -505,17 +528,28 @@ func BuildMix(c *Corpus, opt MixOptions) (*Mix, error) {
 	itemRank := rand.NewZipf(rng, zipfExponent, 1, uint64(max(len(items)-1, 1)))
 	mix := &Mix{Seq: make([]*Request, opt.Length)}
 	used := map[*Request]bool{}
-	for i := range mix.Seq {
-		var r *Request
+	left := false
+	for k := range numKinds {
+		left = left || !slices.Contains(opt.Without, k)
+	}
+	if !left {
+		return nil, errors.New("bench: the mix leaves out every resource")
+	}
+	pick := func() *Request {
 		switch x := rng.IntN(1000); {
 		case x < shareItems:
-			r = searches[searchRank.Uint64()]
+			return searches[searchRank.Uint64()]
 		case x < shareItems+shareItem:
-			r = items[min(int(itemRank.Uint64()), len(items)-1)]
+			return items[min(int(itemRank.Uint64()), len(items)-1)]
 		case x < shareItems+shareItem+shareCategories:
-			r = categories
-		default:
-			r = authors
+			return categories
+		}
+		return authors
+	}
+	for i := range mix.Seq {
+		r := pick()
+		for slices.Contains(opt.Without, r.Kind) {
+			r = pick()
 		}
 		mix.Seq[i] = r
 		used[r] = true

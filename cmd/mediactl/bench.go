@@ -31,8 +31,10 @@ type benchFlags struct {
 	limit     bool
 	seed      uint64
 	distinct  int
+	without   string
 	timeout   time.Duration
 	rss       string
+	cpu       string
 	probeN    int
 	clear     bool
 	batch     int
@@ -54,8 +56,10 @@ func benchFlagSet(fs *flag.FlagSet, e *env) {
 	fs.BoolVar(&b.limit, "limit", false, "one visitor, no X-Forwarded-For: the real rate limit applies")
 	fs.Uint64Var(&b.seed, "seed", 1, "seed of the mix: the same seed and catalogue give the same requests")
 	fs.IntVar(&b.distinct, "distinct", 20000, "distinct searches (and items) the mix repeats")
+	fs.StringVar(&b.without, "without", "", "resources to leave out of the mix, comma-separated (items, item, categories, authors)")
 	fs.DurationVar(&b.timeout, "timeout", 10*time.Second, "deadline of one request")
 	fs.StringVar(&b.rss, "rss", "", "processes whose RSS to sample during the run, comma-separated NAME=PID")
+	fs.StringVar(&b.cpu, "cpu", "", "processes whose CPU time to charge to each target, comma-separated NAME=PID (the harness is always counted)")
 	fs.IntVar(&b.probeN, "n", 50, "probe: cached requests after the cold one")
 	fs.BoolVar(&b.clear, "clear-cache", true, "probe: clear OpenSearch's request cache before each target's cold request")
 	fs.IntVar(&b.batch, "batch", 1000, "load: documents per bulk request, both ways (1000 is what mediactl load sends)")
@@ -124,7 +128,11 @@ func benchMix(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	mix, err := bench.BuildMix(corpus, bench.MixOptions{Seed: b.seed, Alias: e.cfg.OpenSearchIndex, Distinct: b.distinct})
+	without, err := bench.ParseKinds(b.without)
+	if err != nil {
+		return fmt.Errorf("%w: -without: %v", errUsage, err)
+	}
+	mix, err := bench.BuildMix(corpus, bench.MixOptions{Seed: b.seed, Alias: e.cfg.OpenSearchIndex, Distinct: b.distinct, Without: without})
 	if err != nil {
 		return err
 	}
@@ -138,13 +146,21 @@ func benchMix(ctx context.Context, e *env) error {
 	fmt.Fprintf(e.stdout, "run: %s; %s measured per target in %d rounds after %s warm-up; visitors %s\n",
 		loop, b.duration, b.rounds, b.warmup, visitorsNote(b))
 
-	watches, err := watchRSS(b.rss)
+	procs, err := parsePIDs(b.cpu)
 	if err != nil {
 		return err
 	}
+	rssProcs, err := parsePIDs(b.rss)
+	if err != nil {
+		return err
+	}
+	var watches []*bench.RSSWatch
+	for _, p := range rssProcs {
+		watches = append(watches, bench.WatchRSS(p.Name, p.PID, 500*time.Millisecond))
+	}
 	results, runErr := bench.Run(ctx, mix, targets, bench.RunOptions{
 		QPS: b.qps, Concurrency: b.conc, Duration: b.duration, Rounds: b.rounds, Warmup: b.warmup,
-		Timeout: b.timeout, Progress: e.stderr,
+		Timeout: b.timeout, Progress: e.stderr, Processes: procs,
 	})
 	var reports []bench.RSSReport
 	for _, w := range watches {
@@ -172,8 +188,9 @@ func visitorsNote(b benchFlags) string {
 	return strconv.Itoa(b.visitors) + " via X-Forwarded-For"
 }
 
-func watchRSS(list string) ([]*bench.RSSWatch, error) {
-	var out []*bench.RSSWatch
+// parsePIDs reads a NAME=PID list of running processes.
+func parsePIDs(list string) ([]bench.Process, error) {
+	var out []bench.Process
 	for _, p := range backends.SplitList(list) {
 		name, pidStr, ok := strings.Cut(p, "=")
 		if !ok {
@@ -181,12 +198,12 @@ func watchRSS(list string) ([]*bench.RSSWatch, error) {
 		}
 		pid, err := strconv.Atoi(pidStr)
 		if err != nil || pid <= 0 {
-			return nil, fmt.Errorf("%w: -rss %q: want NAME=PID", errUsage, p)
+			return nil, fmt.Errorf("%w: %q: want NAME=PID", errUsage, p)
 		}
-		if _, err := bench.ReadRSS(pid); err != nil {
+		if _, err := bench.ReadCPU(pid); err != nil {
 			return nil, err
 		}
-		out = append(out, bench.WatchRSS(name, pid, 500*time.Millisecond))
+		out = append(out, bench.Process{Name: name, PID: pid})
 	}
 	return out, nil
 }
@@ -244,8 +261,12 @@ func benchLoad(ctx context.Context, e *env) error {
 		len(docs), b.catalogue, url, b.batch, b.workers)
 	plain := bench.PlainBulk{Client: bench.NewClient(b.workers, 0), URL: url, Index: e.cfg.OpenSearchIndex + "-plainbulk",
 		Definition: mapping, Batch: b.batch, Workers: b.workers}
+	procs, err := parsePIDs(b.cpu)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintln(e.stderr, "bench: plain _bulk upload")
-	base, err := plain.Run(ctx, docs)
+	base, err := bench.Charge(procs, func() (bench.LoadResult, error) { return plain.Run(ctx, docs) })
 	if err != nil {
 		return err
 	}
@@ -261,7 +282,9 @@ func benchLoad(ctx context.Context, e *env) error {
 	}
 	defer backend.Close()
 	fmt.Fprintln(e.stderr, "bench: mediactl load (the alias moves to the new index)")
-	loaded, err := bench.Loaded(ctx, "mediactl load", backend, b.catalogue)
+	loaded, err := bench.Charge(procs, func() (bench.LoadResult, error) {
+		return bench.Loaded(ctx, "mediactl load", backend, b.catalogue)
+	})
 	if err != nil {
 		return err
 	}

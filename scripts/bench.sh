@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# bench.sh: the short performance run behind `make bench`. With OpenSearch running (make services),
+# it generates a catalogue, times `mediactl load` against a plain _bulk of the same documents,
+# builds the embedded index, starts mediagw on loopback (OpenSearch with caching off, with caching
+# on, and embedded), and replays the same request mix against each gateway and straight against
+# OpenSearch, printing the ratios. It stops every process it started. docs/performance.md explains
+# the method and records the figures.
+#
+# Settings (environment): BENCH_ITEMS (100000), BENCH_SEED (1), BENCH_DURATION measured per target
+# (10s), BENCH_WARMUP (3s), BENCH_C connections (8), BENCH_QPS open-loop rate (40; 0 skips the
+# open-loop run), BENCH_SUSTAIN sustained run of the cached gateway for its RSS (30s; 0 skips it), BENCH_EMBEDDED (1; 0 skips the embedded index), BENCH_PROFILE (1; 0 skips the CPU
+# profile), BENCH_ALIAS (bench-items), OPENSEARCH_URL (http://127.0.0.1:9200), REDIS_URL (redis on
+# 127.0.0.1:6379 when it answers, else the in-process limit), BENCH_PORT first of six loopback
+# ports (18080).
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$REPO"
+GO=${GO:-go}
+ITEMS=${BENCH_ITEMS:-100000}
+SEED=${BENCH_SEED:-1}
+DURATION=${BENCH_DURATION:-10s}
+WARMUP=${BENCH_WARMUP:-3s}
+CONC=${BENCH_C:-8}
+QPS=${BENCH_QPS:-40}
+SUSTAIN=${BENCH_SUSTAIN:-30s}
+EMBEDDED=${BENCH_EMBEDDED:-1}
+PROFILE=${BENCH_PROFILE:-1}
+ALIAS=${BENCH_ALIAS:-bench-items}
+PORT=${BENCH_PORT:-18080}
+export OPENSEARCH_URL=${OPENSEARCH_URL:-http://127.0.0.1:9200}
+export OPENSEARCH_INDEX=$ALIAS
+DIR=$REPO/var/bench
+CATALOGUE=$DIR/catalogue-$ITEMS-$SEED.ndjson.gz
+INDEX_DIR=$DIR/index-$ITEMS-$SEED
+
+log() { printf 'bench: %s\n' "$*" >&2; }
+die() {
+	log "error: $*"
+	exit 1
+}
+
+# The machine may be shared: each run says how busy it was as it started.
+loadavg() { echo "(load average before the run: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cpus)"; }
+
+PIDS=()
+cleanup() {
+	local pid
+	for pid in "${PIDS[@]}"; do
+		kill "$pid" 2>/dev/null || true
+	done
+	for pid in "${PIDS[@]}"; do
+		wait "$pid" 2>/dev/null || true
+	done
+}
+trap cleanup EXIT
+
+if [[ -z ${REDIS_URL+x} ]]; then
+	if command -v redis-cli >/dev/null && redis-cli -h 127.0.0.1 -p 6379 ping 2>/dev/null | grep -q PONG; then
+		REDIS_URL=redis://127.0.0.1:6379/0
+	else
+		REDIS_URL=
+	fi
+fi
+export REDIS_URL
+
+curl -fsS -m 5 "$OPENSEARCH_URL/" >/dev/null 2>&1 || die "OpenSearch does not answer at $OPENSEARCH_URL: start it with \`make services\`"
+mkdir -p "$DIR"
+log "building"
+$GO build -o bin/ ./cmd/...
+MEDIACTL=$REPO/bin/mediactl
+
+echo "== machine"
+echo "cpus: $(nproc); memory: $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo); $($GO version | cut -d' ' -f3-4)"
+echo "opensearch: $(curl -fsS "$OPENSEARCH_URL/" | sed -n 's/.*"number" : "\([^"]*\)".*/\1/p'); rate-limit store: ${REDIS_URL:-in process}"
+echo "run: $ITEMS items, seed $SEED, $DURATION per target after $WARMUP warm-up, $CONC connections"
+
+if [[ ! -f $CATALOGUE ]]; then
+	log "generating $ITEMS items"
+	"$MEDIACTL" gen -n "$ITEMS" -seed "$SEED" -o "$CATALOGUE" 2>/dev/null
+fi
+
+# opensearch_pid prints the local OpenSearch's pid, or nothing when it is not a local process.
+opensearch_pid() {
+	local f=$REPO/var/services/opensearch/opensearch.pid
+	if [[ -s $f ]] && kill -0 "$(cat "$f")" 2>/dev/null; then
+		cat "$f"
+	else
+		pgrep -f org.opensearch.bootstrap.OpenSearch | head -n 1 || true
+	fi
+}
+OS_PID=$(opensearch_pid)
+# cpu LIST: LIST plus OpenSearch, the processes whose CPU time a run charges to each target.
+cpu() {
+	local list=$1
+	[[ -n $OS_PID ]] && list="$list,opensearch=$OS_PID"
+	echo "$list"
+}
+
+echo
+echo "== load into OpenSearch: mediactl load vs plain _bulk of the same documents"
+loadavg
+"$MEDIACTL" bench -mode load -catalogue "$CATALOGUE" -log-level warn ${OS_PID:+-cpu opensearch=$OS_PID}
+
+if [[ $EMBEDDED == 1 && ! -e $INDEX_DIR/current ]]; then
+	log "building the embedded index in $INDEX_DIR (kept for the next run)"
+	MEDIA_BACKEND=embedded MEDIA_INDEX_DIR=$INDEX_DIR "$MEDIACTL" load -log-level warn "$CATALOGUE" >/dev/null
+fi
+
+# start NAME PORT ENV...: starts mediagw on loopback with the given settings, waits until /readyz
+# answers, and sets $pid and $startup (seconds until ready).
+start() {
+	local name=$1 port=$2
+	shift 2
+	local t0
+	t0=$(date +%s%N)
+	env MEDIA_ADDR=127.0.0.1:$port MEDIA_ADMIN_ADDR=127.0.0.1:$((port + 1000)) MEDIA_PUBLIC_URL=http://127.0.0.1:$port \
+		MEDIA_TRUSTED_PROXIES=127.0.0.1 MEDIA_SHUTDOWN_DELAY=0s MEDIA_SHUTDOWN_GRACE=5s "$@" \
+		"$REPO/bin/mediagw" 2>"$DIR/$name.log" &
+	pid=$!
+	PIDS+=("$pid")
+	for _ in $(seq 1 600); do
+		if curl -fsS -m 1 -o /dev/null "http://127.0.0.1:$port/readyz" 2>/dev/null; then
+			startup=$(awk -v ns=$(($(date +%s%N) - t0)) 'BEGIN {printf "%.2f", ns / 1e9}')
+			return
+		fi
+		kill -0 "$pid" 2>/dev/null || die "mediagw $name exited; see $DIR/$name.log"
+		sleep 0.05
+	done
+	die "mediagw $name not ready after 30s; see $DIR/$name.log"
+}
+
+rss_mib() { awk '/VmRSS/ {printf "%.1f", $2/1024}' "/proc/$1/status"; }
+
+start off $((PORT + 1)) MEDIA_BACKEND=opensearch MEDIA_CACHE=off
+OFF=$pid
+start on $((PORT + 2)) MEDIA_BACKEND=opensearch MEDIA_CACHE=on
+ON=$pid
+GW_OFF=http://127.0.0.1:$((PORT + 1))/
+GW_ON=http://127.0.0.1:$((PORT + 2))/
+GATEWAYS="gateway=$GW_OFF,cached=$GW_ON"
+if [[ $EMBEDDED == 1 ]]; then
+	start embedded $((PORT + 3)) MEDIA_BACKEND=embedded MEDIA_INDEX_DIR="$INDEX_DIR" MEDIA_CACHE=off
+	EMB=$pid
+	echo
+	echo "== embedded index: start-up ${startup}s to ready, RSS $(rss_mib "$EMB") MiB when ready ($(du -sh "$INDEX_DIR" | cut -f1) on disk)"
+	GATEWAYS="$GATEWAYS,embedded=http://127.0.0.1:$((PORT + 3))/"
+fi
+
+echo
+echo "== categories and authors: first request (engine caches cleared, gateways just started), then cached"
+loadavg
+"$MEDIACTL" bench -mode probe -gateway "$GATEWAYS" -n 50 -log-level warn
+
+mix() { loadavg; "$MEDIACTL" bench -catalogue "$CATALOGUE" -seed "$SEED" -duration "$DURATION" -warmup "$WARMUP" -c "$CONC" -log-level warn "$@"; }
+
+echo
+echo "== gateway (caching off) vs OpenSearch direct, closed loop"
+mix -gateway "gateway=$GW_OFF" -rss "gateway=$OFF" -cpu "$(cpu "gateway=$OFF")"
+
+if [[ $QPS != 0 ]]; then
+	echo
+	echo "== gateway (caching off) vs OpenSearch direct, open loop at $QPS req/s"
+	mix -gateway "gateway=$GW_OFF" -qps "$QPS" -cpu "$(cpu "gateway=$OFF")"
+fi
+
+echo
+echo "== gateway (caching on) vs OpenSearch direct, closed loop"
+mix -gateway "cached=$GW_ON" -rss "cached=$ON" -cpu "$(cpu "cached=$ON")"
+# What the cache did since the gateway started (the probe and warm-up included).
+curl -fsS "http://127.0.0.1:$((PORT + 1002))/metrics" | awk '
+	/^mediagw_cache_requests_total/ {
+		match($0, /op="[^"]*"/); op = substr($0, RSTART + 4, RLENGTH - 5)
+		match($0, /result="[^"]*"/); res = substr($0, RSTART + 8, RLENGTH - 9)
+		n[op] += $NF; if (res == "hit" || res == "shared") hit[op] += $NF
+	}
+	/^mediagw_cache_bytes / { bytes = $NF }
+	END {
+		line = "cache answers from memory (hit or shared):"
+		for (op in n) if (n[op] > 0) line = line sprintf(" %s %.0f%% of %d;", op, 100 * hit[op] / n[op], n[op])
+		printf "%s holding %.1f MiB\n", line, bytes / 1048576
+	}'
+
+if [[ $EMBEDDED == 1 ]]; then
+	echo
+	echo "== gateway on OpenSearch vs gateway on the embedded index (both caching off), closed loop"
+	mix -direct=false -gateway "opensearch=$GW_OFF,embedded=http://127.0.0.1:$((PORT + 3))/" -rss "embedded=$EMB" \
+		-cpu "$(cpu "gateway-opensearch=$OFF,gateway-embedded=$EMB")"
+fi
+
+echo
+echo "== the real rate limit: one visitor"
+mix -direct=false -limit -gateway "gateway=$GW_OFF" -duration 3s -rounds 1 -warmup 0s
+
+if [[ $SUSTAIN != 0 && $SUSTAIN != 0s ]]; then
+	echo
+	echo "== sustained load on the cached gateway for $SUSTAIN: RSS"
+	mix -direct=false -gateway "cached=$GW_ON" -duration "$SUSTAIN" -rounds 1 -warmup 0s -rss "cached=$ON"
+fi
+
+if [[ $PROFILE == 1 ]]; then
+	echo
+	echo "== CPU profile of the gateway (caching off) under the closed-loop mix, 10s"
+	curl -fsS -o "$DIR/cpu.pprof" "http://127.0.0.1:$((PORT + 1001))/debug/pprof/profile?seconds=10" &
+	prof=$!
+	mix -direct=false -gateway "gateway=$GW_OFF" -duration 12s -rounds 1 -warmup 0s >/dev/null
+	wait "$prof"
+	$GO tool pprof -top -nodecount=25 "$REPO/bin/mediagw" "$DIR/cpu.pprof" 2>/dev/null | sed -n '1,35p'
+	echo "(profile kept in $DIR/cpu.pprof: go tool pprof -http=: bin/mediagw $DIR/cpu.pprof)"
+fi
