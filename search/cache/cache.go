@@ -45,6 +45,9 @@ type Options struct {
 	// CallTimeout bounds an engine call shared by several callers (default 5s). No single
 	// caller's context governs it, so that one caller leaving does not fail the others.
 	CallTimeout time.Duration
+	// Prewarm computes categories and authors in the background as soon as a new index version is
+	// seen, so that the first visitor after a reindex does not wait for the aggregations.
+	Prewarm bool
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -232,9 +235,21 @@ func (b *Backend) version() (v string, ok bool) {
 		b.seen = v
 		clear(b.pinned)
 		b.results.purge()
+		if b.opts.Prewarm {
+			go b.prewarm()
+		}
 	}
 	b.mu.Unlock()
 	return v, true
+}
+
+// prewarm asks for categories and authors through the cache, pinning them for the version. A
+// visitor who asks meanwhile joins the call in flight; a failure leaves the work to that visitor.
+func (b *Backend) prewarm() {
+	ctx, cancel := context.WithTimeout(context.Background(), b.opts.CallTimeout)
+	defer cancel()
+	_, _ = b.Categories(ctx)
+	_, _ = b.Authors(ctx)
 }
 
 // checkRemote returns the remote version as last checked, and starts a check in the background

@@ -677,3 +677,29 @@ func TestMetrics(t *testing.T) {
 		t.Errorf("mediagw_cache_entries = %v, want 1", got)
 	}
 }
+
+// TestPrewarm: with Prewarm, categories and authors of a new version are computed before anyone
+// asks, so the first visitor after a reindex is served from memory. (A backend without versions
+// has no reindex to notice.)
+func TestPrewarm(t *testing.T) {
+	for _, mode := range []string{"local", "remote"} {
+		t.Run(mode, func(t *testing.T) {
+			b, c := newCached(t, mode, searchtest.Fixture(t), Options{Prewarm: true})
+			eventually(t, "categories and authors are pinned", func() bool {
+				return counted(b, opCategories, resultMiss) == 1 && counted(b, opAuthors, resultMiss) == 1
+			})
+			if _, err := b.Authors(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := b.Categories(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if c.authors.Load() != 1 || c.categories.Load() != 1 {
+				t.Errorf("engine asked for authors %d and categories %d times, want once each (by the prewarm)", c.authors.Load(), c.categories.Load())
+			}
+			if counted(b, opAuthors, resultHit) != 1 || counted(b, opCategories, resultHit) != 1 {
+				t.Errorf("the first visitor's requests were not cache hits")
+			}
+		})
+	}
+}
