@@ -239,14 +239,7 @@ func (a *aggregates) authors() []search.Author {
 	for name, n := range a.byAuthor {
 		out = append(out, search.Author{Name: name, Count: n})
 	}
-	// The order of search.AuthorLess, folding each name once instead of at every comparison.
-	folded := make(map[string]string, len(out))
-	for _, au := range out {
-		folded[au.Name] = search.Fold(au.Name)
-	}
-	slices.SortFunc(out, func(x, y search.Author) int {
-		return cmp.Or(strings.Compare(folded[x.Name], folded[y.Name]), strings.Compare(x.Name, y.Name))
-	})
+	search.SortAuthors(out)
 	return out
 }
 

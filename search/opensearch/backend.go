@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/opensearch-project/opensearch-go/v4"
@@ -34,8 +35,12 @@ type Config struct {
 	Timeout time.Duration
 	// MaxConns is the number of keep-alive connections per node. Default 32.
 	MaxConns int
-	// Transport replaces the HTTP transport (MaxConns then does not apply).
+	// Transport replaces the HTTP transport (MaxConns and Compression then do not apply).
 	Transport http.RoundTripper
+	// Compression asks the engine to gzip its answers. Off by default: on loopback or a cluster
+	// network, the engine's gzip and the gateway's gunzip cost more CPU (9% of the gateway's in
+	// the profile of docs/performance.md) than the bytes save. Worth it only over a slow link.
+	Compression bool
 
 	// Keep is how many older indices a load keeps for rollback. Default 2; negative keeps none.
 	Keep int
@@ -97,6 +102,9 @@ func (c Config) withDefaults() Config {
 type Backend struct {
 	cfg    Config
 	client *opensearchapi.Client
+	// pageSize is the buckets per page of the categories and authors aggregations:
+	// CompositePageSize, smaller in tests of the paging.
+	pageSize int
 	// refreshInterval is the mapping's index.refresh_interval, restored after a load, or nil.
 	refreshInterval any
 }
@@ -119,16 +127,7 @@ func New(cfg Config) (*Backend, error) {
 	}
 	tr := cfg.Transport
 	if tr == nil {
-		tr = &http.Transport{
-			Proxy:                 http.ProxyFromEnvironment,
-			DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-			MaxIdleConns:          cfg.MaxConns * len(cfg.URLs),
-			MaxIdleConnsPerHost:   cfg.MaxConns,
-			IdleConnTimeout:       90 * time.Second,
-			TLSHandshakeTimeout:   5 * time.Second,
-			ExpectContinueTimeout: time.Second,
-			ForceAttemptHTTP2:     true,
-		}
+		tr = newTransport(cfg)
 	}
 	client, err := opensearchapi.NewClient(opensearchapi.Config{Client: opensearch.Config{
 		Addresses: cfg.URLs,
@@ -139,7 +138,23 @@ func New(cfg Config) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opensearch: %w", err)
 	}
-	return &Backend{cfg: cfg, client: client, refreshInterval: refresh}, nil
+	return &Backend{cfg: cfg, client: client, pageSize: CompositePageSize, refreshInterval: refresh}, nil
+}
+
+// newTransport is the HTTP transport of a configuration that brings none: keep-alive connections
+// sized by MaxConns, and compressed answers only when asked for.
+func newTransport(cfg Config) *http.Transport {
+	return &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:          cfg.MaxConns * len(cfg.URLs),
+		MaxIdleConnsPerHost:   cfg.MaxConns,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   5 * time.Second,
+		ExpectContinueTimeout: time.Second,
+		ForceAttemptHTTP2:     true,
+		DisableCompression:    !cfg.Compression,
+	}
 }
 
 // refreshIntervalOf reads settings.index.refresh_interval (or the flat settings key) of an index
@@ -194,84 +209,38 @@ func jsonBody(v any) *bytes.Reader {
 	return bytes.NewReader(b)
 }
 
-// doSearch runs one search on the alias.
-func (b *Backend) doSearch(ctx context.Context, op string, body obj) (*opensearchapi.SearchResp, error) {
-	ctx, cancel := b.bound(ctx, b.cfg.Timeout)
-	defer cancel()
-	resp, err := b.client.Search(ctx, &opensearchapi.SearchReq{
-		Indices: []string{b.cfg.Alias},
-		Body:    jsonBody(body),
-	})
-	if err != nil {
-		var status int
-		if resp != nil {
-			status = statusOf(resp.Inspect().Response)
-		}
-		return nil, classify(ctx, op, status, err)
-	}
-	if resp.Shards.Failed > 0 {
-		// A partial answer would give wrong totals and skip items between pages.
-		ee := &EngineError{Op: op, Status: http.StatusServiceUnavailable, Type: "shard_failure"}
-		if len(resp.Shards.Failures) > 0 {
-			ee.Type = resp.Shards.Failures[0].Reason.Type
-		}
-		return nil, fmt.Errorf("%w: %w", search.ErrUnavailable, ee)
-	}
-	return resp, nil
+// searchResponse is the part of a _search answer the backend reads. Each hit's _source is decoded
+// once, straight into an item (its title_sort is left out).
+type searchResponse struct {
+	Shards struct {
+		Failed   int `json:"failed"`
+		Failures []struct {
+			Reason struct {
+				Type string `json:"type"`
+			} `json:"reason"`
+		} `json:"failures"`
+	} `json:"_shards"`
+	Hits struct {
+		Total struct {
+			Value int `json:"value"`
+		} `json:"total"`
+		Hits []struct {
+			Source search.Item `json:"_source"`
+		} `json:"hits"`
+	} `json:"hits"`
+	Aggregations struct {
+		Groups struct {
+			AfterKey map[string]any    `json:"after_key"`
+			Buckets  []compositeBucket `json:"buckets"`
+		} `json:"groups"`
+	} `json:"aggregations"`
 }
-
-// Search returns one page of the items matching q, in q.Sort order, with the exact total.
-func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, error) {
-	resp, err := b.doSearch(ctx, "search", searchBody(q))
-	if err != nil {
-		return search.Result{}, err
-	}
-	res := search.Result{Items: make([]search.Item, 0, len(resp.Hits.Hits)), Total: resp.Hits.Total.Value}
-	for _, h := range resp.Hits.Hits {
-		it, err := decodeItem(h.Source)
-		if err != nil {
-			return search.Result{}, fmt.Errorf("opensearch search: %w", err)
-		}
-		res.Items = append(res.Items, it)
-	}
-	return res, nil
-}
-
-// Item returns the item with the given id, or search.ErrNotFound. It searches on the id field
-// rather than fetching by document id, so ids such as "." or ".." cannot turn into other paths.
-func (b *Backend) Item(ctx context.Context, id string) (search.Item, error) {
-	resp, err := b.doSearch(ctx, "item", obj{
-		"query":            obj{"bool": obj{"filter": []any{obj{"term": obj{"id": id}}}}},
-		"size":             1,
-		"track_total_hits": false,
-	})
-	if err != nil {
-		return search.Item{}, err
-	}
-	if len(resp.Hits.Hits) == 0 {
-		return search.Item{}, fmt.Errorf("item %q: %w", id, search.ErrNotFound)
-	}
-	it, err := decodeItem(resp.Hits.Hits[0].Source)
-	if err != nil {
-		return search.Item{}, fmt.Errorf("opensearch item: %w", err)
-	}
-	return it, nil
-}
-
-func decodeItem(src json.RawMessage) (search.Item, error) {
-	var it search.Item
-	if err := json.Unmarshal(src, &it); err != nil {
-		return search.Item{}, fmt.Errorf("decode stored item: %w", err)
-	}
-	return it, nil
-}
-
-// compositePageSize is how many buckets one page of a composite aggregation holds.
-const compositePageSize = 1000
 
 type compositeBucket struct {
-	Key      map[string]any `json:"key"`
-	DocCount int            `json:"doc_count"`
+	Key struct {
+		Key string `json:"key"`
+	} `json:"key"`
+	DocCount int `json:"doc_count"`
 	Name     struct {
 		Buckets []struct {
 			Key string `json:"key"`
@@ -279,31 +248,105 @@ type compositeBucket struct {
 	} `json:"name"`
 }
 
-// composite pages through every bucket of a terms source over field, calling fn for each.
-func (b *Backend) composite(ctx context.Context, op, field string, subs obj, fn func(key string, bk compositeBucket)) error {
+// doSearch sends one request body (built by requests.go, as the load harness's direct baseline
+// is) to the alias's _search, and decodes the answer.
+func (b *Backend) doSearch(ctx context.Context, op string, body []byte, err error) (*searchResponse, error) {
+	if err != nil {
+		return nil, fmt.Errorf("opensearch %s: encode request: %w", op, err)
+	}
+	ctx, cancel := b.bound(ctx, b.cfg.Timeout)
+	defer cancel()
+	req := &opensearchapi.SearchReq{Indices: []string{b.cfg.Alias}, Body: bytes.NewReader(body)}
+	resp, err := b.client.Client.Do(ctx, http.MethodPost, req, nil)
+	if err == nil && resp.IsError() {
+		err = opensearch.ParseError(resp)
+	}
+	if err != nil {
+		return nil, classify(ctx, op, statusOf(resp), err)
+	}
+	var out searchResponse
+	if err := decodeBody(resp, &out); err != nil {
+		return nil, fmt.Errorf("opensearch %s: decode answer: %w", op, err)
+	}
+	if out.Shards.Failed > 0 {
+		// A partial answer would give wrong totals and skip items between pages.
+		ee := &EngineError{Op: op, Status: http.StatusServiceUnavailable, Type: "shard_failure"}
+		if len(out.Shards.Failures) > 0 {
+			ee.Type = out.Shards.Failures[0].Reason.Type
+		}
+		return nil, fmt.Errorf("%w: %w", search.ErrUnavailable, ee)
+	}
+	return &out, nil
+}
+
+// answerBufs hold answers while they are decoded; decoding copies what it keeps.
+var answerBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledAnswer bounds the buffers kept for reuse: a page of 10,000 authors is about 600 KB.
+const maxPooledAnswer = 2 << 20
+
+// decodeBody decodes the JSON body of an answer into v and closes it.
+func decodeBody(resp *opensearch.Response, v any) error {
+	defer resp.Body.Close()
+	buf := answerBufs.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooledAnswer {
+			buf.Reset()
+			answerBufs.Put(buf)
+		}
+	}()
+	if _, err := buf.ReadFrom(resp.Body); err != nil {
+		return err
+	}
+	return json.Unmarshal(buf.Bytes(), v)
+}
+
+// Search returns one page of the items matching q, in q.Sort order, with the exact total.
+func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, error) {
+	body, err := SearchRequest(q)
+	resp, err := b.doSearch(ctx, "search", body, err)
+	if err != nil {
+		return search.Result{}, err
+	}
+	res := search.Result{Items: make([]search.Item, len(resp.Hits.Hits)), Total: resp.Hits.Total.Value}
+	for i, h := range resp.Hits.Hits {
+		res.Items[i] = h.Source
+	}
+	return res, nil
+}
+
+// Item returns the item with the given id, or search.ErrNotFound. It searches on the id field
+// rather than fetching by document id, so ids such as "." or ".." cannot turn into other paths.
+func (b *Backend) Item(ctx context.Context, id string) (search.Item, error) {
+	body, err := ItemRequest(id)
+	resp, err := b.doSearch(ctx, "item", body, err)
+	if err != nil {
+		return search.Item{}, err
+	}
+	if len(resp.Hits.Hits) == 0 {
+		return search.Item{}, fmt.Errorf("item %q: %w", id, search.ErrNotFound)
+	}
+	return resp.Hits.Hits[0].Source, nil
+}
+
+// composite pages through every bucket of a composite aggregation, one request per page as
+// request builds it from the previous page's after_key, calling fn for each bucket.
+func (b *Backend) composite(ctx context.Context, op string, request func(after map[string]any, size int) ([]byte, error), fn func(bk *compositeBucket)) error {
 	var after map[string]any
 	for {
-		resp, err := b.doSearch(ctx, op, compositeBody(field, compositePageSize, after, subs))
+		body, err := request(after, b.pageSize)
+		resp, err := b.doSearch(ctx, op, body, err)
 		if err != nil {
 			return err
 		}
-		var aggs struct {
-			Groups struct {
-				AfterKey map[string]any    `json:"after_key"`
-				Buckets  []compositeBucket `json:"buckets"`
-			} `json:"groups"`
+		groups := &resp.Aggregations.Groups
+		for i := range groups.Buckets {
+			fn(&groups.Buckets[i])
 		}
-		if err := json.Unmarshal(resp.Aggregations, &aggs); err != nil {
-			return fmt.Errorf("opensearch %s: decode aggregation: %w", op, err)
-		}
-		for _, bk := range aggs.Groups.Buckets {
-			key, _ := bk.Key["key"].(string)
-			fn(key, bk)
-		}
-		if len(aggs.Groups.Buckets) < compositePageSize || aggs.Groups.AfterKey == nil {
+		if len(groups.Buckets) < b.pageSize || groups.AfterKey == nil {
 			return nil
 		}
-		after = aggs.Groups.AfterKey
+		after = groups.AfterKey
 	}
 }
 
@@ -311,9 +354,8 @@ func (b *Backend) composite(ctx context.Context, op, field string, subs obj, fn 
 // most items of the category carry.
 func (b *Backend) Categories(ctx context.Context) ([]search.Category, error) {
 	out := []search.Category{}
-	subs := obj{"name": obj{"terms": obj{"field": "category_name", "size": 1}}}
-	err := b.composite(ctx, "categories", "category", subs, func(slug string, bk compositeBucket) {
-		c := search.Category{Slug: slug, Count: bk.DocCount}
+	err := b.composite(ctx, "categories", categoriesRequest, func(bk *compositeBucket) {
+		c := search.Category{Slug: bk.Key.Key, Count: bk.DocCount}
 		if len(bk.Name.Buckets) > 0 {
 			c.Name = bk.Name.Buckets[0].Key
 		}
@@ -331,22 +373,13 @@ func (b *Backend) Categories(ctx context.Context) ([]search.Category, error) {
 // Authors returns every credited author with its item count, ordered by search.AuthorLess.
 func (b *Backend) Authors(ctx context.Context) ([]search.Author, error) {
 	out := []search.Author{}
-	err := b.composite(ctx, "authors", "author", nil, func(name string, bk compositeBucket) {
-		out = append(out, search.Author{Name: name, Count: bk.DocCount})
+	err := b.composite(ctx, "authors", authorsRequest, func(bk *compositeBucket) {
+		out = append(out, search.Author{Name: bk.Key.Key, Count: bk.DocCount})
 	})
 	if err != nil {
 		return nil, err
 	}
-	folded := make(map[string]string, len(out))
-	for _, a := range out {
-		folded[a.Name] = search.Fold(a.Name)
-	}
-	slices.SortFunc(out, func(x, y search.Author) int {
-		if c := strings.Compare(folded[x.Name], folded[y.Name]); c != 0 {
-			return c
-		}
-		return strings.Compare(x.Name, y.Name)
-	})
+	search.SortAuthors(out)
 	return out, nil
 }
 

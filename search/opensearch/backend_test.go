@@ -250,3 +250,41 @@ func sortedIDs(items []search.Item) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestCompositePaging: the categories and authors lists are the same however many pages the
+// aggregation takes.
+func TestCompositePaging(t *testing.T) {
+	b := newBackend(t, Config{})
+	load(t, b, searchtest.Fixture(t))
+	ctx := t.Context()
+	cats, err := b.Categories(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	authors, err := b.Authors(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(authors) < 3 || len(cats) < 3 {
+		t.Fatalf("the fixture has %d authors and %d categories; the test needs a few of each", len(authors), len(cats))
+	}
+	for _, size := range []int{1, 2, len(authors), len(authors) + 1} {
+		b.pageSize = size
+		if got, err := b.Categories(ctx); err != nil || !slices.Equal(got, cats) {
+			t.Errorf("categories in pages of %d = %v, %v; want %v", size, got, err, cats)
+		}
+		if got, err := b.Authors(ctx); err != nil || !slices.Equal(got, authors) {
+			t.Errorf("authors in pages of %d = %v, %v; want %v", size, got, err, authors)
+		}
+	}
+}
+
+// TestCompression: the engine's answers are not compressed unless the configuration asks.
+func TestCompression(t *testing.T) {
+	if tr := newTransport(Config{}.withDefaults()); !tr.DisableCompression {
+		t.Error("the default transport asks for compressed answers")
+	}
+	if tr := newTransport(Config{Compression: true}.withDefaults()); tr.DisableCompression {
+		t.Error("with Compression, the transport does not ask for compressed answers")
+	}
+}

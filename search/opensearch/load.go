@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/opensearch-project/opensearch-go/v4"
 	"github.com/opensearch-project/opensearch-go/v4/opensearchapi"
 	"golang.org/x/sync/errgroup"
 
@@ -339,20 +340,17 @@ func (b *Backend) Status(ctx context.Context) (Status, error) {
 	return st, nil
 }
 
-// batch is the bulk lines (action and source) of some items, one entry per item.
-type batch struct {
-	lines [][]byte
-	bytes int
-}
-
-// fill sends items to index in bulk requests, Config.Workers at a time, and returns how many it sent.
+// fill sends items to index in bulk requests, Config.Workers at a time, and returns how many it
+// sent. The reading goroutine only batches items; the workers encode them, so that reading and
+// encoding, the loader's two main costs, run side by side.
 func (b *Backend) fill(ctx context.Context, index string, items iter.Seq2[search.Item, error]) (int, error) {
 	g, gctx := errgroup.WithContext(ctx)
-	batches := make(chan *batch, b.cfg.Workers)
+	batches := make(chan []search.Item, b.cfg.Workers)
 	for range b.cfg.Workers {
 		g.Go(func() error {
+			var enc bulkEncoder
 			for bt := range batches {
-				if err := b.bulk(gctx, index, bt.lines); err != nil {
+				if err := b.send(gctx, index, bt, &enc); err != nil {
 					return err
 				}
 			}
@@ -362,7 +360,7 @@ func (b *Backend) fill(ctx context.Context, index string, items iter.Seq2[search
 	n := 0
 	g.Go(func() error {
 		defer close(batches)
-		send := func(bt *batch) error {
+		send := func(bt []search.Item) error {
 			select {
 			case batches <- bt:
 				return nil
@@ -370,7 +368,7 @@ func (b *Backend) fill(ctx context.Context, index string, items iter.Seq2[search
 				return context.Cause(gctx)
 			}
 		}
-		bt := &batch{}
+		bt := make([]search.Item, 0, b.cfg.BatchSize)
 		for it, err := range items {
 			if err != nil {
 				return err
@@ -378,21 +376,16 @@ func (b *Backend) fill(ctx context.Context, index string, items iter.Seq2[search
 			if err := gctx.Err(); err != nil {
 				return context.Cause(gctx)
 			}
-			line, err := bulkLine(it)
-			if err != nil {
-				return err
-			}
-			bt.lines = append(bt.lines, line)
-			bt.bytes += len(line)
+			bt = append(bt, it)
 			n++
-			if len(bt.lines) >= b.cfg.BatchSize || bt.bytes >= maxBatchBytes {
+			if len(bt) >= b.cfg.BatchSize {
 				if err := send(bt); err != nil {
 					return err
 				}
-				bt = &batch{}
+				bt = make([]search.Item, 0, b.cfg.BatchSize)
 			}
 		}
-		if len(bt.lines) > 0 {
+		if len(bt) > 0 {
 			return send(bt)
 		}
 		return nil
@@ -407,29 +400,87 @@ func (b *Backend) fill(ctx context.Context, index string, items iter.Seq2[search
 	return n, nil
 }
 
-// bulkLine is the action and source lines of one item.
-func bulkLine(it search.Item) ([]byte, error) {
-	action, err := json.Marshal(obj{"index": obj{"_id": it.ID}})
-	if err != nil {
-		return nil, err
+// send encodes items and sends them in bulk requests, cutting a request once it reaches maxBatchBytes.
+func (b *Backend) send(ctx context.Context, index string, items []search.Item, enc *bulkEncoder) error {
+	enc.reset()
+	for _, it := range items {
+		if err := enc.add(it); err != nil {
+			return err
+		}
+		if enc.buf.Len() >= maxBatchBytes {
+			if err := b.bulk(ctx, index, enc.buf.Bytes(), enc.lines()); err != nil {
+				return err
+			}
+			enc.reset()
+		}
 	}
-	src, err := json.Marshal(doc{Item: it, TitleSort: search.TitleKey(it.Title)})
-	if err != nil {
-		return nil, fmt.Errorf("item %q: %w", it.ID, err)
+	if len(enc.ends) == 0 {
+		return nil
 	}
-	line := make([]byte, 0, len(action)+len(src)+2)
-	line = append(line, action...)
-	line = append(line, '\n')
-	line = append(line, src...)
-	return append(line, '\n'), nil
+	return b.bulk(ctx, index, enc.buf.Bytes(), enc.lines())
 }
 
-// bulk sends lines in one request and sends again, with growing waits, whatever the engine
-// rejects for being busy (429) or failing (5xx); any other rejection fails the load.
-func (b *Backend) bulk(ctx context.Context, index string, lines [][]byte) error {
+// bulkEncoder writes the bulk lines (action and source) of items into one request body.
+type bulkEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+	// ends are where each item's lines end in buf.
+	ends []int
+}
+
+// bulkAction is the action line of an item: index it under its id. Encoded, it is what
+// json.Marshal makes of {"index": {"_id": id}}.
+type bulkAction struct {
+	Index struct {
+		ID string `json:"_id"`
+	} `json:"index"`
+}
+
+// reset starts a new body. The buffer is not reused: the HTTP transport may still be reading
+// the previous body after the request returns.
+func (e *bulkEncoder) reset() {
+	size := max(e.buf.Cap(), 64<<10)
+	e.buf = bytes.Buffer{}
+	e.buf.Grow(min(size, maxBatchBytes+maxBatchBytes/4))
+	e.enc = json.NewEncoder(&e.buf)
+	e.ends = e.ends[:0]
+}
+
+// add appends the lines of one item. The encoder ends each value with the newline the bulk
+// format wants, and escapes as json.Marshal does.
+func (e *bulkEncoder) add(it search.Item) error {
+	var a bulkAction
+	a.Index.ID = it.ID
+	start := e.buf.Len()
+	if err := e.enc.Encode(a); err != nil {
+		return fmt.Errorf("item %q: %w", it.ID, err)
+	}
+	if err := e.enc.Encode(doc{Item: it, TitleSort: search.TitleKey(it.Title)}); err != nil {
+		e.buf.Truncate(start)
+		return fmt.Errorf("item %q: %w", it.ID, err)
+	}
+	e.ends = append(e.ends, e.buf.Len())
+	return nil
+}
+
+// lines are each item's lines, in the body.
+func (e *bulkEncoder) lines() [][]byte {
+	body := e.buf.Bytes()
+	out := make([][]byte, len(e.ends))
+	start := 0
+	for i, end := range e.ends {
+		out[i] = body[start:end:end]
+		start = end
+	}
+	return out
+}
+
+// bulk sends body, the given lines, in one request and sends again, with growing waits, the
+// lines the engine rejects for being busy (429) or failing (5xx); any other rejection fails the load.
+func (b *Backend) bulk(ctx context.Context, index string, body []byte, lines [][]byte) error {
 	wait := b.cfg.RetryBackoff
 	for attempt := 0; ; attempt++ {
-		again, err := b.bulkOnce(ctx, index, lines)
+		again, err := b.bulkOnce(ctx, index, body, lines)
 		switch {
 		case err == nil && len(again) == 0:
 			return nil
@@ -443,6 +494,7 @@ func (b *Backend) bulk(ctx context.Context, index string, lines [][]byte) error 
 		}
 		if err == nil {
 			lines = again
+			body = bytes.Join(lines, nil)
 		}
 		// Full jitter keeps concurrent workers from retrying in step.
 		d := wait/2 + rand.N(wait/2+1)
@@ -455,30 +507,53 @@ func (b *Backend) bulk(ctx context.Context, index string, lines [][]byte) error 
 	}
 }
 
-// bulkOnce sends lines once and returns the ones to send again. An error means the request as a
-// whole failed.
-func (b *Backend) bulkOnce(ctx context.Context, index string, lines [][]byte) ([][]byte, error) {
+// bulkFilter keeps of a bulk answer what bulkOnce reads: a fifth of the bytes to send and decode.
+var bulkFilter = []string{"errors", "items.*._id", "items.*.status", "items.*.error.type", "items.*.error.reason"}
+
+// bulkResponse is a bulk answer; its items are decoded only when some failed.
+type bulkResponse struct {
+	Errors bool            `json:"errors"`
+	Items  json.RawMessage `json:"items"`
+}
+
+type bulkItemResult struct {
+	ID     string `json:"_id"`
+	Status int    `json:"status"`
+	Error  *struct {
+		Type   string `json:"type"`
+		Reason string `json:"reason"`
+	} `json:"error"`
+}
+
+// bulkOnce sends body, the given lines, once and returns the lines to send again. An error means
+// the request as a whole failed.
+func (b *Backend) bulkOnce(ctx context.Context, index string, body []byte, lines [][]byte) ([][]byte, error) {
 	rctx, cancel := context.WithTimeout(ctx, b.cfg.BulkTimeout)
 	defer cancel()
-	resp, err := b.client.Bulk(rctx, opensearchapi.BulkReq{
-		Index: index,
-		Body:  bytes.NewReader(bytes.Join(lines, nil)),
-	})
-	if err != nil {
-		var status int
-		if resp != nil {
-			status = statusOf(resp.Inspect().Response)
-		}
-		return nil, classify(rctx, "bulk", status, err)
+	req := opensearchapi.BulkReq{Index: index, Body: bytes.NewReader(body), Params: opensearchapi.BulkParams{FilterPath: bulkFilter}}
+	resp, err := b.client.Client.Do(rctx, http.MethodPost, req, nil)
+	if err == nil && resp.IsError() {
+		err = opensearch.ParseError(resp)
 	}
-	if !resp.Errors {
+	if err != nil {
+		return nil, classify(rctx, "bulk", statusOf(resp), err)
+	}
+	var res bulkResponse
+	if err := decodeBody(resp, &res); err != nil {
+		return nil, fmt.Errorf("bulk: decode answer: %w", err)
+	}
+	if !res.Errors {
 		return nil, nil
 	}
-	if len(resp.Items) != len(lines) {
-		return nil, fmt.Errorf("bulk: %d results for %d items", len(resp.Items), len(lines))
+	var items []map[string]bulkItemResult
+	if err := json.Unmarshal(res.Items, &items); err != nil {
+		return nil, fmt.Errorf("bulk: decode answer: %w", err)
+	}
+	if len(items) != len(lines) {
+		return nil, fmt.Errorf("bulk: %d results for %d items", len(items), len(lines))
 	}
 	var again [][]byte
-	for i, res := range resp.Items {
+	for i, res := range items {
 		for _, r := range res {
 			if r.Error == nil {
 				continue

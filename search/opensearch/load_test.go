@@ -3,6 +3,7 @@ package opensearch
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -321,24 +322,73 @@ func BenchmarkLoadRealData(b *testing.B) {
 //
 //	MEDIA_BENCH_ITEMS=1000000 go test -run '^$' -bench LoadGenerated -benchtime 1x ./search/opensearch/
 func BenchmarkLoadGenerated(b *testing.B) {
-	n := 20000
-	if s := os.Getenv("MEDIA_BENCH_ITEMS"); s != "" {
-		var err error
-		if n, err = strconv.Atoi(s); err != nil || n <= 0 {
-			b.Fatalf("MEDIA_BENCH_ITEMS=%q: want a positive number", s)
-		}
-	}
+	n := benchItems(b, 20000)
 	be := newBackend(b, Config{Keep: -1})
 	for b.Loop() {
-		pr, pw := io.Pipe()
-		go func() { pw.CloseWithError(catalogue.Generate(pw, n, 1)) }()
-		ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
-		st, err := be.Load(ctx, catalogue.Items(catalogue.NewReader(pr), nil))
-		cancel()
-		pr.Close()
-		if err != nil || st.Indexed != n {
-			b.Fatalf("Load: %d items, %v; want %d", st.Indexed, err, n)
-		}
+		loadGenerated(b, be, n)
 	}
 	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "items/s")
+}
+
+// benchItems is MEDIA_BENCH_ITEMS, or def.
+func benchItems(b *testing.B, def int) int {
+	s := os.Getenv("MEDIA_BENCH_ITEMS")
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 {
+		b.Fatalf("MEDIA_BENCH_ITEMS=%q: want a positive number", s)
+	}
+	return n
+}
+
+// loadGenerated loads a generated catalogue of n items (seed 1) into be, streaming it.
+func loadGenerated(b *testing.B, be *Backend, n int) {
+	b.Helper()
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(catalogue.Generate(pw, n, 1)) }()
+	defer pr.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	st, err := be.Load(ctx, catalogue.Items(catalogue.NewReader(pr), nil))
+	if err != nil || st.Indexed != n {
+		b.Fatalf("Load: %d items, %v; want %d", st.Indexed, err, n)
+	}
+}
+
+// TestBulkLines: the bulk body is, item by item, the action and the document as json.Marshal
+// encodes them (what a plain _bulk upload sends), each on one line.
+func TestBulkLines(t *testing.T) {
+	items := append(generated(t, 200, 7), searchtest.Fixture(t)...)
+	items = append(items, search.Item{ID: "odd\n\"<id>&\u2028", Title: "Ünïcode <b>&</b>\u2028", Type: search.TypePhoto})
+	var enc bulkEncoder
+	enc.reset()
+	var want []byte
+	for _, it := range items {
+		if err := enc.add(it); err != nil {
+			t.Fatal(err)
+		}
+		action, err := json.Marshal(map[string]any{"index": map[string]any{"_id": it.ID}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := json.Marshal(doc{Item: it, TitleSort: search.TitleKey(it.Title)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(append(append(append(want, action...), '\n'), src...), '\n')
+	}
+	if got := enc.buf.Bytes(); !bytes.Equal(got, want) {
+		t.Errorf("bulk body differs from json.Marshal's lines:\n%.500s\nwant\n%.500s", got, want)
+	}
+	lines := enc.lines()
+	if len(lines) != len(items) || !bytes.Equal(bytes.Join(lines, nil), want) {
+		t.Fatalf("%d lines for %d items, or they do not make up the body", len(lines), len(items))
+	}
+	for i, l := range lines {
+		if bytes.Count(l, []byte("\n")) != 2 || !bytes.HasSuffix(l, []byte("\n")) {
+			t.Errorf("item %d: %q is not two lines", i, l)
+		}
+	}
 }

@@ -126,7 +126,7 @@ func authors(items []search.Item) []search.Author {
 	for name, n := range counts {
 		out = append(out, search.Author{Name: name, Count: n})
 	}
-	sortAuthors(out)
+	search.SortAuthors(out)
 	return out
 }
 
@@ -147,15 +147,4 @@ func normalize(it search.Item) search.Item {
 		it.Keywords = nil
 	}
 	return it
-}
-
-// sortAuthors orders authors as search.AuthorLess does (folded, then exact), folding each name once.
-func sortAuthors(as []search.Author) {
-	folded := make(map[string]string, len(as))
-	for _, a := range as {
-		folded[a.Name] = search.Fold(a.Name)
-	}
-	slices.SortFunc(as, func(a, b search.Author) int {
-		return cmp.Or(strings.Compare(folded[a.Name], folded[b.Name]), strings.Compare(a.Name, b.Name))
-	})
 }

@@ -115,6 +115,7 @@ func RunRealData(t *testing.T, open Open) {
 		if !slices.Equal(got, want) {
 			t.Errorf("Authors: %d authors, want %d (or the order or counts differ)", len(got), len(want))
 		}
+		checkAuthorOrder(t, got)
 		for _, a := range sampleAuthors(got, 50) {
 			if res := search1(t, b, search.Query{Author: a.Name, Sort: search.SortNewest, Page: 1, PerPage: 1}); res.Total != a.Count {
 				t.Errorf("author %q counts %d, but a search for it finds %d", a.Name, a.Count, res.Total)

@@ -466,6 +466,18 @@ func testCategories(t *testing.T, b search.Backend, items []search.Item) {
 	}
 }
 
+// checkAuthorOrder checks authors against the definition of their order, search.AuthorLess, since
+// the expected list is itself sorted with search.SortAuthors.
+func checkAuthorOrder(t *testing.T, authors []search.Author) {
+	t.Helper()
+	for i := 1; i < len(authors); i++ {
+		if !search.AuthorLess(authors[i-1].Name, authors[i].Name) {
+			t.Errorf("Authors: %q comes before %q", authors[i-1].Name, authors[i].Name)
+			return
+		}
+	}
+}
+
 func testAuthors(t *testing.T, b search.Backend, items []search.Item) {
 	want := authors(items)
 	got, err := b.Authors(ctx(t))
@@ -475,6 +487,7 @@ func testAuthors(t *testing.T, b search.Backend, items []search.Item) {
 	if !slices.Equal(got, want) {
 		t.Errorf("Authors =\n%+v\nwant\n%+v", got, want)
 	}
+	checkAuthorOrder(t, got)
 	for _, a := range got {
 		if res := search1(t, b, search.Query{Author: a.Name, Sort: search.SortNewest, Page: 1, PerPage: 1}); res.Total != a.Count {
 			t.Errorf("author %q counts %d, but a search for it finds %d", a.Name, a.Count, res.Total)
