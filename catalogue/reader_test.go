@@ -207,3 +207,27 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+func TestStringValues(t *testing.T) {
+	tests := []struct{ raw, want string }{
+		{`"plain"`, "plain"},
+		{`"Jöns \"J\" Berzelius"`, `Jöns "J" Berzelius`},
+		{`"tab\tand \u00e9"`, "tab\tand é"},
+		{`"羅生門"`, "羅生門"},
+		{`""`, ""},
+	}
+	for _, tt := range tests {
+		r := NewReader(strings.NewReader(`{"id":"a","type":"photo","title":` + tt.raw + `}` + "\n"))
+		it, err := r.Next()
+		if tt.want == "" {
+			var lerr *LineError
+			if !errors.As(err, &lerr) || lerr.Key != "title" {
+				t.Errorf("title %s: error %v, want a title error", tt.raw, err)
+			}
+			continue
+		}
+		if err != nil || it.Title != tt.want {
+			t.Errorf("title %s = %q, %v; want %q", tt.raw, it.Title, err, tt.want)
+		}
+	}
+}
