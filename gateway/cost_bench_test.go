@@ -2,9 +2,18 @@ package gateway
 
 import (
 	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"testing"
+	"time"
+
+	"go.uber.org/zap"
 
 	"mediagw/catalogue"
+	"mediagw/ratelimit"
 	"mediagw/search"
 )
 
@@ -61,23 +70,15 @@ func BenchmarkItemsEnvelope(b *testing.B) {
 	b.ReportAllocs()
 	var size int
 	for b.Loop() {
-		l, totalPages := g.pageLinks(q, 1234)
-		body := itemsBody{
-			Data:        make([]itemSummary, 0, len(items)),
-			Pagination:  pagination{Page: q.Page, PerPage: q.PerPage, Total: 1234, TotalPages: totalPages},
-			Links:       l,
-			Attribution: g.cfg.Attribution,
-		}
-		for _, it := range items {
-			body.Data = append(body.Data, g.summary(it))
-		}
-		_ = linkHeader(l)
-		raw, err := encodeJSON(body)
-		if err != nil {
+		body := g.itemsEnvelope(q, search.Result{Items: items, Total: 1234})
+		_ = linkHeader(body.Links)
+		buf := getBuffer()
+		if err := encodeJSON(buf, body); err != nil {
 			b.Fatal(err)
 		}
-		_ = weakETag(raw)
-		size = len(raw)
+		_ = weakETag(buf.Bytes())
+		size = buf.Len()
+		putBuffer(buf)
 	}
 	b.ReportMetric(float64(size), "body-bytes")
 }
@@ -88,18 +89,141 @@ func BenchmarkGzipEnvelope(b *testing.B) {
 	items := envelopeItems(b, 20)
 	g := &Gateway{cfg: DefaultConfig(), baseURL: "https://media.example.org/"}
 	body := itemsBody{Data: []itemSummary{}}
+	var strs nullables
 	for _, it := range items {
-		body.Data = append(body.Data, g.summary(it))
+		body.Data = append(body.Data, g.summary(it, &strs))
 	}
-	raw, err := encodeJSON(body)
-	if err != nil {
+	var raw bytes.Buffer
+	if err := encodeJSON(&raw, body); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	b.SetBytes(int64(len(raw)))
+	b.SetBytes(int64(raw.Len()))
 	for b.Loop() {
-		if _, err := gzipBytes(raw); err != nil {
+		buf := getBuffer()
+		if err := gzipTo(buf, raw.Bytes()); err != nil {
 			b.Fatal(err)
 		}
+		putBuffer(buf)
+	}
+}
+
+// listBackend answers categories and authors with the same slices on every call, as search/cache
+// does for one index version; the other operations are not used by the list benchmarks.
+type listBackend struct {
+	search.Backend
+	cats    []search.Category
+	authors []search.Author
+}
+
+func (b listBackend) Categories(context.Context) ([]search.Category, error) { return b.cats, nil }
+func (b listBackend) Authors(context.Context) ([]search.Author, error)      { return b.authors, nil }
+
+// discardWriter is a ResponseWriter that keeps the headers and counts the body, so a benchmark
+// measures the gateway and not a recorder's copy of the body.
+type discardWriter struct {
+	h    http.Header
+	n    int
+	code int
+}
+
+func (w *discardWriter) Header() http.Header         { return w.h }
+func (w *discardWriter) WriteHeader(code int)        { w.code = code }
+func (w *discardWriter) Write(p []byte) (int, error) { w.n += len(p); return len(p), nil }
+
+// benchLists is a backend with n authors (some with accented names, as the catalogue has) and
+// the categories of the generated catalogue.
+func benchLists(n int) listBackend {
+	b := listBackend{authors: make([]search.Author, n)}
+	for i := range b.authors {
+		name := fmt.Sprintf("Author %06d", i)
+		if i%7 == 0 {
+			name = fmt.Sprintf("Zoë Ångström-Müller %06d", i)
+		}
+		b.authors[i] = search.Author{Name: name, Count: 1 + i%97}
+	}
+	for i := range 40 {
+		b.cats = append(b.cats, search.Category{Slug: fmt.Sprintf("category-%02d", i), Name: fmt.Sprintf("Category %02d", i), Count: 1000 + i})
+	}
+	return b
+}
+
+// BenchmarkListRequest serves whole categories and authors requests (100,000 authors) whose
+// backend answer is already cached: with and without gzip, and a revalidation (304).
+func BenchmarkListRequest(b *testing.B) {
+	backend := benchLists(100_000)
+	cfg := DefaultConfig()
+	cfg.PublicURL = "https://media.example.org"
+	cfg.RatePolicy = ratelimit.Policy{Limit: 1 << 30, Window: time.Hour}
+	g, err := New(cfg, backend, ratelimit.NewMemory(cfg.RatePolicy, time.Now), zap.NewNop())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, resource := range []string{resCategories, resAuthors} {
+		target := "/?resource=" + resource
+		probe := &discardWriter{h: http.Header{}}
+		g.ServeHTTP(probe, httptest.NewRequest(http.MethodGet, target, nil))
+		etag := probe.h.Get("ETag")
+		for _, tc := range []struct {
+			name    string
+			headers []string
+			status  int
+		}{
+			{"identity", nil, http.StatusOK},
+			{"gzip", []string{"Accept-Encoding", "gzip"}, http.StatusOK},
+			{"not-modified", []string{"Accept-Encoding", "gzip", "If-None-Match", etag}, http.StatusNotModified},
+		} {
+			b.Run(resource+"/"+tc.name, func(b *testing.B) {
+				req := httptest.NewRequest(http.MethodGet, target, nil)
+				for i := 0; i+1 < len(tc.headers); i += 2 {
+					req.Header.Set(tc.headers[i], tc.headers[i+1])
+				}
+				b.ReportAllocs()
+				w := &discardWriter{}
+				for b.Loop() {
+					w.h, w.n, w.code = http.Header{}, 0, 0
+					g.ServeHTTP(w, req)
+				}
+				if w.code != tc.status {
+					b.Fatalf("status %d, want %d", w.code, tc.status)
+				}
+				b.ReportMetric(float64(w.n), "body-bytes")
+			})
+		}
+	}
+}
+
+// BenchmarkAuthorsAfterReindex serves the first authors request after each reindex (100,000
+// authors): the backend answers a different list every time, so the gateway encodes it (and
+// gzips it) again. What the first visitor waits for on top of the engine.
+func BenchmarkAuthorsAfterReindex(b *testing.B) {
+	backend := benchLists(100_000)
+	lists := [2][]search.Author{backend.authors, slices.Clone(backend.authors)}
+	lists[1][0].Count++
+	cfg := DefaultConfig()
+	cfg.PublicURL = "https://media.example.org"
+	cfg.RatePolicy = ratelimit.Policy{Limit: 1 << 30, Window: time.Hour}
+	g, err := New(cfg, &backend, ratelimit.NewMemory(cfg.RatePolicy, time.Now), zap.NewNop())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, enc := range []string{"identity", "gzip"} {
+		b.Run(enc, func(b *testing.B) {
+			req := httptest.NewRequest(http.MethodGet, "/?resource=authors", nil)
+			if enc == "gzip" {
+				req.Header.Set("Accept-Encoding", "gzip")
+			}
+			b.ReportAllocs()
+			w := &discardWriter{}
+			for i := 0; b.Loop(); i++ {
+				backend.authors = lists[i%2]
+				w.h, w.n, w.code = http.Header{}, 0, 0
+				g.ServeHTTP(w, req)
+			}
+			if w.code != http.StatusOK {
+				b.Fatalf("status %d", w.code)
+			}
+			b.ReportMetric(float64(w.n), "body-bytes")
+		})
 	}
 }

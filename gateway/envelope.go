@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"net/url"
+	"strconv"
 	"strings"
 
 	"mediagw/search"
@@ -102,11 +103,18 @@ type author struct {
 	Count int    `json:"count"`
 }
 
-func nullable(s string) *string {
-	if s == "" {
+// nullables hands out the optional string fields of one response from a few allocations rather
+// than one each (a page of 50 items has up to 300). When append moves the strings, the pointers
+// already given keep the old array alive, unchanged.
+type nullables []string
+
+// of is a pointer to v, or nil (JSON null) when v is empty.
+func (s *nullables) of(v string) *string {
+	if v == "" {
 		return nil
 	}
-	return &s
+	*s = append(*s, v)
+	return &(*s)[len(*s)-1]
 }
 
 func list(s []string) []string {
@@ -126,23 +134,45 @@ func (g *Gateway) permalink(it search.Item) string {
 
 func (g *Gateway) qrURL(id string) string { return g.baseURL + "qr/" + id + ".png" }
 
-func (g *Gateway) summary(it search.Item) itemSummary {
+// How many optional strings a summary and a detail have, for sizing nullables.
+const (
+	summaryNullables = 6
+	detailNullables  = 10
+)
+
+func (g *Gateway) summary(it search.Item, strs *nullables) itemSummary {
 	return itemSummary{
-		ID: it.ID, Type: it.Type, Title: it.Title, Summary: nullable(it.Summary), Author: nullable(it.Author),
-		Category: nullable(it.Category), Language: nullable(it.Language), Date: nullable(it.Date),
-		Downloads: it.Downloads, Tags: list(it.Tags), Permalink: g.permalink(it), ThumbnailURL: nullable(it.ThumbnailURL),
+		ID: it.ID, Type: it.Type, Title: it.Title, Summary: strs.of(it.Summary), Author: strs.of(it.Author),
+		Category: strs.of(it.Category), Language: strs.of(it.Language), Date: strs.of(it.Date),
+		Downloads: it.Downloads, Tags: list(it.Tags), Permalink: g.permalink(it), ThumbnailURL: strs.of(it.ThumbnailURL),
 	}
 }
 
-func (g *Gateway) detail(it search.Item) itemDetail {
+func (g *Gateway) detail(it search.Item, strs *nullables) itemDetail {
 	return itemDetail{
-		ID: it.ID, Type: it.Type, Title: it.Title, Summary: nullable(it.Summary), Description: nullable(it.Description),
-		Tags: list(it.Tags), Keywords: list(it.Keywords), Author: nullable(it.Author), Category: nullable(it.Category),
-		Language: nullable(it.Language), Date: nullable(it.Date), Downloads: it.Downloads, Permalink: g.permalink(it),
-		SHA256: nullable(it.SHA256), QRCodeURL: g.qrURL(it.ID),
-		Media:   media{URL: nullable(it.MediaURL), MimeType: nullable(it.MimeType), SizeBytes: it.SizeBytes},
-		License: nullable(it.License),
+		ID: it.ID, Type: it.Type, Title: it.Title, Summary: strs.of(it.Summary), Description: strs.of(it.Description),
+		Tags: list(it.Tags), Keywords: list(it.Keywords), Author: strs.of(it.Author), Category: strs.of(it.Category),
+		Language: strs.of(it.Language), Date: strs.of(it.Date), Downloads: it.Downloads, Permalink: g.permalink(it),
+		SHA256: strs.of(it.SHA256), QRCodeURL: g.qrURL(it.ID),
+		Media:   media{URL: strs.of(it.MediaURL), MimeType: strs.of(it.MimeType), SizeBytes: it.SizeBytes},
+		License: strs.of(it.License),
 	}
+}
+
+// itemsEnvelope is the body of one page of results.
+func (g *Gateway) itemsEnvelope(q search.Query, res search.Result) itemsBody {
+	l, totalPages := g.pageLinks(q, res.Total)
+	body := itemsBody{
+		Data:        make([]itemSummary, 0, len(res.Items)),
+		Pagination:  pagination{Page: q.Page, PerPage: q.PerPage, Total: res.Total, TotalPages: totalPages},
+		Links:       l,
+		Attribution: g.cfg.Attribution,
+	}
+	strs := make(nullables, 0, summaryNullables*len(res.Items))
+	for _, it := range res.Items {
+		body.Data = append(body.Data, g.summary(it, &strs))
+	}
+	return body
 }
 
 // pageLinks builds the links of one page. last is the last page a client may ask for: the last
@@ -150,8 +180,24 @@ func (g *Gateway) detail(it search.Item) itemDetail {
 func (g *Gateway) pageLinks(q search.Query, total int) (links, int) {
 	totalPages := (total + q.PerPage - 1) / q.PerPage
 	last := min(max(totalPages, 1), maxDepth/q.PerPage)
+	// Only the page differs between the links: the rest is encoded once, either side of where
+	// url.Values.Encode puts page in its key order, so the links read as itemsQueryValues has them.
+	before, after := url.Values{}, url.Values{}
+	for k, vs := range itemsQueryValues(q, q.Page) {
+		switch {
+		case k < "page":
+			before[k] = vs
+		case k > "page":
+			after[k] = vs
+		}
+	}
+	prefix := g.baseURL + "?resource=" + resItems + "&"
+	if enc := before.Encode(); enc != "" {
+		prefix += enc + "&"
+	}
+	suffix := "&" + after.Encode() // never empty: per_page comes after page
 	at := func(page int) string {
-		return g.baseURL + "?resource=" + resItems + "&" + itemsQueryValues(q, page).Encode()
+		return prefix + "page=" + strconv.Itoa(page) + suffix
 	}
 	l := links{Self: at(q.Page), First: at(1), Last: at(last)}
 	if q.Page > 1 {
@@ -167,13 +213,26 @@ func (g *Gateway) pageLinks(q search.Query, total int) (links, int) {
 
 // linkHeader is the RFC 8288 form of l.
 func linkHeader(l links) string {
-	parts := []string{`<` + l.Self + `>; rel="self"`, `<` + l.First + `>; rel="first"`}
+	var sb strings.Builder
+	sb.Grow(5*len(l.Self) + 80)
+	add := func(url, rel string) {
+		if sb.Len() > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString("<")
+		sb.WriteString(url)
+		sb.WriteString(`>; rel="`)
+		sb.WriteString(rel)
+		sb.WriteString(`"`)
+	}
+	add(l.Self, "self")
+	add(l.First, "first")
 	if l.Prev != nil {
-		parts = append(parts, `<`+*l.Prev+`>; rel="prev"`)
+		add(*l.Prev, "prev")
 	}
 	if l.Next != nil {
-		parts = append(parts, `<`+*l.Next+`>; rel="next"`)
+		add(*l.Next, "next")
 	}
-	parts = append(parts, `<`+l.Last+`>; rel="last"`)
-	return strings.Join(parts, ", ")
+	add(l.Last, "last")
+	return sb.String()
 }

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -42,6 +43,7 @@ const (
 	ctxRequestID = "mediagw.request_id"
 	ctxVisitor   = "mediagw.visitor"
 	ctxResource  = "mediagw.resource"
+	ctxQuery     = "mediagw.query"
 	ctxCause     = "mediagw.cause"
 )
 
@@ -62,6 +64,12 @@ type Gateway struct {
 	// metrics is nil when the config asked for none.
 	metrics  *metrics
 	draining atomic.Bool
+
+	// The encoded list bodies and OpenAPI document, kept from their first request.
+	categoryBodies listBodies[search.Category]
+	authorBodies   listBodies[search.Author]
+	openAPIOnce    sync.Once
+	openAPIBody    *encodedBody
 }
 
 // New returns the API's HTTP handler. The limiter counts every API request (not OPTIONS,
@@ -137,10 +145,13 @@ func tag(resource string) echo.MiddlewareFunc {
 	}
 }
 
-// tagAPI names the base path's resource when the resource parameter is valid; a bad one is api's to report.
+// tagAPI names the base path's resource when the resource parameter is valid; a bad one is api's
+// to report. It keeps the decoded query for api.
 func tagAPI(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c *echo.Context) error {
-		if res, errs := parseResource(splitQuery(c.Request().URL.RawQuery)); errs == nil {
+		rq := splitQuery(c.Request().URL.RawQuery)
+		c.Set(ctxQuery, rq)
+		if res, errs := parseResource(rq); errs == nil {
 			c.Set(ctxResource, res)
 		}
 		return next(c)
@@ -313,7 +324,8 @@ func (g *Gateway) backendCtx(c *echo.Context) (context.Context, context.CancelFu
 
 // api serves the base path: the resource parameter picks the operation.
 func (g *Gateway) api(c *echo.Context) error {
-	rq := splitQuery(c.Request().URL.RawQuery)
+	// api runs behind tagAPI, which decoded the query.
+	rq, _ := c.Get(ctxQuery).(rawQuery)
 	res, errs := parseResource(rq)
 	if errs != nil {
 		return invalidParams(errs)
@@ -341,17 +353,8 @@ func (g *Gateway) items(c *echo.Context, rq rawQuery) error {
 	if err != nil {
 		return backendError(ctx, err)
 	}
-	l, totalPages := g.pageLinks(q, res.Total)
-	body := itemsBody{
-		Data:        make([]itemSummary, 0, len(res.Items)),
-		Pagination:  pagination{Page: q.Page, PerPage: q.PerPage, Total: res.Total, TotalPages: totalPages},
-		Links:       l,
-		Attribution: g.cfg.Attribution,
-	}
-	for _, it := range res.Items {
-		body.Data = append(body.Data, g.summary(it))
-	}
-	c.Response().Header().Set("Link", linkHeader(l))
+	body := g.itemsEnvelope(q, res)
+	c.Response().Header().Set("Link", linkHeader(body.Links))
 	return g.sendJSON(c, body, g.cfg.MaxAge.Items)
 }
 
@@ -364,7 +367,8 @@ func (g *Gateway) item(c *echo.Context, rq rawQuery) error {
 	if err != nil {
 		return err
 	}
-	return g.sendJSON(c, itemBody{Data: g.detail(it), Attribution: g.cfg.Attribution}, g.cfg.MaxAge.Item)
+	strs := make(nullables, 0, detailNullables)
+	return g.sendJSON(c, itemBody{Data: g.detail(it, &strs), Attribution: g.cfg.Attribution}, g.cfg.MaxAge.Item)
 }
 
 func (g *Gateway) lookup(c *echo.Context, id string) (search.Item, error) {
@@ -387,11 +391,17 @@ func (g *Gateway) categories(c *echo.Context) error {
 	if err != nil {
 		return backendError(ctx, err)
 	}
-	body := categoriesBody{Data: make([]category, 0, len(cats)), Total: len(cats), Attribution: g.cfg.Attribution}
-	for _, ct := range cats {
-		body.Data = append(body.Data, category{Slug: ct.Slug, Name: ct.Name, Count: ct.Count})
+	body, err := g.categoryBodies.body(cats, func() any {
+		body := categoriesBody{Data: make([]category, 0, len(cats)), Total: len(cats), Attribution: g.cfg.Attribution}
+		for _, ct := range cats {
+			body.Data = append(body.Data, category{Slug: ct.Slug, Name: ct.Name, Count: ct.Count})
+		}
+		return body
+	})
+	if err != nil {
+		return internalError(fmt.Errorf("encode categories: %w", err))
 	}
-	return g.sendJSON(c, body, g.cfg.MaxAge.Categories)
+	return g.send(c, body.reply(g.cfg.MaxAge.Categories))
 }
 
 func (g *Gateway) authors(c *echo.Context) error {
@@ -401,11 +411,17 @@ func (g *Gateway) authors(c *echo.Context) error {
 	if err != nil {
 		return backendError(ctx, err)
 	}
-	body := authorsBody{Data: make([]author, 0, len(as)), Total: len(as), Attribution: g.cfg.Attribution}
-	for _, a := range as {
-		body.Data = append(body.Data, author{Name: a.Name, Count: a.Count})
+	body, err := g.authorBodies.body(as, func() any {
+		body := authorsBody{Data: make([]author, 0, len(as)), Total: len(as), Attribution: g.cfg.Attribution}
+		for _, a := range as {
+			body.Data = append(body.Data, author{Name: a.Name, Count: a.Count})
+		}
+		return body
+	})
+	if err != nil {
+		return internalError(fmt.Errorf("encode authors: %w", err))
 	}
-	return g.sendJSON(c, body, g.cfg.MaxAge.Authors)
+	return g.send(c, body.reply(g.cfg.MaxAge.Authors))
 }
 
 // qrCode serves {base}qr/{id}.png: a QR code of the item's permalink.
@@ -426,11 +442,13 @@ func (g *Gateway) qrCode(c *echo.Context) error {
 	if err != nil {
 		return internalError(fmt.Errorf("qr code of %s: %w", id, err))
 	}
-	return g.send(c, http.StatusOK, contentTypePNG, code.PNG(), g.cfg.MaxAge.QR, false)
+	return g.send(c, reply{status: http.StatusOK, contentType: contentTypePNG, body: code.PNG(), maxAge: g.cfg.MaxAge.QR})
 }
 
 func (g *Gateway) openAPI(c *echo.Context) error {
-	return g.send(c, http.StatusOK, contentTypeJSON, g.cfg.OpenAPI, g.cfg.MaxAge.Categories, true)
+	// The document never changes: its ETag and gzipped form are computed once.
+	g.openAPIOnce.Do(func() { g.openAPIBody = newEncodedBody(g.cfg.OpenAPI) })
+	return g.send(c, g.openAPIBody.reply(g.cfg.MaxAge.Categories))
 }
 
 type status struct {
@@ -463,17 +481,19 @@ func (g *Gateway) readyz(c *echo.Context) error {
 }
 
 func (g *Gateway) sendStatus(c *echo.Context) error {
-	body, err := encodeJSON(status{Status: "ok"})
-	if err != nil {
+	buf := getBuffer()
+	defer putBuffer(buf)
+	if err := encodeJSON(buf, status{Status: "ok"}); err != nil {
 		return internalError(err)
 	}
-	return g.send(c, http.StatusOK, contentTypeJSON, body, noStore, false)
+	return g.send(c, reply{status: http.StatusOK, contentType: contentTypeJSON, body: buf.Bytes(), maxAge: noStore})
 }
 
 func (g *Gateway) sendJSON(c *echo.Context, v any, maxAge time.Duration) error {
-	body, err := encodeJSON(v)
-	if err != nil {
+	buf := getBuffer()
+	defer putBuffer(buf)
+	if err := encodeJSON(buf, v); err != nil {
 		return internalError(fmt.Errorf("encode body: %w", err))
 	}
-	return g.send(c, http.StatusOK, contentTypeJSON, body, maxAge, true)
+	return g.send(c, reply{status: http.StatusOK, contentType: contentTypeJSON, body: buf.Bytes(), maxAge: maxAge, compressible: true})
 }

@@ -148,17 +148,18 @@ func (g *Gateway) handleError(c *echo.Context, err error) {
 	if ae.RetryAfter > 0 {
 		h.Set(echo.HeaderRetryAfter, strconv.FormatInt(ceilSeconds(ae.RetryAfter), 10))
 	}
-	body, encErr := encodeJSON(problem{
+	buf := getBuffer()
+	defer putBuffer(buf)
+	if encErr := encodeJSON(buf, problem{
 		Type: g.baseURL + "problems/" + ae.Slug, Title: ae.Title, Status: ae.Status,
 		Detail: ae.Detail, Errors: ae.Errors, RequestID: requestID(c),
-	})
-	if encErr != nil {
+	}); encErr != nil {
 		c.Set(ctxCause, internalError(errors.Join(err, encErr)))
 		c.Response().WriteHeader(http.StatusInternalServerError)
 		return
 	}
 	// A write error here means the client is gone; the log line records the status we meant.
-	_ = g.send(c, ae.Status, "application/problem+json", body, noStore, true)
+	_ = g.send(c, reply{status: ae.Status, contentType: "application/problem+json", body: buf.Bytes(), maxAge: noStore, compressible: true})
 }
 
 // ceilSeconds rounds d up to whole seconds, as Retry-After and the RateLimit fields count them.

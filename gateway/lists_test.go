@@ -1,0 +1,240 @@
+package gateway_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"mediagw/gateway"
+	"mediagw/search"
+	"mediagw/search/bleve"
+	"mediagw/search/cache"
+	"mediagw/search/searchtest"
+)
+
+type listBody struct {
+	Data []struct {
+		Slug  string `json:"slug"`
+		Name  string `json:"name"`
+		Count int    `json:"count"`
+	} `json:"data"`
+	Total int `json:"total"`
+}
+
+// counts is a list body as slug (categories) or name (authors) -> count.
+func (b listBody) counts() map[string]int {
+	out := map[string]int{}
+	for _, d := range b.Data {
+		key := d.Slug
+		if key == "" {
+			key = d.Name
+		}
+		out[key] = d.Count
+	}
+	return out
+}
+
+// wantLists are the categories and authors bodies of items, as counts.
+func wantLists(items []search.Item) map[string]map[string]int {
+	want := map[string]map[string]int{"categories": {}, "authors": {}}
+	for _, it := range items {
+		if it.Category != "" {
+			want["categories"][it.Category]++
+		}
+		if it.Author != "" {
+			want["authors"][it.Author]++
+		}
+	}
+	return want
+}
+
+func seq(items []search.Item) func(func(search.Item, error) bool) {
+	return func(yield func(search.Item, error) bool) {
+		for _, it := range items {
+			if !yield(it, nil) {
+				return
+			}
+		}
+	}
+}
+
+// indexed is an engine serving items, and how to reindex it with other items.
+type indexed struct {
+	backend search.Backend
+	reindex func(ctx context.Context, items []search.Item) error
+}
+
+// bleveIndex is the embedded index: a reindex is a load beside the live index and a Reload.
+func bleveIndex(t *testing.T, ctx context.Context, items []search.Item) indexed {
+	dir := t.TempDir()
+	b, err := bleve.NewFromItems(ctx, dir, items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return indexed{backend: b, reindex: func(ctx context.Context, items []search.Item) error {
+		if _, err := bleve.NewLoader(dir, 2).Load(ctx, seq(items)); err != nil {
+			return err
+		}
+		if switched, err := b.Reload(ctx); err != nil || !switched {
+			return fmt.Errorf("reload: switched %v, %w", switched, err)
+		}
+		return nil
+	}}
+}
+
+// openSearchIndex is an alias of its own in OpenSearch: a reindex loads a new index and moves the alias.
+func openSearchIndex(t *testing.T, ctx context.Context, items []search.Item) indexed {
+	b, closeIt, err := openSearchBackend(ctx, items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := closeIt(); err != nil {
+			t.Error(err)
+		}
+	})
+	return indexed{backend: b, reindex: func(ctx context.Context, items []search.Item) error {
+		_, err := b.(search.Loader).Load(ctx, seq(items))
+		return err
+	}}
+}
+
+// TestListsFollowReindex: the categories and authors bodies, kept encoded between requests, are
+// those of the index served now. Once the backend answers from a new index, no client gets the
+// old list, nor a 304 for its old copy, whether or not the backend answers are cached.
+func TestListsFollowReindex(t *testing.T) {
+	before := searchtest.Fixture(t)
+	// The new catalogue drops a category and credits one item to a new author.
+	gone := before[0].Category
+	var after []search.Item
+	for _, it := range before {
+		if it.Category != gone {
+			after = append(after, it)
+		}
+	}
+	after[0].Author = "Zuzana Nováková (new)"
+
+	open, engine := bleveIndex, "bleve"
+	if os.Getenv("MEDIA_BACKEND") == "opensearch" {
+		open, engine = openSearchIndex, "opensearch"
+	}
+	for _, cached := range []bool{true, false} {
+		name := engine + "/uncached"
+		if cached {
+			name = engine + "/cached"
+		}
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+			defer cancel()
+			idx := open(t, ctx, before)
+			backend := idx.backend
+			if cached {
+				// A short version interval, so an alias move is noticed quickly.
+				backend = cache.New(backend, cache.Options{VersionInterval: 20 * time.Millisecond})
+			}
+			reg := prometheus.NewRegistry()
+			// Every body compressible, so the kept gzipped form is checked too.
+			h := newHarness(t, withBackend(func(search.Backend) search.Backend { return backend }), withMetrics(reg),
+				withConfig(func(c *gateway.Config) { c.GzipMinSize = 1 }))
+
+			old := map[string]string{}
+			for _, res := range []string{"categories", "authors"} {
+				old[res] = checkList(t, h, res, wantLists(before)[res])
+				// Served again from the kept body: the same bytes and ETag.
+				if again := checkList(t, h, res, wantLists(before)[res]); again != old[res] {
+					t.Errorf("%s: ETag %s, then %s for the same list", res, old[res], again)
+				}
+			}
+
+			if err := idx.reindex(ctx, after); err != nil {
+				t.Fatal(err)
+			}
+			// A cache over OpenSearch notices the alias move at its next version check.
+			for {
+				as, err := backend.Authors(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if slices.ContainsFunc(as, func(a search.Author) bool { return a.Name == after[0].Author }) {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+
+			for _, res := range []string{"categories", "authors"} {
+				etag := checkList(t, h, res, wantLists(after)[res])
+				if etag == old[res] {
+					t.Errorf("%s: the ETag %s of the old list survived the reindex", res, etag)
+				}
+				if rec := h.get("/?resource="+res, "If-None-Match", old[res]); rec.Code != http.StatusOK {
+					t.Errorf("%s: the old copy revalidated with %d after the reindex, want 200", res, rec.Code)
+				}
+				if rec := h.get("/?resource="+res, "If-None-Match", etag); rec.Code != http.StatusNotModified {
+					t.Errorf("%s: the current copy revalidated with %d, want 304", res, rec.Code)
+				}
+			}
+			want := `
+# HELP mediagw_http_not_modified_total Requests answered 304 Not Modified because the client's cached copy was current, by resource.
+# TYPE mediagw_http_not_modified_total counter
+mediagw_http_not_modified_total{resource="authors"} 1
+mediagw_http_not_modified_total{resource="categories"} 1
+mediagw_http_not_modified_total{resource="item"} 0
+mediagw_http_not_modified_total{resource="items"} 0
+mediagw_http_not_modified_total{resource="openapi"} 0
+mediagw_http_not_modified_total{resource="qr"} 0
+`
+			if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "mediagw_http_not_modified_total"); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// checkList fetches a list resource plain and gzipped, checks both against want and each other,
+// and returns its ETag.
+func checkList(t *testing.T, h *harness, res string, want map[string]int) string {
+	t.Helper()
+	plain := h.get("/?resource=" + res)
+	zipped := h.get("/?resource="+res, "Accept-Encoding", "gzip")
+	if plain.Code != http.StatusOK || zipped.Code != http.StatusOK {
+		t.Fatalf("%s: status %d and %d (gzip)", res, plain.Code, zipped.Code)
+	}
+	body := decode[listBody](t, plain)
+	if got := body.counts(); body.Total != len(want) || !maps.Equal(got, want) {
+		t.Errorf("%s: got %d entries %v, want %v", res, body.Total, got, want)
+	}
+	etag := plain.Header().Get("ETag")
+	if zipped.Header().Get("ETag") != etag || etag == "" {
+		t.Errorf("%s: ETag %q plain, %q gzipped", res, etag, zipped.Header().Get("ETag"))
+	}
+	if zipped.Header().Get("Content-Encoding") == "gzip" {
+		if got := zipped.Header().Get("Content-Length"); got != itoa(zipped.Body.Len()) {
+			t.Errorf("%s: Content-Length %s for %d bytes", res, got, zipped.Body.Len())
+		}
+		zr, err := gzip.NewReader(zipped.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		unzipped, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(unzipped, plain.Body.Bytes()) {
+			t.Errorf("%s: the gzipped body is not the plain one", res)
+		}
+	}
+	return etag
+}
