@@ -109,7 +109,8 @@ type Author struct {
 // Backend answers the API's questions from one index. Implementations must be safe for concurrent
 // use, honour the context's deadline, and return the errors below where they apply. Callers must
 // not modify what they get back (slices, and the slices and pointers inside items): a caching
-// wrapper (search/cache) shares answers between callers.
+// wrapper (search/cache) shares answers between callers. Nor may an implementation change an
+// answer after returning it: the gateway keeps encoded lists while the answer stays the same.
 type Backend interface {
 	// Search returns one page of the items matching q, in q.Sort order, with the exact total.
 	Search(ctx context.Context, q Query) (Result, error)
