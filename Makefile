@@ -58,5 +58,7 @@ bench:
 api-fuzz:
 	scripts/schemathesis.sh
 
+# Keeps var/services, where running services keep their data and pid files (make services-stop first).
 clean:
-	rm -rf $(BIN) $(VAR)
+	rm -rf $(BIN)
+	[ ! -d $(VAR) ] || find $(VAR) -mindepth 1 -maxdepth 1 ! -name services -exec rm -rf {} +
