@@ -183,13 +183,9 @@ func (r *Reader) parse(line []byte) (search.Item, *LineError) {
 		return search.Item{}, bad("", "not valid UTF-8")
 	}
 	var obj map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.UseNumber()
-	if err := dec.Decode(&obj); err != nil {
-		return search.Item{}, bad("", "not a JSON object: %v", err)
-	}
-	if dec.More() {
-		return search.Item{}, bad("", "more than one JSON value on the line")
+	// Unmarshal, unlike a Decoder, scans the line once and refuses anything after the value.
+	if err := json.Unmarshal(line, &obj); err != nil {
+		return search.Item{}, bad("", "not one JSON object: %v", err)
 	}
 	if obj == nil {
 		return search.Item{}, bad("", "not a JSON object")
@@ -408,17 +404,13 @@ func (f *fields) number(key string) (json.Number, bool) {
 	if !ok {
 		return "", false
 	}
-	var n json.Number
-	// json.Number also takes a quoted number; the format wants a JSON number.
-	if v[0] == '"' {
+	// The line's JSON is already checked, so a value starting like a number is one (a quoted
+	// number is a string, which the format does not take).
+	if c := v[0]; c != '-' && (c < '0' || c > '9') {
 		f.fail(key, "must be a number")
 		return "", false
 	}
-	if err := json.Unmarshal(v, &n); err != nil {
-		f.fail(key, "must be a number")
-		return "", false
-	}
-	return n, true
+	return json.Number(v), true
 }
 
 func (f *fields) intPtr(key string) *int64 {
