@@ -1,11 +1,12 @@
 package bench
 
 import (
+	"mediagw/internal/servicetest"
+
 	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -368,35 +369,8 @@ func TestReadRSS(t *testing.T) {
 	}
 }
 
-// engineURL is the OpenSearch the tests use; see the team's rule on services.
-func engineURL(t *testing.T) string {
-	t.Helper()
-	u := os.Getenv("OPENSEARCH_URL")
-	if u == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("OPENSEARCH_URL is not set, and CI requires OpenSearch: start it with `make services` and set OPENSEARCH_URL=http://127.0.0.1:9200")
-		}
-		t.Skip("OPENSEARCH_URL is not set: start OpenSearch with `make services` and set OPENSEARCH_URL=http://127.0.0.1:9200")
-	}
-	deadline := time.Now().Add(time.Minute)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u+"/_cluster/health?wait_for_status=yellow&timeout=4s", nil)
-		resp, err := http.DefaultClient.Do(req)
-		cancel()
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return u
-			}
-			err = errors.New(resp.Status)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("OpenSearch at %s: %v", u, err)
-		}
-		time.Sleep(time.Second)
-	}
-}
+// engineURL is the OpenSearch the tests use (see internal/servicetest).
+func engineURL(t *testing.T) string { return servicetest.OpenSearchURL(t) }
 
 func uniqueAlias(t *testing.T) string {
 	b := make([]byte, 4)

@@ -1,6 +1,8 @@
 package gateway_test
 
 import (
+	"mediagw/internal/servicetest"
+
 	"context"
 	"crypto/rand"
 	"fmt"
@@ -10,7 +12,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -46,18 +47,7 @@ var loopback = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 const limiterTimeout = 5 * time.Second
 
 // redisURL is REDIS_URL; without it the test skips, or fails in CI.
-func redisURL(t testing.TB) string {
-	t.Helper()
-	u := os.Getenv("REDIS_URL")
-	if u == "" {
-		msg := "Redis not configured: start it with `make services` and set REDIS_URL=redis://127.0.0.1:6379/0"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return u
-}
+func redisURL(t testing.TB) string { return servicetest.RedisURL(t) }
 
 var quietRedis sync.Once
 
@@ -112,14 +102,7 @@ type redisServer struct {
 // the other Redis tests need (REDIS_URL set: Redis is part of this run) plus the binary.
 func startRedisServer(t *testing.T) *redisServer {
 	t.Helper()
-	redisURL(t)
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		msg := "redis-server not installed: " + err.Error()
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	servicetest.RedisServer(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

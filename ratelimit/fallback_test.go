@@ -1,6 +1,8 @@
 package ratelimit
 
 import (
+	"mediagw/internal/servicetest"
+
 	"context"
 	"net"
 	"os"
@@ -39,14 +41,7 @@ type redisServer struct {
 // Redis tests need (REDIS_URL set: Redis is part of this run) plus the redis-server binary.
 func startRedisServer(t *testing.T, port string) *redisServer {
 	t.Helper()
-	redisURL(t)
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		msg := "redis-server not installed: " + err.Error()
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	servicetest.RedisServer(t)
 	s := &redisServer{t: t, port: port}
 	s.start()
 	t.Cleanup(s.stop)

@@ -1,11 +1,12 @@
 package ratelimit
 
 import (
+	"mediagw/internal/servicetest"
+
 	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,18 +18,7 @@ import (
 )
 
 // redisURL is REDIS_URL; without it the test skips, or fails in CI.
-func redisURL(t testing.TB) string {
-	t.Helper()
-	u := os.Getenv("REDIS_URL")
-	if u == "" {
-		msg := "Redis not configured: start it with `make services` and set REDIS_URL=redis://127.0.0.1:6379/0"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return u
-}
+func redisURL(t testing.TB) string { return servicetest.RedisURL(t) }
 
 // testTimeout replaces the production timeouts where a test needs Redis to answer: the machine
 // running the tests may be loaded, and a late answer is not what these tests are about.

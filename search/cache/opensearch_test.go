@@ -1,10 +1,11 @@
 package cache
 
 import (
+	"mediagw/internal/servicetest"
+
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -19,13 +20,7 @@ import (
 // OPENSEARCH_URL the test skips, except in CI.
 func newOpenSearch(t testing.TB) *opensearch.Backend {
 	t.Helper()
-	u := os.Getenv("OPENSEARCH_URL")
-	if u == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("OPENSEARCH_URL is not set, and CI requires OpenSearch: start it with `make services` and set OPENSEARCH_URL=http://127.0.0.1:9200")
-		}
-		t.Skip("OPENSEARCH_URL is not set: start OpenSearch with `make services` and set OPENSEARCH_URL=http://127.0.0.1:9200")
-	}
+	u := servicetest.OpenSearchURL(t)
 	var r [6]byte
 	if _, err := rand.Read(r[:]); err != nil {
 		t.Fatal(err)

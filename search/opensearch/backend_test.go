@@ -1,13 +1,13 @@
 package opensearch
 
 import (
+	"mediagw/internal/servicetest"
+
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"iter"
-	"net/http"
-	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -17,53 +17,8 @@ import (
 	"mediagw/search/searchtest"
 )
 
-// engineURL is the engine the tests use. Without OPENSEARCH_URL they skip, except in CI, where a
-// missing engine is a failure; an engine that is named but does not answer fails after a bounded wait.
-func engineURL(t testing.TB) string {
-	t.Helper()
-	u := os.Getenv("OPENSEARCH_URL")
-	if u == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("OPENSEARCH_URL is not set, and CI requires OpenSearch: start it with `make services` and set OPENSEARCH_URL=http://127.0.0.1:9200")
-		}
-		t.Skip("OPENSEARCH_URL is not set: start OpenSearch with `make services` and set OPENSEARCH_URL=http://127.0.0.1:9200")
-	}
-	readyOnce.Do(func() { readyErr = waitForEngine(u, time.Minute) })
-	if readyErr != nil {
-		t.Fatalf("OpenSearch at %s: %v", u, readyErr)
-	}
-	return u
-}
-
-var (
-	readyOnce sync.Once
-	readyErr  error
-)
-
-func waitForEngine(u string, within time.Duration) error {
-	deadline := time.Now().Add(within)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u+"/_cluster/health?wait_for_status=yellow&timeout=4s", nil)
-		if err != nil {
-			cancel()
-			return err
-		}
-		resp, err := http.DefaultClient.Do(req)
-		cancel()
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-			err = errors.New(resp.Status)
-		}
-		if time.Now().After(deadline) {
-			return err
-		}
-		time.Sleep(time.Second)
-	}
-}
+// engineURL is the engine the tests use (see internal/servicetest).
+func engineURL(t testing.TB) string { return servicetest.OpenSearchURL(t) }
 
 // newBackend opens a backend on an alias of its own, whose indices are deleted after the test.
 func newBackend(t testing.TB, cfg Config) *Backend {
