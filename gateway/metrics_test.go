@@ -18,6 +18,7 @@ import (
 	"mediagw/gateway"
 	"mediagw/ratelimit"
 	"mediagw/search"
+	"mediagw/search/searchtest"
 )
 
 // metricValue is the value of the one series of name with exactly the given label pairs: a
@@ -171,13 +172,13 @@ mediagw_http_requests_total{resource="readyz",status="200"} 1
 func TestMetricsBackendErrors(t *testing.T) {
 	tests := []struct {
 		name string
-		f    faulty
+		f    searchtest.Failing
 		kind string
 	}{
-		{"unavailable", faulty{err: fmt.Errorf("dial: %w", search.ErrUnavailable)}, "unavailable"},
-		{"too slow", faulty{}, "timeout"},
-		{"deadline error", faulty{err: fmt.Errorf("query: %w", context.DeadlineExceeded)}, "timeout"},
-		{"other failure", faulty{err: errors.New("index corrupt")}, "other"},
+		{"unavailable", searchtest.Failing{Err: fmt.Errorf("dial: %w", search.ErrUnavailable)}, "unavailable"},
+		{"too slow", searchtest.Failing{}, "timeout"},
+		{"deadline error", searchtest.Failing{Err: fmt.Errorf("query: %w", context.DeadlineExceeded)}, "timeout"},
+		{"other failure", searchtest.Failing{Err: errors.New("index corrupt")}, "other"},
 	}
 	targets := map[string]string{
 		"search":     "/?resource=items",

@@ -17,6 +17,7 @@ import (
 	"mediagw/gateway"
 	"mediagw/ratelimit"
 	"mediagw/search"
+	"mediagw/search/searchtest"
 )
 
 const exposed = "ETag, Link, Retry-After, RateLimit, RateLimit-Policy, X-Request-Id"
@@ -271,7 +272,7 @@ func TestHealthAndReadiness(t *testing.T) {
 		t.Errorf("a draining gateway answered %d, want requests served until shutdown", rec.Code)
 	}
 	down := newHarness(t, withBackend(func(b search.Backend) search.Backend {
-		return faulty{Backend: b, err: fmt.Errorf("dial: %w", search.ErrUnavailable)}
+		return searchtest.Failing{Backend: b, Err: fmt.Errorf("dial: %w", search.ErrUnavailable)}
 	}))
 	if rec := down.get("/healthz"); rec.Code != http.StatusOK {
 		t.Errorf("healthz with the engine down: %d, want 200 (the process lives)", rec.Code)
@@ -283,50 +284,19 @@ func TestHealthAndReadiness(t *testing.T) {
 	}
 }
 
-// faulty wraps the real backend and fails every call with err; with err nil it instead blocks
-// until the call's deadline, like an engine too slow to answer.
-type faulty struct {
-	search.Backend
-	err   error
-	panic bool
-}
-
-func (f faulty) fail(ctx context.Context) error {
-	if f.panic {
-		panic("backend exploded with secret internals")
-	}
-	if f.err != nil {
-		return f.err
-	}
-	<-ctx.Done()
-	return fmt.Errorf("engine: %w", ctx.Err())
-}
-
-func (f faulty) Search(ctx context.Context, _ search.Query) (search.Result, error) {
-	return search.Result{}, f.fail(ctx)
-}
-func (f faulty) Item(ctx context.Context, _ string) (search.Item, error) {
-	return search.Item{}, f.fail(ctx)
-}
-func (f faulty) Categories(ctx context.Context) ([]search.Category, error) {
-	return nil, f.fail(ctx)
-}
-func (f faulty) Authors(ctx context.Context) ([]search.Author, error) { return nil, f.fail(ctx) }
-func (f faulty) Ping(ctx context.Context) error                       { return f.fail(ctx) }
-
 func TestBackendFailures(t *testing.T) {
 	targets := []string{"/?resource=items&q=harbour", "/?resource=item&id=ph-full", "/?resource=categories", "/?resource=authors", "/qr/ph-full.png"}
 	tests := []struct {
 		name   string
-		f      faulty
+		f      searchtest.Failing
 		status int
 		slug   string
 	}{
-		{"unavailable", faulty{err: fmt.Errorf("connect 10.0.0.5:9200: %w", search.ErrUnavailable)}, http.StatusServiceUnavailable, "unavailable"},
-		{"too slow", faulty{}, http.StatusGatewayTimeout, "timeout"},
-		{"deadline error", faulty{err: fmt.Errorf("query: %w", context.DeadlineExceeded)}, http.StatusGatewayTimeout, "timeout"},
-		{"other failure", faulty{err: errors.New("secret internals: index corrupt at /var/lib/x")}, http.StatusInternalServerError, "internal-error"},
-		{"panic", faulty{panic: true}, http.StatusInternalServerError, "internal-error"},
+		{"unavailable", searchtest.Failing{Err: fmt.Errorf("connect 10.0.0.5:9200: %w", search.ErrUnavailable)}, http.StatusServiceUnavailable, "unavailable"},
+		{"too slow", searchtest.Failing{}, http.StatusGatewayTimeout, "timeout"},
+		{"deadline error", searchtest.Failing{Err: fmt.Errorf("query: %w", context.DeadlineExceeded)}, http.StatusGatewayTimeout, "timeout"},
+		{"other failure", searchtest.Failing{Err: errors.New("secret internals: index corrupt at /var/lib/x")}, http.StatusInternalServerError, "internal-error"},
+		{"panic", searchtest.Failing{Panic: true}, http.StatusInternalServerError, "internal-error"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -378,7 +377,7 @@ func TestEngineFailuresMatchTheDocument(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, _ := fixtureBackend(t)
-			s := newServer(t, failing{Backend: b, err: tc.err}, func(st *setup) { st.cfg.RequestTimeout = 20 * time.Millisecond })
+			s := newServer(t, searchtest.Failing{Backend: b, Err: tc.err}, func(st *setup) { st.cfg.RequestTimeout = 20 * time.Millisecond })
 			for _, target := range resourceTargets {
 				s.check(s.do(http.MethodGet, target), tc.status)
 				s.check(s.do(http.MethodHead, target), tc.status)
@@ -386,30 +385,3 @@ func TestEngineFailuresMatchTheDocument(t *testing.T) {
 		})
 	}
 }
-
-// failing stands for a broken engine in front of the real index: every call fails with err or,
-// with err nil, waits past its deadline like an engine too slow to answer. The statuses it leads
-// to (500, 504) cannot be had from a healthy engine.
-type failing struct {
-	search.Backend
-	err error
-}
-
-func (f failing) fail(ctx context.Context) error {
-	if f.err != nil {
-		return f.err
-	}
-	<-ctx.Done()
-	return fmt.Errorf("engine: %w", ctx.Err())
-}
-
-func (f failing) Search(ctx context.Context, _ search.Query) (search.Result, error) {
-	return search.Result{}, f.fail(ctx)
-}
-func (f failing) Item(ctx context.Context, _ string) (search.Item, error) {
-	return search.Item{}, f.fail(ctx)
-}
-func (f failing) Categories(ctx context.Context) ([]search.Category, error) {
-	return nil, f.fail(ctx)
-}
-func (f failing) Authors(ctx context.Context) ([]search.Author, error) { return nil, f.fail(ctx) }
