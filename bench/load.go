@@ -124,7 +124,11 @@ type PlainBulk struct {
 // Run uploads docs and returns the time from creating the index to its count being right.
 func (p PlainBulk) Run(ctx context.Context, docs [][]byte) (res LoadResult, err error) {
 	base := strings.TrimSuffix(p.URL, "/") + "/" + p.Index
-	def, err := withoutRefresh(p.Definition)
+	definition := p.Definition
+	if definition == nil {
+		definition = mappings.Items
+	}
+	def, err := mappings.WithoutRefresh(definition)
 	if err != nil {
 		return res, err
 	}
@@ -229,31 +233,6 @@ func (p PlainBulk) do(ctx context.Context, method, url string, body []byte, out 
 		return json.Unmarshal(raw, out)
 	}
 	return nil
-}
-
-// withoutRefresh is the index definition with refresh turned off, as a load creates it.
-func withoutRefresh(definition []byte) ([]byte, error) {
-	if definition == nil {
-		definition = mappings.Items
-	}
-	var def map[string]any
-	if err := json.Unmarshal(definition, &def); err != nil {
-		return nil, fmt.Errorf("index definition: %w", err)
-	}
-	settings, _ := def["settings"].(map[string]any)
-	if settings == nil {
-		settings = map[string]any{}
-	}
-	delete(settings, "index.refresh_interval")
-	delete(settings, "refresh_interval")
-	idx, _ := settings["index"].(map[string]any)
-	if idx == nil {
-		idx = map[string]any{}
-	}
-	idx["refresh_interval"] = "-1"
-	settings["index"] = idx
-	def["settings"] = settings
-	return json.Marshal(def)
 }
 
 // errNotFound is a 404 from the engine.

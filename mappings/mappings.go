@@ -47,3 +47,54 @@ func Check(b []byte) error {
 	}
 	return nil
 }
+
+// WithoutRefresh returns the index definition def with refresh turned off: how a bulk load creates
+// an index, since refreshing while loading only makes segments nobody reads yet. The load sets
+// RefreshInterval(def) back before it refreshes once.
+func WithoutRefresh(def []byte) ([]byte, error) {
+	var d map[string]json.RawMessage
+	if err := json.Unmarshal(def, &d); err != nil {
+		return nil, fmt.Errorf("index definition: %w", err)
+	}
+	settings := map[string]any{}
+	if raw, ok := d["settings"]; ok {
+		if err := json.Unmarshal(raw, &settings); err != nil {
+			return nil, fmt.Errorf("index definition settings: %w", err)
+		}
+	}
+	delete(settings, "index.refresh_interval")
+	delete(settings, "refresh_interval")
+	idx, _ := settings["index"].(map[string]any)
+	if idx == nil {
+		idx = map[string]any{}
+	}
+	idx["refresh_interval"] = "-1"
+	settings["index"] = idx
+	raw, err := json.Marshal(settings)
+	if err != nil {
+		return nil, fmt.Errorf("index definition settings: %w", err)
+	}
+	d["settings"] = raw
+	return json.Marshal(d)
+}
+
+// RefreshInterval reads settings.index.refresh_interval (or the flat settings key) of an index
+// definition, or nil when it sets none.
+func RefreshInterval(def []byte) (any, error) {
+	var d struct {
+		Settings map[string]any `json:"settings"`
+	}
+	if err := json.Unmarshal(def, &d); err != nil {
+		return nil, fmt.Errorf("index definition: %w", err)
+	}
+	if v, ok := d.Settings["index.refresh_interval"]; ok {
+		return v, nil
+	}
+	if v, ok := d.Settings["refresh_interval"]; ok {
+		return v, nil
+	}
+	if idx, ok := d.Settings["index"].(map[string]any); ok {
+		return idx["refresh_interval"], nil
+	}
+	return nil, nil
+}

@@ -73,3 +73,36 @@ func TestRead(t *testing.T) {
 		t.Error("Read of a missing file: no error")
 	}
 }
+
+func TestWithoutRefresh(t *testing.T) {
+	tests := []struct {
+		name, def string
+		want      any
+	}{
+		{"nested", `{"settings":{"index":{"refresh_interval":"5s","number_of_shards":1}},"mappings":{}}`, "5s"},
+		{"flat", `{"settings":{"index.refresh_interval":"2s"},"mappings":{}}`, "2s"},
+		{"short", `{"settings":{"refresh_interval":"1s"},"mappings":{}}`, "1s"},
+		{"none", `{"mappings":{}}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got, err := RefreshInterval([]byte(tt.def)); err != nil || got != tt.want {
+				t.Errorf("RefreshInterval = %v, %v; want %v", got, err, tt.want)
+			}
+			off, err := WithoutRefresh([]byte(tt.def))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := RefreshInterval(off); got != "-1" {
+				t.Errorf("after WithoutRefresh the interval is %v, want -1: %s", got, off)
+			}
+			var d map[string]json.RawMessage
+			if err := json.Unmarshal(off, &d); err != nil || d["mappings"] == nil {
+				t.Errorf("WithoutRefresh lost the mappings: %s", off)
+			}
+		})
+	}
+	if _, err := WithoutRefresh(Items); err != nil {
+		t.Errorf("built-in definition: %v", err)
+	}
+}

@@ -121,7 +121,7 @@ func New(cfg Config) (*Backend, error) {
 	if err := mappings.Check(cfg.Mapping); err != nil {
 		return nil, fmt.Errorf("opensearch: index definition: %w", err)
 	}
-	refresh, err := refreshIntervalOf(cfg.Mapping)
+	refresh, err := mappings.RefreshInterval(cfg.Mapping)
 	if err != nil {
 		return nil, fmt.Errorf("opensearch: index definition: %w", err)
 	}
@@ -155,27 +155,6 @@ func newTransport(cfg Config) *http.Transport {
 		ForceAttemptHTTP2:     true,
 		DisableCompression:    !cfg.Compression,
 	}
-}
-
-// refreshIntervalOf reads settings.index.refresh_interval (or the flat settings key) of an index
-// definition, or nil when it sets none.
-func refreshIntervalOf(def []byte) (any, error) {
-	var d struct {
-		Settings map[string]any `json:"settings"`
-	}
-	if err := json.Unmarshal(def, &d); err != nil {
-		return nil, err
-	}
-	if v, ok := d.Settings["index.refresh_interval"]; ok {
-		return v, nil
-	}
-	if v, ok := d.Settings["refresh_interval"]; ok {
-		return v, nil
-	}
-	if idx, ok := d.Settings["index"].(map[string]any); ok {
-		return idx["refresh_interval"], nil
-	}
-	return nil, nil
 }
 
 // Alias is the alias the backend reads.

@@ -18,6 +18,7 @@ import (
 	"github.com/opensearch-project/opensearch-go/v4/opensearchapi"
 	"golang.org/x/sync/errgroup"
 
+	"mediagw/mappings"
 	"mediagw/search"
 )
 
@@ -95,35 +96,13 @@ func (b *Backend) Load(ctx context.Context, items iter.Seq2[search.Item, error])
 }
 
 func (b *Backend) createIndex(ctx context.Context, name string) error {
-	var def map[string]json.RawMessage
-	if err := json.Unmarshal(b.cfg.Mapping, &def); err != nil {
-		return fmt.Errorf("index definition: %w", err)
-	}
-	// Refreshing while bulk loading only makes segments nobody reads yet; Load restores the
-	// definition's interval before it refreshes once.
-	settings := map[string]any{}
-	if raw, ok := def["settings"]; ok {
-		if err := json.Unmarshal(raw, &settings); err != nil {
-			return fmt.Errorf("index definition settings: %w", err)
-		}
-	}
-	delete(settings, "index.refresh_interval")
-	delete(settings, "refresh_interval")
-	idx, _ := settings["index"].(map[string]any)
-	if idx == nil {
-		idx = map[string]any{}
-	}
-	idx["refresh_interval"] = "-1"
-	settings["index"] = idx
-	body := map[string]any{"settings": settings}
-	for k, v := range def {
-		if k != "settings" {
-			body[k] = v
-		}
+	def, err := mappings.WithoutRefresh(b.cfg.Mapping)
+	if err != nil {
+		return err
 	}
 	ctx, cancel := b.bound(ctx, b.cfg.BulkTimeout)
 	defer cancel()
-	resp, err := b.client.Indices.Create(ctx, opensearchapi.IndicesCreateReq{Index: name, Body: jsonBody(body)})
+	resp, err := b.client.Indices.Create(ctx, opensearchapi.IndicesCreateReq{Index: name, Body: bytes.NewReader(def)})
 	if err != nil {
 		var status int
 		if resp != nil {
