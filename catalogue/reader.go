@@ -23,8 +23,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"golang.org/x/text/language"
-
 	"mediagw/search"
 )
 
@@ -256,7 +254,7 @@ func (r *Reader) parse(line []byte) (search.Item, *LineError) {
 		it.CategoryName = CategoryName(it.Category)
 	}
 	if it.Language != "" {
-		code, ok := languageCode(it.Language)
+		code, ok := search.LanguageCode(it.Language)
 		if !ok {
 			return search.Item{}, bad("language", "%q is not an ISO 639-1 code", it.Language)
 		}
@@ -301,19 +299,6 @@ func (r *Reader) digest(path string) string {
 		return ""
 	}
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-// languageCode accepts an ISO 639-1 code in any case and returns it in lower case.
-func languageCode(s string) (string, bool) {
-	if len(s) != 2 {
-		return "", false
-	}
-	code := strings.ToLower(s)
-	base, err := language.ParseBase(code)
-	if err != nil || base.String() != code {
-		return "", false
-	}
-	return code, true
 }
 
 // CategoryName derives a display name from a slug: "world-history" -> "World History".

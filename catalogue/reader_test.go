@@ -231,3 +231,12 @@ func TestStringValues(t *testing.T) {
 		}
 	}
 }
+
+// A withdrawn code is stored as its successor, so that the API's language filter (which maps
+// language=iw to he) finds the item.
+func TestWithdrawnLanguageCode(t *testing.T) {
+	it, err := NewReader(strings.NewReader(`{"id":"a","type":"photo","title":"t","language":"iw"}` + "\n")).Next()
+	if err != nil || it.Language != "he" {
+		t.Errorf("language iw read as %q, %v; want he", it.Language, err)
+	}
+}

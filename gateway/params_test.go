@@ -250,7 +250,7 @@ func FuzzParseItemsQuery(f *testing.F) {
 		if utf8.RuneCountInString(q.Author) > maxAuthorRunes {
 			t.Fatalf("author of %d characters accepted", utf8.RuneCountInString(q.Author))
 		}
-		if _, ok := iso6391[q.Language]; q.Language != "" && !ok {
+		if code, ok := search.LanguageCode(q.Language); q.Language != "" && (!ok || code != q.Language) {
 			t.Fatalf("language %q accepted", q.Language)
 		}
 		from, fromOK := parseDate(q.From)

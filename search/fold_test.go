@@ -35,3 +35,24 @@ func TestAuthorLess(t *testing.T) {
 		}
 	}
 }
+
+func TestLanguageCode(t *testing.T) {
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"en", "en", true},
+		{"EN", "en", true},
+		{"iw", "he", true},
+		{"MO", "ro", true},
+		{"sh", "sh", true},
+		{"qq", "", false},
+		{"eng", "", false},
+		{"", "", false},
+	}
+	for _, tt := range tests {
+		if got, ok := LanguageCode(tt.in); got != tt.want || ok != tt.ok {
+			t.Errorf("LanguageCode(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
