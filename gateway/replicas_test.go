@@ -1,8 +1,6 @@
 package gateway_test
 
 import (
-	"mediagw/internal/servicetest"
-
 	"context"
 	"crypto/rand"
 	"fmt"
@@ -28,6 +26,7 @@ import (
 
 	"mediagw/catalogue"
 	"mediagw/gateway"
+	"mediagw/internal/servicetest"
 	"mediagw/ratelimit"
 	"mediagw/search/bleve"
 	"mediagw/search/searchtest"

@@ -1,8 +1,6 @@
 package ratelimit
 
 import (
-	"mediagw/internal/servicetest"
-
 	"context"
 	"net"
 	"os"
@@ -17,6 +15,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
+
+	"mediagw/internal/servicetest"
 )
 
 // freePort is a loopback TCP port nothing listens on right now.

@@ -1,8 +1,6 @@
 package ratelimit
 
 import (
-	"mediagw/internal/servicetest"
-
 	"context"
 	"crypto/rand"
 	"errors"
@@ -15,6 +13,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"mediagw/internal/servicetest"
 )
 
 // redisURL is REDIS_URL; without it the test skips, or fails in CI.

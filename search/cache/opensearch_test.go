@@ -1,8 +1,6 @@
 package cache
 
 import (
-	"mediagw/internal/servicetest"
-
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -11,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"mediagw/internal/servicetest"
 	"mediagw/search"
 	"mediagw/search/opensearch"
 	"mediagw/search/searchtest"
