@@ -1,12 +1,11 @@
 package bench
 
 import (
-	"mediagw/internal/servicetest"
-
 	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -19,6 +18,7 @@ import (
 
 	"mediagw/catalogue"
 	"mediagw/gateway"
+	"mediagw/internal/servicetest"
 	"mediagw/ratelimit"
 	"mediagw/search"
 	"mediagw/search/bleve"
@@ -238,10 +238,15 @@ func TestDirectRequestsAreWhatTheGatewayAsks(t *testing.T) {
 			want, err = opensearch.SearchRequest(rec.query)
 		case KindItem:
 			want, err = opensearch.ItemRequest(rec.id)
-		case KindCategories:
-			want, err = opensearch.CategoriesRequest(nil)
-		case KindAuthors:
-			want, err = opensearch.AuthorsRequest(nil)
+		case KindCategories, KindAuthors:
+			want := opensearch.ListAuthors
+			if r.Kind == KindCategories {
+				want = opensearch.ListCategories
+			}
+			if r.Direct.List == nil || *r.Direct.List != want || r.Direct.Body != nil {
+				t.Errorf("%s: direct list %v, body %q; want the %s exchange", r.Query, r.Direct.List, r.Direct.Body, want)
+			}
+			continue
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -447,31 +452,34 @@ func TestOpenSearchTargetAndLoad(t *testing.T) {
 			t.Fatalf("%s: status %d, %d bytes, %v", r.Query, status, n, err)
 		}
 	}
-	// Every catalogue author is reached by paging the aggregation as the backend does.
+	// The direct exchange reaches every author the backend lists, with the same counts.
 	authors, err := b.Authors(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pages := 0
-	var after map[string]any
-	for {
-		body, err := opensearch.AuthorsRequest(after)
+	want := map[string]int{}
+	for _, a := range authors {
+		want[a.Name] = a.Count
+	}
+	counter := opensearch.NewCounter(opensearch.ListAuthors)
+	for done := false; !done; {
+		body, err := counter.Request()
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, raw, err := direct.post(ctx, Direct{Method: http.MethodPost, Path: "/" + alias + "/_search"}, body)
-		if err != nil {
-			t.Fatal(err)
+		status, raw, err := direct.post(ctx, Direct{Method: http.MethodPost, Path: "/" + alias + "/_search"}, body)
+		if err != nil || status != http.StatusOK {
+			t.Fatalf("direct list request: status %d, %v", status, err)
 		}
-		pages++
-		if after, err = nextAfter(raw); err != nil {
+		if done, err = counter.Answer(raw); err != nil {
 			t.Fatal(err)
-		}
-		if after == nil {
-			break
 		}
 	}
-	if want := len(authors)/opensearch.CompositePageSize + 1; pages != want {
-		t.Errorf("%d authors took %d pages, want %d", len(authors), pages, want)
+	got := map[string]int{}
+	for _, v := range counter.Values() {
+		got[v.Value] = v.Count
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("the direct exchange counted %d authors, the backend lists %d, or their counts differ", len(got), len(want))
 	}
 }

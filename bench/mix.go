@@ -104,14 +104,15 @@ type Request struct {
 	Direct Direct
 }
 
-// Direct is a request to OpenSearch. Method, Path and Body are the first (or only) HTTP request;
-// for categories and authors the backend pages through a composite aggregation, so the harness
-// does too, as the backend would.
+// Direct is a request to OpenSearch: one HTTP request (Method, Path, Body), or for categories and
+// authors the backend's whole exchange for the list (opensearch.Counter), sent to Path as the
+// backend would send it.
 type Direct struct {
 	Method, Path string
-	Body         []byte
-	// Composite is KindCategories or KindAuthors when the request pages; otherwise KindItems.
-	Composite Kind
+	// Body is nil when List is set: the Counter makes the bodies.
+	Body []byte
+	// List is the list a categories or authors request counts; nil for the others.
+	List *opensearch.List
 }
 
 // MixOptions shape a mix. Zero values take the defaults.
@@ -468,21 +469,14 @@ func (m *mixer) itemRequest(id string) (*Request, error) {
 		Direct: Direct{Method: "POST", Path: m.searchPath(), Body: body}}, nil
 }
 
-// compositeRequest is resource=categories or resource=authors; directly, the first page of its
-// aggregation.
-func (m *mixer) compositeRequest(k Kind) (*Request, error) {
-	var body []byte
-	var err error
+// listRequest is resource=categories or resource=authors; directly, the exchange of its list.
+func (m *mixer) listRequest(k Kind) *Request {
+	l := opensearch.ListAuthors
 	if k == KindCategories {
-		body, err = opensearch.CategoriesRequest(nil)
-	} else {
-		body, err = opensearch.AuthorsRequest(nil)
-	}
-	if err != nil {
-		return nil, err
+		l = opensearch.ListCategories
 	}
 	return &Request{Kind: k, Query: "resource=" + k.String(),
-		Direct: Direct{Method: "POST", Path: m.searchPath(), Body: body, Composite: k}}, nil
+		Direct: Direct{Method: "POST", Path: m.searchPath(), List: &l}}
 }
 
 // BuildMix draws a mix from c. The same corpus and options give the same mix.
@@ -515,14 +509,7 @@ func BuildMix(c *Corpus, opt MixOptions) (*Mix, error) {
 		}
 		items = append(items, r)
 	}
-	categories, err := m.compositeRequest(KindCategories)
-	if err != nil {
-		return nil, err
-	}
-	authors, err := m.compositeRequest(KindAuthors)
-	if err != nil {
-		return nil, err
-	}
+	categories, authors := m.listRequest(KindCategories), m.listRequest(KindAuthors)
 
 	searchRank := rand.NewZipf(rng, zipfExponent, 1, uint64(len(searches)-1))
 	itemRank := rand.NewZipf(rng, zipfExponent, 1, uint64(max(len(items)-1, 1)))

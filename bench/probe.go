@@ -40,10 +40,7 @@ func Probe(ctx context.Context, targets []Target, alias string, n int, timeout t
 			}
 		}
 		for _, k := range []Kind{KindCategories, KindAuthors} {
-			r, err := m.compositeRequest(k)
-			if err != nil {
-				return out, err
-			}
+			r := m.listRequest(k)
 			pr := ProbeResult{Target: t.Name(), Kind: k, Status: map[int]int64{}}
 			var warm []time.Duration
 			for i := 0; i <= n; i++ {

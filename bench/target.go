@@ -3,7 +3,6 @@ package bench
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -104,31 +103,27 @@ func NewOpenSearch(name, base string, client *http.Client) *OpenSearch {
 // Name names the target in reports.
 func (o *OpenSearch) Name() string { return o.name }
 
-// Do sends the direct form of r; categories and authors page through their aggregation as the
+// Do sends the direct form of r; categories and authors run their list's whole exchange, as the
 // backend does, and count as one request.
 func (o *OpenSearch) Do(ctx context.Context, r *Request, _ uint64) (int, int64, error) {
-	body := r.Direct.Body
+	if r.Direct.List == nil {
+		status, raw, err := o.post(ctx, r.Direct, r.Direct.Body)
+		return status, int64(len(raw)), err
+	}
+	c := opensearch.NewCounter(*r.Direct.List)
 	var total int64
 	for {
-		status, raw, err := o.post(ctx, r.Direct, body)
-		total += int64(len(raw))
-		if err != nil || status != http.StatusOK || r.Direct.Composite == KindItems {
-			return status, total, err
-		}
-		after, err := nextAfter(raw)
-		if err != nil {
-			return status, total, err
-		}
-		if after == nil {
-			return status, total, nil
-		}
-		if r.Direct.Composite == KindCategories {
-			body, err = opensearch.CategoriesRequest(after)
-		} else {
-			body, err = opensearch.AuthorsRequest(after)
-		}
+		body, err := c.Request()
 		if err != nil {
 			return 0, total, err
+		}
+		status, raw, err := o.post(ctx, r.Direct, body)
+		total += int64(len(raw))
+		if err != nil || status != http.StatusOK {
+			return status, total, err
+		}
+		if done, err := c.Answer(raw); err != nil || done {
+			return status, total, err
 		}
 	}
 }
@@ -149,25 +144,4 @@ func (o *OpenSearch) post(ctx context.Context, d Direct, body []byte) (int, []by
 		return 0, raw, fmt.Errorf("read answer: %w", err)
 	}
 	return resp.StatusCode, raw, nil
-}
-
-// nextAfter is the after_key of a composite page, or nil when the page was the last, by the
-// backend's rule: a short page or no after_key ends it.
-func nextAfter(raw []byte) (map[string]any, error) {
-	var page struct {
-		Aggregations struct {
-			Groups struct {
-				AfterKey map[string]any    `json:"after_key"`
-				Buckets  []json.RawMessage `json:"buckets"`
-			} `json:"groups"`
-		} `json:"aggregations"`
-	}
-	if err := json.Unmarshal(raw, &page); err != nil {
-		return nil, fmt.Errorf("decode aggregation page: %w", err)
-	}
-	g := page.Aggregations.Groups
-	if len(g.Buckets) < opensearch.CompositePageSize || g.AfterKey == nil {
-		return nil, nil
-	}
-	return g.AfterKey, nil
 }

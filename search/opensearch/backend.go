@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"slices"
@@ -102,9 +103,9 @@ func (c Config) withDefaults() Config {
 type Backend struct {
 	cfg    Config
 	client *opensearchapi.Client
-	// pageSize is the buckets per page of the categories and authors aggregations:
-	// CompositePageSize, smaller in tests of the paging.
-	pageSize int
+	// limits size the requests of the categories and authors lists: defaultLimits, smaller in
+	// tests of the partitioning.
+	limits map[List]listLimits
 	// refreshInterval is the mapping's index.refresh_interval, restored after a load, or nil.
 	refreshInterval any
 }
@@ -138,7 +139,7 @@ func New(cfg Config) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opensearch: %w", err)
 	}
-	return &Backend{cfg: cfg, client: client, pageSize: CompositePageSize, refreshInterval: refresh}, nil
+	return &Backend{cfg: cfg, client: client, limits: maps.Clone(defaultLimits), refreshInterval: refresh}, nil
 }
 
 // newTransport is the HTTP transport of a configuration that brings none: keep-alive connections
@@ -188,9 +189,8 @@ func jsonBody(v any) *bytes.Reader {
 	return bytes.NewReader(b)
 }
 
-// searchResponse is the part of a _search answer the backend reads. Each hit's _source is decoded
-// once, straight into an item (its title_sort is left out).
-type searchResponse struct {
+// answerShards is the part of every _search answer that says whether all shards answered.
+type answerShards struct {
 	Shards struct {
 		Failed   int `json:"failed"`
 		Failures []struct {
@@ -199,6 +199,25 @@ type searchResponse struct {
 			} `json:"reason"`
 		} `json:"failures"`
 	} `json:"_shards"`
+}
+
+// failure is the error of an answer some shards did not contribute to, or nil.
+func (a *answerShards) failure(op string) error {
+	if a.Shards.Failed == 0 {
+		return nil
+	}
+	// A partial answer would give wrong totals and skip items between pages.
+	ee := &EngineError{Op: op, Status: http.StatusServiceUnavailable, Type: "shard_failure"}
+	if len(a.Shards.Failures) > 0 {
+		ee.Type = a.Shards.Failures[0].Reason.Type
+	}
+	return fmt.Errorf("%w: %w", search.ErrUnavailable, ee)
+}
+
+// searchResponse is the part of a search's answer the backend reads. Each hit's _source is decoded
+// once, straight into an item (its title_sort is left out).
+type searchResponse struct {
+	answerShards
 	Hits struct {
 		Total struct {
 			Value int `json:"value"`
@@ -207,31 +226,13 @@ type searchResponse struct {
 			Source search.Item `json:"_source"`
 		} `json:"hits"`
 	} `json:"hits"`
-	Aggregations struct {
-		Groups struct {
-			AfterKey map[string]any    `json:"after_key"`
-			Buckets  []compositeBucket `json:"buckets"`
-		} `json:"groups"`
-	} `json:"aggregations"`
-}
-
-type compositeBucket struct {
-	Key struct {
-		Key string `json:"key"`
-	} `json:"key"`
-	DocCount int `json:"doc_count"`
-	Name     struct {
-		Buckets []struct {
-			Key string `json:"key"`
-		} `json:"buckets"`
-	} `json:"name"`
 }
 
 // doSearch sends one request body (built by requests.go, as the load harness's direct baseline
-// is) to the alias's _search, and decodes the answer.
-func (b *Backend) doSearch(ctx context.Context, op string, body []byte, err error) (*searchResponse, error) {
+// is) to the alias's _search, and decodes the answer into out.
+func (b *Backend) doSearch(ctx context.Context, op string, body []byte, err error, out interface{ failure(string) error }) error {
 	if err != nil {
-		return nil, fmt.Errorf("opensearch %s: encode request: %w", op, err)
+		return fmt.Errorf("opensearch %s: encode request: %w", op, err)
 	}
 	ctx, cancel := b.bound(ctx, b.cfg.Timeout)
 	defer cancel()
@@ -241,21 +242,12 @@ func (b *Backend) doSearch(ctx context.Context, op string, body []byte, err erro
 		err = opensearch.ParseError(resp)
 	}
 	if err != nil {
-		return nil, classify(ctx, op, statusOf(resp), err)
+		return classify(ctx, op, statusOf(resp), err)
 	}
-	var out searchResponse
-	if err := decodeBody(resp, &out); err != nil {
-		return nil, fmt.Errorf("opensearch %s: decode answer: %w", op, err)
+	if err := decodeBody(resp, out); err != nil {
+		return fmt.Errorf("opensearch %s: decode answer: %w", op, err)
 	}
-	if out.Shards.Failed > 0 {
-		// A partial answer would give wrong totals and skip items between pages.
-		ee := &EngineError{Op: op, Status: http.StatusServiceUnavailable, Type: "shard_failure"}
-		if len(out.Shards.Failures) > 0 {
-			ee.Type = out.Shards.Failures[0].Reason.Type
-		}
-		return nil, fmt.Errorf("%w: %w", search.ErrUnavailable, ee)
-	}
-	return &out, nil
+	return out.failure(op)
 }
 
 // answerBufs hold answers while they are decoded; decoding copies what it keeps.
@@ -283,8 +275,8 @@ func decodeBody(resp *opensearch.Response, v any) error {
 // Search returns one page of the items matching q, in q.Sort order, with the exact total.
 func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, error) {
 	body, err := SearchRequest(q)
-	resp, err := b.doSearch(ctx, "search", body, err)
-	if err != nil {
+	var resp searchResponse
+	if err := b.doSearch(ctx, "search", body, err, &resp); err != nil {
 		return search.Result{}, err
 	}
 	res := search.Result{Items: make([]search.Item, len(resp.Hits.Hits)), Total: resp.Hits.Total.Value}
@@ -298,8 +290,8 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 // rather than fetching by document id, so ids such as "." or ".." cannot turn into other paths.
 func (b *Backend) Item(ctx context.Context, id string) (search.Item, error) {
 	body, err := ItemRequest(id)
-	resp, err := b.doSearch(ctx, "item", body, err)
-	if err != nil {
+	var resp searchResponse
+	if err := b.doSearch(ctx, "item", body, err, &resp); err != nil {
 		return search.Item{}, err
 	}
 	if len(resp.Hits.Hits) == 0 {
@@ -308,55 +300,49 @@ func (b *Backend) Item(ctx context.Context, id string) (search.Item, error) {
 	return resp.Hits.Hits[0].Source, nil
 }
 
-// composite pages through every bucket of a composite aggregation, one request per page as
-// request builds it from the previous page's after_key, calling fn for each bucket.
-func (b *Backend) composite(ctx context.Context, op string, request func(after map[string]any, size int) ([]byte, error), fn func(bk *compositeBucket)) error {
-	var after map[string]any
+// countList runs the Counter exchange for l.
+func (b *Backend) countList(ctx context.Context, l List) ([]TermCount, error) {
+	c := newCounter(l, b.limits[l])
 	for {
-		body, err := request(after, b.pageSize)
-		resp, err := b.doSearch(ctx, op, body, err)
+		body, err := c.Request()
+		var a countsAnswer
+		if err := b.doSearch(ctx, l.String(), body, err, &a); err != nil {
+			return nil, err
+		}
+		done, err := c.answer(&a)
 		if err != nil {
-			return err
+			return nil, fmt.Errorf("opensearch %w", err)
 		}
-		groups := &resp.Aggregations.Groups
-		for i := range groups.Buckets {
-			fn(&groups.Buckets[i])
+		if done {
+			return c.Values(), nil
 		}
-		if len(groups.Buckets) < b.pageSize || groups.AfterKey == nil {
-			return nil
-		}
-		after = groups.AfterKey
 	}
 }
 
 // Categories returns every category with its item count, ordered by slug. The name is the one
 // most items of the category carry.
 func (b *Backend) Categories(ctx context.Context) ([]search.Category, error) {
-	out := []search.Category{}
-	err := b.composite(ctx, "categories", categoriesRequest, func(bk *compositeBucket) {
-		c := search.Category{Slug: bk.Key.Key, Count: bk.DocCount}
-		if len(bk.Name.Buckets) > 0 {
-			c.Name = bk.Name.Buckets[0].Key
-		}
-		out = append(out, c)
-	})
+	values, err := b.countList(ctx, ListCategories)
 	if err != nil {
 		return nil, err
 	}
-	// Composite keys come in byte order, which is the slug order; sort anyway so the contract
-	// does not rest on an engine detail.
+	out := make([]search.Category, len(values))
+	for i, v := range values {
+		out[i] = search.Category{Slug: v.Value, Name: v.Name, Count: v.Count}
+	}
 	slices.SortFunc(out, func(a, b search.Category) int { return strings.Compare(a.Slug, b.Slug) })
 	return out, nil
 }
 
 // Authors returns every credited author with its item count, ordered by search.AuthorLess.
 func (b *Backend) Authors(ctx context.Context) ([]search.Author, error) {
-	out := []search.Author{}
-	err := b.composite(ctx, "authors", authorsRequest, func(bk *compositeBucket) {
-		out = append(out, search.Author{Name: bk.Key.Key, Count: bk.DocCount})
-	})
+	values, err := b.countList(ctx, ListAuthors)
 	if err != nil {
 		return nil, err
+	}
+	out := make([]search.Author, len(values))
+	for i, v := range values {
+		out[i] = search.Author{Name: v.Value, Count: v.Count}
 	}
 	search.SortAuthors(out)
 	return out, nil

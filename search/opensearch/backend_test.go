@@ -1,8 +1,6 @@
 package opensearch
 
 import (
-	"mediagw/internal/servicetest"
-
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -13,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"mediagw/internal/servicetest"
 	"mediagw/search"
 	"mediagw/search/searchtest"
 )
@@ -206,9 +205,10 @@ func sortedIDs(items []search.Item) []string {
 	return out
 }
 
-// TestCompositePaging: the categories and authors lists are the same however many pages the
-// aggregation takes.
-func TestCompositePaging(t *testing.T) {
+// TestListPartitions: the categories and authors lists are the same however many partitions the
+// counting takes, including when partitions overflow and the counter splits them; a list too
+// large for the splits allowed fails rather than coming back short.
+func TestListPartitions(t *testing.T) {
 	b := newBackend(t, Config{})
 	load(t, b, searchtest.Fixture(t))
 	ctx := t.Context()
@@ -220,17 +220,30 @@ func TestCompositePaging(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(authors) < 3 || len(cats) < 3 {
-		t.Fatalf("the fixture has %d authors and %d categories; the test needs a few of each", len(authors), len(cats))
+	if len(authors) < 20 || len(cats) < 3 {
+		t.Fatalf("the fixture has %d authors and %d categories; the test needs more", len(authors), len(cats))
 	}
-	for _, size := range []int{1, 2, len(authors), len(authors) + 1} {
-		b.pageSize = size
+	for _, tc := range []struct {
+		name   string
+		limits listLimits
+	}{
+		{"one partition", listLimits{size: 1000, target: 1000}},
+		{"several partitions", listLimits{size: 8, target: 4}},
+		{"partitions that overflow and split", listLimits{size: 8, target: 1000}},
+		{"small partitions", listLimits{size: 4, target: 2}},
+	} {
+		b.limits[ListCategories], b.limits[ListAuthors] = tc.limits, tc.limits
 		if got, err := b.Categories(ctx); err != nil || !slices.Equal(got, cats) {
-			t.Errorf("categories in pages of %d = %v, %v; want %v", size, got, err, cats)
+			t.Errorf("%s: categories = %v, %v; want %v", tc.name, got, err, cats)
 		}
 		if got, err := b.Authors(ctx); err != nil || !slices.Equal(got, authors) {
-			t.Errorf("authors in pages of %d = %v, %v; want %v", size, got, err, authors)
+			t.Errorf("%s: authors = %v, %v; want %v", tc.name, got, err, authors)
 		}
+	}
+	// One value a partition from one partition: 2^maxSplits partitions are too few.
+	b.limits[ListAuthors] = listLimits{size: 1, target: 1 << 20}
+	if got, err := b.Authors(ctx); err == nil {
+		t.Errorf("authors with room for %d = %d authors, no error; want an error", 1<<maxSplits, len(got))
 	}
 }
 

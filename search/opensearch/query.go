@@ -108,24 +108,3 @@ func sortClauses(q search.Query) []any {
 		return []any{dateDesc, byID}
 	}
 }
-
-// compositeBody asks for one page of a composite aggregation over field, after the given key,
-// with sub-aggregations subs (may be nil).
-func compositeBody(field string, pageSize int, after map[string]any, subs obj) obj {
-	comp := obj{
-		"size":    pageSize,
-		"sources": []any{obj{"key": obj{"terms": obj{"field": field}}}},
-	}
-	if after != nil {
-		comp["after"] = after
-	}
-	agg := obj{"composite": comp}
-	if subs != nil {
-		agg["aggs"] = subs
-	}
-	return obj{
-		"size":             0,
-		"track_total_hits": false,
-		"aggs":             obj{"groups": agg},
-	}
-}

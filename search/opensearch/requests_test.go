@@ -2,6 +2,9 @@ package opensearch
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"mediagw/search"
@@ -17,34 +20,113 @@ func TestRequestsAreTheBackendsBodies(t *testing.T) {
 	if string(got) != string(want) {
 		t.Errorf("SearchRequest = %s, want %s", got, want)
 	}
-	for name, f := range map[string]func(map[string]any) ([]byte, error){"categories": CategoriesRequest, "authors": AuthorsRequest} {
-		first, err := f(nil)
-		if err != nil {
-			t.Fatal(err)
+}
+
+// counterRequest is the part of a Counter's request the tests read.
+type counterRequest struct {
+	Aggs struct {
+		Values struct {
+			Cardinality struct {
+				Field string `json:"field"`
+			} `json:"cardinality"`
+		} `json:"values"`
+		Groups struct {
+			Terms struct {
+				Field   string `json:"field"`
+				Size    int    `json:"size"`
+				Include *struct {
+					Partition     int `json:"partition"`
+					NumPartitions int `json:"num_partitions"`
+				} `json:"include"`
+			} `json:"terms"`
+			Aggs map[string]any `json:"aggs"`
+		} `json:"groups"`
+	} `json:"aggs"`
+}
+
+// TestCounter plays the engine's side of the list exchange: an estimate, then partitions; an
+// overflowing partition starts the list again with twice the partitions.
+func TestCounter(t *testing.T) {
+	estimate := func(n int) string { return fmt.Sprintf(`{"aggregations":{"values":{"value":%d}}}`, n) }
+	page := func(other int, keys ...string) string {
+		var bs []string
+		for _, k := range keys {
+			bs = append(bs, fmt.Sprintf(`{"key":%q,"doc_count":2,"name":{"buckets":[{"key":"Name of %s"}]}}`, k, k))
 		}
-		next, err := f(map[string]any{"key": "m"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var a, b struct {
-			Aggs struct {
-				Groups struct {
-					Composite struct {
-						Size  int            `json:"size"`
-						After map[string]any `json:"after"`
-					} `json:"composite"`
-				} `json:"groups"`
-			} `json:"aggs"`
-		}
-		if err := json.Unmarshal(first, &a); err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(next, &b); err != nil {
-			t.Fatal(err)
-		}
-		if a.Aggs.Groups.Composite.Size != CompositePageSize || a.Aggs.Groups.Composite.After != nil || b.Aggs.Groups.Composite.After["key"] != "m" {
-			t.Errorf("%s pages: %s then %s", name, first, next)
-		}
+		return fmt.Sprintf(`{"aggregations":{"groups":{"sum_other_doc_count":%d,"buckets":[%s]}}}`, other, strings.Join(bs, ","))
+	}
+	type step struct {
+		answer string
+		// partition and partitions the request answered must have asked for; -1: the estimate.
+		partition, partitions int
+	}
+	for _, tc := range []struct {
+		name   string
+		list   List
+		limits listLimits
+		steps  []step
+		want   []string // values, or nil when the exchange must fail
+	}{
+		{"empty index", ListAuthors, listLimits{10, 5}, []step{{estimate(0), -1, 0}, {page(0), 0, 1}}, []string{}},
+		{"one partition", ListCategories, listLimits{10, 5}, []step{{estimate(4), -1, 0}, {page(0, "a", "b", "c", "d"), 0, 1}},
+			[]string{"a", "b", "c", "d"}},
+		{"three partitions", ListAuthors, listLimits{10, 5}, []step{
+			{estimate(11), -1, 0}, {page(0, "a", "d"), 0, 3}, {page(0, "b", "e", "f"), 1, 3}, {page(0, "c"), 2, 3},
+		}, []string{"a", "d", "b", "e", "f", "c"}},
+		{"an overflow splits", ListAuthors, listLimits{2, 5}, []step{
+			{estimate(3), -1, 0}, {page(1, "a", "b"), 0, 1}, {page(0, "a", "c"), 0, 2}, {page(0, "b"), 1, 2},
+		}, []string{"a", "c", "b"}},
+		{"overflows past the splits allowed", ListAuthors, listLimits{1, 5}, []step{
+			{estimate(3), -1, 0}, {page(1, "a"), 0, 1}, {page(1, "a"), 0, 2}, {page(1, "a"), 0, 4}, {page(1, "a"), 0, 8}, {page(1, "a"), 0, 16},
+		}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCounter(tc.list, tc.limits)
+			for i, st := range tc.steps {
+				body, err := c.Request()
+				if err != nil {
+					t.Fatal(err)
+				}
+				var req counterRequest
+				if err := json.Unmarshal(body, &req); err != nil {
+					t.Fatal(err)
+				}
+				field := map[List]string{ListCategories: "category", ListAuthors: "author"}[tc.list]
+				g := req.Aggs.Groups
+				switch {
+				case st.partition < 0 && req.Aggs.Values.Cardinality.Field != field:
+					t.Fatalf("request %d = %s, want the estimate of %s", i, body, field)
+				case st.partition >= 0 && (g.Terms.Field != field || g.Terms.Size != tc.limits.size):
+					t.Fatalf("request %d = %s, want terms of %s, size %d", i, body, field, tc.limits.size)
+				case st.partitions == 1 && g.Terms.Include != nil,
+					st.partitions > 1 && (g.Terms.Include == nil || g.Terms.Include.Partition != st.partition || g.Terms.Include.NumPartitions != st.partitions):
+					t.Fatalf("request %d = %s, want partition %d of %d", i, body, st.partition, st.partitions)
+				case st.partition >= 0 && (g.Aggs["name"] != nil) != (tc.list == ListCategories):
+					t.Fatalf("request %d = %s: the category name is asked for categories only", i, body)
+				}
+				done, err := c.Answer([]byte(st.answer))
+				last := i == len(tc.steps)-1
+				if tc.want == nil && last {
+					if err == nil {
+						t.Fatalf("answer %d: no error, want one", i)
+					}
+					return
+				}
+				if err != nil || done != last {
+					t.Fatalf("answer %d: done %t, %v; want done %t", i, done, err, last)
+				}
+			}
+			got := []string{}
+			for _, v := range c.Values() {
+				got = append(got, v.Value)
+				if v.Count != 2 || (tc.list == ListCategories && v.Name != "Name of "+v.Value) {
+					t.Errorf("value %+v", v)
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("values %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
 
