@@ -48,6 +48,10 @@ type Options struct {
 	// Prewarm computes categories and authors in the background as soon as a new index version is
 	// seen, so that the first visitor after a reindex does not wait for the aggregations.
 	Prewarm bool
+	// PrewarmTimeout bounds that background computation (default 1m). It is longer than
+	// CallTimeout because nobody waits on it: on a large index, counting may take longer than a
+	// visitor would wait, and visitors who ask meanwhile join it until their own deadline.
+	PrewarmTimeout time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -67,6 +71,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.CallTimeout <= 0 {
 		o.CallTimeout = 5 * time.Second
+	}
+	if o.PrewarmTimeout <= 0 {
+		o.PrewarmTimeout = time.Minute
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -135,27 +142,35 @@ const (
 func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, error) {
 	q.Text = normalizeText(q.Text)
 	v, ok := b.version()
-	return lookup(ctx, b, opSearch, v, ok, searchKey(v, q), false, resultSize,
+	return lookup(ctx, b, opSearch, v, ok, searchKey(v, q), false, b.opts.CallTimeout, resultSize,
 		func(ctx context.Context) (search.Result, error) { return b.next.Search(ctx, q) })
 }
 
 // Item returns the item with the given id. A missing item is not cached.
 func (b *Backend) Item(ctx context.Context, id string) (search.Item, error) {
 	v, ok := b.version()
-	return lookup(ctx, b, opItem, v, ok, key(opItem, v, id), false, itemSize,
+	return lookup(ctx, b, opItem, v, ok, key(opItem, v, id), false, b.opts.CallTimeout, itemSize,
 		func(ctx context.Context) (search.Item, error) { return b.next.Item(ctx, id) })
 }
 
 // Categories returns every category with its item count, computed once per index version.
 func (b *Backend) Categories(ctx context.Context) ([]search.Category, error) {
+	return b.categories(ctx, b.opts.CallTimeout)
+}
+
+func (b *Backend) categories(ctx context.Context, timeout time.Duration) ([]search.Category, error) {
 	v, ok := b.version()
-	return lookup(ctx, b, opCategories, v, ok, key(opCategories, v), b.versioned(), categoriesSize, b.next.Categories)
+	return lookup(ctx, b, opCategories, v, ok, key(opCategories, v), b.versioned(), timeout, categoriesSize, b.next.Categories)
 }
 
 // Authors returns every credited author with its item count, computed once per index version.
 func (b *Backend) Authors(ctx context.Context) ([]search.Author, error) {
+	return b.authors(ctx, b.opts.CallTimeout)
+}
+
+func (b *Backend) authors(ctx context.Context, timeout time.Duration) ([]search.Author, error) {
 	v, ok := b.version()
-	return lookup(ctx, b, opAuthors, v, ok, key(opAuthors, v), b.versioned(), authorsSize, b.next.Authors)
+	return lookup(ctx, b, opAuthors, v, ok, key(opAuthors, v), b.versioned(), timeout, authorsSize, b.next.Authors)
 }
 
 // Ping asks the engine every time: readiness must reflect it, not the cache.
@@ -163,9 +178,10 @@ func (b *Backend) Ping(ctx context.Context) error { return b.next.Ping(ctx) }
 
 // lookup answers op from memory when it can, and otherwise from one engine call shared by every
 // concurrent caller with the same key. v is the index version, ok whether answers may be cached,
-// pin whether to keep the answer for the whole version rather than for the TTL.
+// pin whether to keep the answer for the whole version rather than for the TTL; timeout bounds
+// the engine call if this caller starts it.
 func lookup[T any](ctx context.Context, b *Backend, op, v string, ok bool, key string, pin bool,
-	size func(T) int64, call func(context.Context) (T, error)) (T, error) {
+	timeout time.Duration, size func(T) int64, call func(context.Context) (T, error)) (T, error) {
 	var zero T
 	if err := ctx.Err(); err != nil {
 		return zero, fmt.Errorf("%s: %w", op, err)
@@ -181,7 +197,7 @@ func lookup[T any](ctx context.Context, b *Backend, op, v string, ok bool, key s
 		led = true
 		b.metrics.count(op, resultMiss)
 		// The call outlives a caller that leaves; its own deadline bounds it instead.
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.opts.CallTimeout)
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 		defer cancel()
 		// singleflight re-raises a panic on a goroutine nobody can recover; the error reaches every caller instead.
 		defer func() {
@@ -246,10 +262,10 @@ func (b *Backend) version() (v string, ok bool) {
 // prewarm asks for categories and authors through the cache, pinning them for the version. A
 // visitor who asks meanwhile joins the call in flight; a failure leaves the work to that visitor.
 func (b *Backend) prewarm() {
-	ctx, cancel := context.WithTimeout(context.Background(), b.opts.CallTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), b.opts.PrewarmTimeout)
 	defer cancel()
-	_, _ = b.Categories(ctx)
-	_, _ = b.Authors(ctx)
+	_, _ = b.categories(ctx, b.opts.PrewarmTimeout)
+	_, _ = b.authors(ctx, b.opts.PrewarmTimeout)
 }
 
 // checkRemote returns the remote version as last checked, and starts a check in the background

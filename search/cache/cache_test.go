@@ -703,3 +703,25 @@ func TestPrewarm(t *testing.T) {
 		})
 	}
 }
+
+// TestPrewarmOutlastsCallTimeout: counting that takes longer than a visitor's call may take still
+// lands in the cache when the prewarm started it.
+func TestPrewarmOutlastsCallTimeout(t *testing.T) {
+	c := &counting{b: openBleve(t, searchtest.Fixture(t)), gate: make(chan struct{})}
+	b := New(c, Options{Prewarm: true, CallTimeout: 20 * time.Millisecond, PrewarmTimeout: time.Minute})
+	b.version() // the cache sees the version and starts the prewarm
+	eventually(t, "the prewarm asks for categories", func() bool { return c.categories.Load() == 1 })
+	time.Sleep(10 * b.opts.CallTimeout)
+	close(c.gate)
+	eventually(t, "categories and authors are pinned", func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return len(b.pinned) == 2
+	})
+	if err := *c.callErr.Load(); err != nil {
+		t.Errorf("the prewarm's engine call ended with %v", err)
+	}
+	if _, err := b.Authors(t.Context()); err != nil || counted(b, opAuthors, resultHit) != 1 {
+		t.Errorf("authors after the prewarm: %v, %d hits; want a hit", err, counted(b, opAuthors, resultHit))
+	}
+}
