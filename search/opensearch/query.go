@@ -1,7 +1,9 @@
 package opensearch
 
 import (
+	"slices"
 	"strings"
+	"unicode"
 
 	"mediagw/search"
 )
@@ -16,8 +18,20 @@ var textFields = []string{"title^3", "author.text^2", "tags^2", "keywords^1.5", 
 // obj is a JSON object in a request body.
 type obj = map[string]any
 
+// searchWords splits the user's text into the words that must all match: runs without white
+// space holding a letter or a digit, each once.
+func searchWords(text string) []string {
+	var words []string
+	for _, w := range strings.Fields(text) {
+		if strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }) >= 0 && !slices.Contains(words, w) {
+			words = append(words, w)
+		}
+	}
+	return words
+}
+
 // searchBody is the request body of a search: one bool query with the filters in filter context
-// (cached, unscored) and the text, if any, in a multi_match that never parses query syntax.
+// (cached, unscored) and the text, if any, in multi_match queries that never parse query syntax.
 func searchBody(q search.Query) obj {
 	page, perPage := max(q.Page, 1), q.PerPage
 	if perPage <= 0 {
@@ -63,17 +77,29 @@ func boolQuery(q search.Query) obj {
 		filters = append(filters, obj{"range": obj{"date": r}})
 	}
 	b := obj{"filter": filters}
-	if text := strings.TrimSpace(q.Text); text != "" {
-		b["must"] = []any{obj{"multi_match": obj{
-			"query": text,
-			// best_fields, since cross_fields cannot be fuzzy; the tie breaker still rewards
-			// an item that matches in several fields.
-			"type":        "best_fields",
-			"fields":      textFields,
-			"fuzziness":   "AUTO",
-			"tie_breaker": 0.3,
-			"operator":    "or",
-		}}}
+	if words := searchWords(q.Text); len(words) > 0 {
+		// Every word must match, each in any field, as in the embedded index: a query per word,
+		// all of them required. Within a word the engine may still find several tokens ("e-mail",
+		// CJK bigrams); those must all be in the one field that matches.
+		must := make([]any, len(words))
+		for i, w := range words {
+			must[i] = obj{"multi_match": obj{
+				"query": w,
+				// best_fields, since cross_fields cannot be fuzzy; the tie breaker still rewards
+				// an item that matches in several fields.
+				"type":        "best_fields",
+				"fields":      textFields,
+				"fuzziness":   "AUTO",
+				"tie_breaker": 0.3,
+				"operator":    "and",
+				// A word the analyzer drops entirely leaves the others to decide.
+				"zero_terms_query": "all",
+			}}
+		}
+		b["must"] = must
+	} else if strings.TrimSpace(q.Text) != "" {
+		// Text with nothing searchable in it (only punctuation) matches nothing.
+		b["must"] = []any{obj{"match_none": obj{}}}
 	}
 	return b
 }

@@ -282,6 +282,11 @@ func testText(t *testing.T, b search.Backend, items []search.Item) {
 		{"typo in a 6-letter word", "quaser", []string{"ph-keywords"}, false},
 		{"typo in a 5-letter word", "cuora", []string{"pg-cuore"}, false},
 		{"typo two letters in a long word", "chrysantenum", []string{"ph-chrys"}, false},
+		{"every word must match", "quintero zeppelin", []string{}, true},
+		{"words in different fields", "quasar desert", []string{"ph-keywords"}, true},
+		{"a typo among the words", "quintero markett", []string{"ph-author"}, true},
+		{"punctuation between words", "zeppelin & history", []string{"vi-tags"}, true},
+		{"only punctuation", "& -- !", []string{}, true},
 	}
 	byID := map[string]search.Item{}
 	for _, it := range items {
