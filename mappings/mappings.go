@@ -45,6 +45,15 @@ func Check(b []byte) error {
 	if _, ok := def["mappings"]; !ok {
 		return errors.New("no mappings")
 	}
+	// A load turns refresh off while it fills an index and back on when done, which is how an
+	// index left by a load that died is told apart; an index that never refreshes serves nothing.
+	ri, err := RefreshInterval(b)
+	if err != nil {
+		return err
+	}
+	if ri == "-1" || ri == -1.0 {
+		return errors.New("index.refresh_interval -1 (never refresh) cannot serve searches")
+	}
 	return nil
 }
 

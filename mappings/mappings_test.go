@@ -106,3 +106,23 @@ func TestWithoutRefresh(t *testing.T) {
 		t.Errorf("built-in definition: %v", err)
 	}
 }
+
+func TestCheck(t *testing.T) {
+	for _, tt := range []struct {
+		def string
+		ok  bool
+	}{
+		{`{"mappings": {}}`, true},
+		{`{"settings": {"index": {"refresh_interval": "5s"}}, "mappings": {}}`, true},
+		{`{"settings": {"refresh_interval": "-1"}, "mappings": {}}`, false},
+		{`{"settings": {"index.refresh_interval": -1}, "mappings": {}}`, false},
+		{`{"settings": {"index": {"refresh_interval": "-1"}}, "mappings": {}}`, false},
+		{`{"settings": {}}`, false},
+		{`{"mappings": {}, "extra": 1}`, false},
+		{`[]`, false},
+	} {
+		if err := Check([]byte(tt.def)); (err == nil) != tt.ok {
+			t.Errorf("Check(%s) = %v, want ok %t", tt.def, err, tt.ok)
+		}
+	}
+}

@@ -130,6 +130,9 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrUnavailable means the engine cannot be reached or has no index to serve.
 	ErrUnavailable = errors.New("search engine unavailable")
+	// ErrPrune means a load made its new index live but could not remove the old ones beyond those
+	// kept: the load succeeded, and the next one tries the removal again.
+	ErrPrune = errors.New("removing old indices failed")
 )
 
 // LoadStats summarises a load.

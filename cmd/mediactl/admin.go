@@ -23,6 +23,8 @@ type indexInfo struct {
 	Name string
 	Docs int64
 	Live bool
+	// Unfinished: a load began the version and died before it could remove it.
+	Unfinished bool
 	// Err says why the version could not be counted.
 	Err error
 }
@@ -78,11 +80,14 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "INDEX\tITEMS\tLIVE")
+	fmt.Fprintln(tw, "INDEX\tITEMS\tSTATE")
 	for _, in := range infos {
 		live := ""
-		if in.Live {
+		switch {
+		case in.Live:
 			live = "live"
+		case in.Unfinished:
+			live = "unfinished load (the next load removes it)"
 		}
 		docs := fmt.Sprint(in.Docs)
 		if in.Err != nil {

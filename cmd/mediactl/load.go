@@ -158,6 +158,11 @@ func runLoad(ctx context.Context, e *env, args []string) error {
 		err = fmt.Errorf("write reject file: %w", cerr)
 	}
 	summary(e, src.reader.Stats())
+	if errors.Is(err, search.ErrPrune) {
+		// The new index is live; only the housekeeping failed.
+		e.log.Sugar().Warnf("the load succeeded, but old indices were not removed: %v", err)
+		err = nil
+	}
 	if err != nil {
 		var lerr *catalogue.LineError
 		if errors.As(err, &lerr) {

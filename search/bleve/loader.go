@@ -85,7 +85,7 @@ func (l *Loader) Load(ctx context.Context, items iter.Seq2[search.Item, error]) 
 		return stats, fmt.Errorf("load %s: %w", name, err)
 	}
 	if err := l.prune(name); err != nil {
-		return search.LoadStats{Indexed: n, Index: name, Duration: time.Since(start)}, fmt.Errorf("load %s is live, but pruning old indexes failed: %w", name, err)
+		return search.LoadStats{Indexed: n, Index: name, Duration: time.Since(start)}, fmt.Errorf("load %s is live, but %w: %w", name, search.ErrPrune, err)
 	}
 	return search.LoadStats{Indexed: n, Index: name, Duration: time.Since(start)}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -104,17 +105,42 @@ func TestSearchBody(t *testing.T) {
 		}
 		return string(b)
 	}
-	t.Run("text is only ever a multi_match", func(t *testing.T) {
-		for _, text := range []string{`title:x OR (y*)`, `"a" AND -b`, `\`, `{"json": 1}`} {
-			body := searchBody(search.Query{Text: text, Sort: search.SortRelevance, Page: 1, PerPage: 10})
+	t.Run("text is only ever multi_match queries, one per word", func(t *testing.T) {
+		for _, tt := range []struct {
+			text  string
+			words []string // nil: nothing searchable, so match_none
+		}{
+			{`title:x OR (y*)`, []string{"title:x", "OR", "(y*)"}},
+			{`"a" AND -b`, []string{`"a"`, "AND", "-b"}},
+			{`\`, nil},
+			{`{"json": 1}`, []string{`{"json":`, "1}"}},
+			{"  harbour  sunset harbour ", []string{"harbour", "sunset"}},
+			{"zeppelin & history", []string{"zeppelin", "history"}},
+			{"& -- !", nil},
+			{"東京 タワー", []string{"東京", "タワー"}},
+		} {
+			body := searchBody(search.Query{Text: tt.text, Sort: search.SortRelevance, Page: 1, PerPage: 10})
 			s := encode(body)
 			if strings.Contains(s, "query_string") {
-				t.Errorf("body for %q uses a query parser: %s", text, s)
+				t.Errorf("body for %q uses a query parser: %s", tt.text, s)
 			}
 			must := body["query"].(obj)["bool"].(obj)["must"].([]any)
-			mm := must[0].(obj)["multi_match"].(obj)
-			if mm["query"] != text || mm["fuzziness"] != "AUTO" {
-				t.Errorf("multi_match for %q = %v", text, mm)
+			if tt.words == nil {
+				if len(must) != 1 || must[0].(obj)["match_none"] == nil {
+					t.Errorf("text %q: must = %s, want match_none", tt.text, encode(must))
+				}
+				continue
+			}
+			var words []string
+			for _, m := range must {
+				mm := m.(obj)["multi_match"].(obj)
+				if mm["fuzziness"] != "AUTO" || mm["operator"] != "and" {
+					t.Errorf("text %q: multi_match %v, want fuzzy and every token", tt.text, mm)
+				}
+				words = append(words, mm["query"].(string))
+			}
+			if !slices.Equal(words, tt.words) {
+				t.Errorf("text %q: one multi_match for each of %q, want %q", tt.text, words, tt.words)
 			}
 		}
 	})

@@ -44,7 +44,8 @@ type doc struct {
 
 // Load builds a new index "<alias>-<UTC time>" from the configured index definition, fills it in
 // concurrent bulk requests, checks it holds every item, and then points the alias at it in one
-// atomic _aliases call. Older indices beyond Config.Keep are removed. If items yields an error,
+// atomic _aliases call. Older indices beyond Config.Keep are removed (an error wrapping
+// search.ErrPrune says that failed; the load itself succeeded). If items yields an error,
 // ctx ends or any step fails, the alias is left as it was and the new index is deleted.
 func (b *Backend) Load(ctx context.Context, items iter.Seq2[search.Item, error]) (stats search.LoadStats, err error) {
 	start := b.cfg.Now()
@@ -88,10 +89,12 @@ func (b *Backend) Load(ctx context.Context, items iter.Seq2[search.Item, error])
 	if err := b.pointAlias(ctx, name); err != nil {
 		return stats, err
 	}
-	// The new index is live; removing old ones is housekeeping that the next load retries.
-	_ = b.prune(ctx, name)
 	stats.Indexed = n
 	stats.Duration = b.cfg.Now().Sub(start)
+	if err := b.prune(ctx, name); err != nil {
+		// The load itself succeeded: report, but do not remove what is now live.
+		return stats, fmt.Errorf("load %s is live, but %w: %w", name, search.ErrPrune, err)
+	}
 	return stats, nil
 }
 
@@ -199,8 +202,17 @@ func (b *Backend) pointAlias(ctx context.Context, name string) error {
 	return nil
 }
 
+// version is one of the alias's versioned indices.
+type version struct {
+	name string
+	// finished: the load that built the index filled it completely. A load turns refresh off
+	// while it fills an index and back on once every item is in, so an index whose refresh is
+	// still off was left by a load that crashed or was killed before it could remove it.
+	finished bool
+}
+
 // versions lists the alias's versioned indices, oldest first.
-func (b *Backend) versions(ctx context.Context) ([]string, error) {
+func (b *Backend) versions(ctx context.Context) ([]version, error) {
 	ctx, cancel := b.bound(ctx, b.cfg.Timeout)
 	defer cancel()
 	resp, err := b.client.Indices.Get(ctx, opensearchapi.IndicesGetReq{Indices: []string{b.cfg.Alias + "-*"}})
@@ -213,39 +225,53 @@ func (b *Backend) versions(ctx context.Context) ([]string, error) {
 	}
 	// The wildcard also matches indices of other aliases that share the prefix ("items-old-…").
 	own := regexp.MustCompile(`^` + regexp.QuoteMeta(b.cfg.Alias) + `-\d{8}-\d{6}-\d{3}$`)
-	var names []string
+	var out []version
 	if resp.IndicesGetRespData != nil {
-		for name := range *resp.IndicesGetRespData {
-			if own.MatchString(name) {
-				names = append(names, name)
+		for name, in := range *resp.IndicesGetRespData {
+			if !own.MatchString(name) {
+				continue
 			}
+			var settings struct {
+				Index struct {
+					RefreshInterval string `json:"refresh_interval"`
+				} `json:"index"`
+			}
+			if err := json.Unmarshal(in.Settings, &settings); err != nil {
+				return nil, fmt.Errorf("list indices: settings of %s: %w", name, err)
+			}
+			out = append(out, version{name: name, finished: settings.Index.RefreshInterval != "-1"})
 		}
 	}
-	slices.Sort(names)
-	return names, nil
+	slices.SortFunc(out, func(a, b version) int { return strings.Compare(a.name, b.name) })
+	return out, nil
 }
 
-// prune deletes versioned indices older than the live one beyond the newest Keep of them.
+// prune deletes the versioned indices older than the live one beyond the newest Keep finished
+// ones, and every unfinished one older than the live one. Newer unfinished ones may be loads in
+// progress.
 func (b *Backend) prune(ctx context.Context, live string) error {
-	names, err := b.versions(ctx)
+	vs, err := b.versions(ctx)
 	if err != nil {
 		return err
 	}
-	var older []string
-	for _, n := range names {
-		if n < live {
-			older = append(older, n)
+	var finished, drop []string
+	for _, v := range vs {
+		switch {
+		case v.name >= live:
+		case v.finished:
+			finished = append(finished, v.name)
+		default:
+			drop = append(drop, v.name)
 		}
 	}
-	keep := max(b.cfg.Keep, 0)
-	if len(older) <= keep {
-		return nil
+	if keep := max(b.cfg.Keep, 0); len(finished) > keep {
+		drop = append(drop, finished[:len(finished)-keep]...)
 	}
-	return b.deleteIndices(ctx, older[:len(older)-keep]...)
+	return b.deleteIndices(ctx, drop...)
 }
 
-// Rollback points the alias at the newest index older than the live one and returns its name.
-// The index it leaves stays, so a rollback can itself be undone by pointing the alias back.
+// Rollback points the alias at the newest finished index older than the live one and returns its
+// name. The index it leaves stays, so a rollback can itself be undone by pointing the alias back.
 func (b *Backend) Rollback(ctx context.Context) (string, error) {
 	live, err := b.aliasTargets(ctx)
 	if err != nil {
@@ -254,18 +280,18 @@ func (b *Backend) Rollback(ctx context.Context) (string, error) {
 	if len(live) == 0 {
 		return "", fmt.Errorf("rollback: alias %s points at no index", b.cfg.Alias)
 	}
-	names, err := b.versions(ctx)
+	vs, err := b.versions(ctx)
 	if err != nil {
 		return "", err
 	}
 	var prev string
-	for _, n := range names {
-		if n < live[0] {
-			prev = n
+	for _, v := range vs {
+		if v.name < live[0] && v.finished {
+			prev = v.name
 		}
 	}
 	if prev == "" {
-		return "", fmt.Errorf("rollback: no index older than %s is kept", live[0])
+		return "", fmt.Errorf("rollback: no finished index older than %s is kept", live[0])
 	}
 	if err := b.pointAlias(ctx, prev); err != nil {
 		return "", err
@@ -287,6 +313,8 @@ type IndexStatus struct {
 	Name string
 	Docs int64
 	Live bool
+	// Unfinished: a load began the index and never completed it (see version.finished).
+	Unfinished bool
 	// Err says why the index could not be counted.
 	Err error
 }
@@ -301,19 +329,19 @@ func (b *Backend) Status(ctx context.Context) (Status, error) {
 	if len(live) > 0 {
 		st.Live = live[0]
 	}
-	names, err := b.versions(ctx)
+	vs, err := b.versions(ctx)
 	if err != nil {
 		return st, err
 	}
 	// An alias can point at an index this tool did not name (set up by hand); list it too.
 	for _, l := range live {
-		if !slices.Contains(names, l) {
-			names = append(names, l)
+		if !slices.ContainsFunc(vs, func(v version) bool { return v.name == l }) {
+			vs = append(vs, version{name: l, finished: true})
 		}
 	}
-	for _, n := range names {
-		is := IndexStatus{Name: n, Live: slices.Contains(live, n)}
-		is.Docs, is.Err = b.count(ctx, n)
+	for _, v := range vs {
+		is := IndexStatus{Name: v.name, Live: slices.Contains(live, v.name), Unfinished: !v.finished}
+		is.Docs, is.Err = b.count(ctx, v.name)
 		st.Indices = append(st.Indices, is)
 	}
 	return st, nil
@@ -551,9 +579,13 @@ func (b *Backend) bulkOnce(ctx context.Context, index string, body []byte, lines
 // Drop deletes every versioned index of the alias, and with them the alias: for tests and
 // benchmarks that load into an alias of their own.
 func (b *Backend) Drop(ctx context.Context) error {
-	names, err := b.versions(ctx)
+	vs, err := b.versions(ctx)
 	if err != nil {
 		return err
+	}
+	names := make([]string, len(vs))
+	for i, v := range vs {
+		names[i] = v.name
 	}
 	return b.deleteIndices(ctx, names...)
 }

@@ -150,8 +150,52 @@ func TestKeepAndRollback(t *testing.T) {
 	none := newBackend(t, Config{Keep: -1, Now: stepClock()})
 	load(t, none, items[:5])
 	load(t, none, items[:6])
-	if names, err := none.versions(t.Context()); err != nil || len(names) != 1 {
+	if names, err := versionNames(t, none); err != nil || len(names) != 1 {
 		t.Errorf("Keep -1: indices %v, %v; want only the live one", names, err)
+	}
+}
+
+// versionNames lists b's versioned indices, oldest first.
+func versionNames(t *testing.T, b *Backend) ([]string, error) {
+	vs, err := b.versions(t.Context())
+	names := make([]string, len(vs))
+	for i, v := range vs {
+		names[i] = v.name
+	}
+	return names, err
+}
+
+// TestUnfinishedIndex: an index left by a load that died before it could clean up (killed,
+// out of memory, node lost) is shown as unfinished, is never a rollback target, and goes at the
+// next load.
+func TestUnfinishedIndex(t *testing.T) {
+	b := newBackend(t, Config{Keep: 5, Now: stepClock()})
+	items := searchtest.Fixture(t)
+	first := load(t, b, items[:10])
+	live := load(t, b, items[:20])
+	// A load that died between the two: its index is as createIndex left it, refresh off.
+	at, err := time.Parse("20060102-150405.000", strings.TrimPrefix(live.Index, b.Alias()+"-")[:15]+"."+live.Index[len(live.Index)-3:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := indexName(b.Alias(), at.Add(-time.Second))
+	if err := b.createIndex(t.Context(), dead); err != nil {
+		t.Fatal(err)
+	}
+	st, err := b.Status(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []IndexStatus{{Name: first.Index, Docs: 10}, {Name: dead, Unfinished: true}, {Name: live.Index, Docs: 20, Live: true}}
+	if !slices.Equal(st.Indices, want) {
+		t.Errorf("Status = %+v, want %+v", st.Indices, want)
+	}
+	if prev, err := b.Rollback(t.Context()); err != nil || prev != first.Index {
+		t.Errorf("Rollback = %q, %v; want %q, past the unfinished %s", prev, err, first.Index, dead)
+	}
+	next := load(t, b, items[:30])
+	if names, err := versionNames(t, b); err != nil || slices.Contains(names, dead) || !slices.Contains(names, first.Index) || !slices.Contains(names, next.Index) {
+		t.Errorf("after the next load: indices %v, %v; want the unfinished %s gone and the finished ones kept", names, err, dead)
 	}
 }
 
@@ -228,7 +272,7 @@ func TestLoadFailures(t *testing.T) {
 			if v, err := b.Version(t.Context()); err != nil || v != live.Index {
 				t.Errorf("alias points at %q, %v; want %q", v, err, live.Index)
 			}
-			if names, err := b.versions(t.Context()); err != nil || !slices.Equal(names, []string{live.Index}) {
+			if names, err := versionNames(t, b); err != nil || !slices.Equal(names, []string{live.Index}) {
 				t.Errorf("indices %v, %v; want only %s", names, err, live.Index)
 			}
 			if res, err := b.Search(t.Context(), search.Query{Sort: search.SortNewest, Page: 1, PerPage: 1}); err != nil || res.Total != len(items) {
@@ -294,7 +338,7 @@ func TestBulkRetries(t *testing.T) {
 	if refused.failed != 1 {
 		t.Errorf("a refused bulk request was sent %d times, want once", refused.failed)
 	}
-	if names, err := r.versions(t.Context()); err != nil || len(names) != 0 {
+	if names, err := versionNames(t, r); err != nil || len(names) != 0 {
 		t.Errorf("after the failed first load: indices %v, %v; want none", names, err)
 	}
 }
