@@ -250,9 +250,6 @@ func (r *Reader) parse(line []byte) (search.Item, *LineError) {
 	if it.Category == "" && it.CategoryName != "" {
 		return search.Item{}, bad("category_name", "given without category")
 	}
-	if it.Category != "" && it.CategoryName == "" {
-		it.CategoryName = CategoryName(it.Category)
-	}
 	if it.Language != "" {
 		code, ok := search.LanguageCode(it.Language)
 		if !ok {
@@ -300,23 +297,6 @@ func (r *Reader) digest(path string) string {
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
-
-// CategoryName derives a display name from a slug: "world-history" -> "World History".
-func CategoryName(slug string) string {
-	words := strings.Split(slug, "-")
-	for i, w := range words {
-		if w == "" {
-			continue
-		}
-		if i > 0 && minorWords[w] {
-			continue
-		}
-		words[i] = strings.ToUpper(w[:1]) + w[1:]
-	}
-	return strings.Join(words, " ")
-}
-
-var minorWords = map[string]bool{"a": true, "an": true, "and": true, "the": true, "of": true, "in": true, "on": true, "for": true, "to": true}
 
 // fields decodes typed values from one line's object, remembering the first type error.
 type fields struct {

@@ -71,7 +71,7 @@ func TestReaderAccepts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Language != "en" || a.CategoryName != "World History" || a.Downloads != 3 || len(a.Tags) != 1 || a.Tags[0] != "x" ||
+	if a.Language != "en" || a.CategoryName != "" || a.Downloads != 3 || len(a.Tags) != 1 || a.Tags[0] != "x" ||
 		*a.SizeBytes != 10 || *a.DurationSeconds != 1.5 {
 		t.Errorf("first item = %+v", a)
 	}
@@ -176,14 +176,6 @@ func TestRealCatalogue(t *testing.T) {
 	}
 	if got := strings.Count(rejects.String(), "\n"); got != st.Rejected {
 		t.Errorf("reject file has %d lines, want %d", got, st.Rejected)
-	}
-}
-
-func TestCategoryName(t *testing.T) {
-	for in, want := range map[string]string{"nature": "Nature", "history-of-the-americas": "History of the Americas", "pycon-us": "Pycon Us"} {
-		if got := CategoryName(in); got != want {
-			t.Errorf("CategoryName(%q) = %q, want %q", in, got, want)
-		}
 	}
 }
 

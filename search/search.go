@@ -11,17 +11,19 @@ import (
 
 // Item is one catalogue entry as the index stores it and the backends return it.
 type Item struct {
-	ID           string   `json:"id"`
-	Type         string   `json:"type"`
-	Title        string   `json:"title"`
-	Summary      string   `json:"summary,omitempty"`
-	Description  string   `json:"description,omitempty"`
-	Tags         []string `json:"tags,omitempty"`
-	Keywords     []string `json:"keywords,omitempty"`
-	Author       string   `json:"author,omitempty"`
-	Category     string   `json:"category,omitempty"`
-	CategoryName string   `json:"category_name,omitempty"`
-	Language     string   `json:"language,omitempty"`
+	ID          string   `json:"id"`
+	Type        string   `json:"type"`
+	Title       string   `json:"title"`
+	Summary     string   `json:"summary,omitempty"`
+	Description string   `json:"description,omitempty"`
+	Tags        []string `json:"tags,omitempty"`
+	Keywords    []string `json:"keywords,omitempty"`
+	Author      string   `json:"author,omitempty"`
+	Category    string   `json:"category,omitempty"`
+	// CategoryName is the category's display name as the catalogue gives it, or empty; the
+	// categories list names each category with PickCategoryName.
+	CategoryName string `json:"category_name,omitempty"`
+	Language     string `json:"language,omitempty"`
 	// Date is YYYY-MM-DD, or empty when the catalogue has none.
 	Date      string `json:"date,omitempty"`
 	Downloads int64  `json:"downloads"`
@@ -93,7 +95,8 @@ type Result struct {
 	Total int
 }
 
-// Category is a category slug with its display name and the number of items in it.
+// Category is a category slug with its display name (see PickCategoryName) and the number of
+// items in it.
 type Category struct {
 	Slug  string
 	Name  string

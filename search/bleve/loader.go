@@ -199,12 +199,14 @@ func fill(ctx context.Context, idx blevesearch.Index, items iter.Seq2[search.Ite
 // aggregates counts categories and authors while loading: the index is immutable once built,
 // so counting once here is exact and keeps Categories and Authors cheap.
 type aggregates struct {
-	cats     map[string]*search.Category
+	cats map[string]*search.Category
+	// names counts, per category, the items giving each name.
+	names    map[string]map[string]int
 	byAuthor map[string]int
 }
 
 func newAggregates() *aggregates {
-	return &aggregates{cats: map[string]*search.Category{}, byAuthor: map[string]int{}}
+	return &aggregates{cats: map[string]*search.Category{}, names: map[string]map[string]int{}, byAuthor: map[string]int{}}
 }
 
 func (a *aggregates) add(it search.Item) {
@@ -215,9 +217,11 @@ func (a *aggregates) add(it search.Item) {
 			a.cats[it.Category] = c
 		}
 		c.Count++
-		// The first name given for a slug names it.
-		if c.Name == "" {
-			c.Name = it.CategoryName
+		if it.CategoryName != "" {
+			if a.names[it.Category] == nil {
+				a.names[it.Category] = map[string]int{}
+			}
+			a.names[it.Category][it.CategoryName]++
 		}
 	}
 	if it.Author != "" {
@@ -228,6 +232,7 @@ func (a *aggregates) add(it search.Item) {
 func (a *aggregates) categories() []search.Category {
 	out := make([]search.Category, 0, len(a.cats))
 	for _, c := range a.cats {
+		c.Name = search.PickCategoryName(c.Slug, a.names[c.Slug])
 		out = append(out, *c)
 	}
 	slices.SortFunc(out, func(x, y search.Category) int { return cmp.Compare(x.Slug, y.Slug) })

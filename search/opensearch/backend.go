@@ -319,8 +319,8 @@ func (b *Backend) countList(ctx context.Context, l List) ([]TermCount, error) {
 	}
 }
 
-// Categories returns every category with its item count, ordered by slug. The name is the one
-// most items of the category carry.
+// Categories returns every category with its item count and name (search.PickCategoryName),
+// ordered by slug.
 func (b *Backend) Categories(ctx context.Context) ([]search.Category, error) {
 	values, err := b.countList(ctx, ListCategories)
 	if err != nil {
@@ -328,7 +328,13 @@ func (b *Backend) Categories(ctx context.Context) ([]search.Category, error) {
 	}
 	out := make([]search.Category, len(values))
 	for i, v := range values {
-		out[i] = search.Category{Slug: v.Value, Name: v.Name, Count: v.Count}
+		// The engine's top name is the one most items give, ties to the first in byte order:
+		// search.PickCategoryName of the names items give.
+		name := v.Name
+		if name == "" {
+			name = search.CategoryName(v.Value)
+		}
+		out[i] = search.Category{Slug: v.Value, Name: name, Count: v.Count}
 	}
 	slices.SortFunc(out, func(a, b search.Category) int { return strings.Compare(a.Slug, b.Slug) })
 	return out, nil

@@ -93,25 +93,26 @@ func expected(items []search.Item, q search.Query) []string {
 	return ids(hits)
 }
 
-// categories is what Categories must return, with every name the data gives each slug.
-func categories(items []search.Item) ([]search.Category, map[string][]string) {
+// categories is what Categories must return.
+func categories(items []search.Item) []search.Category {
 	counts := map[string]int{}
-	names := map[string][]string{}
+	names := map[string]map[string]int{}
 	for _, it := range items {
 		if it.Category == "" {
 			continue
 		}
 		counts[it.Category]++
-		if !slices.Contains(names[it.Category], it.CategoryName) {
-			names[it.Category] = append(names[it.Category], it.CategoryName)
+		if names[it.Category] == nil {
+			names[it.Category] = map[string]int{}
 		}
+		names[it.Category][it.CategoryName]++
 	}
 	out := make([]search.Category, 0, len(counts))
 	for slug, n := range counts {
-		out = append(out, search.Category{Slug: slug, Count: n})
+		out = append(out, search.Category{Slug: slug, Name: search.PickCategoryName(slug, names[slug]), Count: n})
 	}
 	slices.SortFunc(out, func(a, b search.Category) int { return strings.Compare(a.Slug, b.Slug) })
-	return out, names
+	return out
 }
 
 // authors is what Authors must return.
