@@ -16,7 +16,7 @@ import (
 )
 
 // folder lower-cases (Unicode case folding) and strips combining marks after decomposition, so
-// "Élan", "elan" and "ÉLAN" share one key. Both backends index the same key, so their az orders agree.
+// "Élan", "elan" and "ÉLAN" share one key; the letters in letters are replaced too. Both backends index the same key, so their az orders agree.
 // The case folder keeps no state between calls, so one is shared; held as an interface so that
 // passing it to transform.Append does not allocate.
 var folder transform.Transformer = cases.Fold()
@@ -30,6 +30,23 @@ type folding struct {
 	stripped, nfc, key []byte
 	chain              transform.Transformer
 }
+
+// letters are the Latin letters whose stroke or ligature is part of the letter itself, so that
+// decomposition leaves them whole, with what they fold to, as OpenSearch's asciifolding folds them:
+// "Ørsted" sorts and matches as "orsted", "Łódź" as "lodz".
+var letters = map[rune]string{
+	'Ø': "O", 'ø': "o", 'Ł': "L", 'ł': "l", 'Đ': "D", 'đ': "d", 'Ð': "D", 'ð': "d", 'Ħ': "H", 'ħ': "h",
+	'Ŧ': "T", 'ŧ': "t", 'ı': "i", 'Æ': "AE", 'æ': "ae", 'Œ': "OE", 'œ': "oe", 'Þ': "TH", 'þ': "th",
+}
+
+// letterReplacer replaces letters in strings that are not valid UTF-8.
+var letterReplacer = func() *strings.Replacer {
+	var pairs []string
+	for r, s := range letters {
+		pairs = append(pairs, string(r), s)
+	}
+	return strings.NewReplacer(pairs...)
+}()
 
 var foldings = sync.Pool{New: func() any { return new(folding) }}
 
@@ -54,7 +71,9 @@ func Fold(s string) string {
 	for !f.nfd.Done() {
 		for seg := f.nfd.Next(); len(seg) > 0; {
 			r, size := utf8.DecodeRune(seg)
-			if !unicode.Is(unicode.Mn, r) {
+			if l, ok := letters[r]; ok {
+				b = append(b, l...)
+			} else if !unicode.Is(unicode.Mn, r) {
 				b = append(b, seg[:size]...)
 				ascii = ascii && size == 1
 			}
@@ -89,7 +108,7 @@ func (f *folding) foldInvalid(s string) string {
 	if err != nil {
 		out = s
 	}
-	key, _, _ := transform.String(folder, strings.TrimSpace(out))
+	key, _, _ := transform.String(folder, strings.TrimSpace(letterReplacer.Replace(out)))
 	return key
 }
 

@@ -16,15 +16,15 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// referenceFold is Fold as first written: a new transform chain per call. Fold must give the same
-// key for every string, since both backends sort and match on it.
+// referenceFold is Fold as first written: a new transform chain per call, then the letters.
+// Fold must give the same key for every string, since both backends sort and match on it.
 func referenceFold(s string) string {
 	t := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
 	out, _, err := transform.String(t, s)
 	if err != nil {
 		out = s
 	}
-	return cases.Fold().String(strings.TrimSpace(out))
+	return cases.Fold().String(strings.TrimSpace(letterReplacer.Replace(out)))
 }
 
 // foldCorpus is strings that exercise each step of folding: case, accents, scripts, whitespace
@@ -34,7 +34,7 @@ var foldCorpus = []string{
 	"Jöns Jakob", "Berzelius, Jöns Jakob, friherre", "İstanbul", "ıi", "ﬁne ﬂow", "Ǆemal", "Å Å", "ÅNGSTRÖM",
 	"\u00a0Nbsp\u00a0", "\u0085next\u0085", "\u3000全角\u3000", " \u0301x", "\u0301", "x\u0301\u0302",
 	"e\u0301\u0323", "Ṩ", "ǅ", "ﾊﾝｶｸ", "Ａｂｃ", "ᾼ", "ΐ", "ſ", "K", "Ω", "Ⅻ", "ⓐⒷ", "𝔄𝔅", "🙂 Smile",
-	"\xff", "a\xffB", "\xc3", "É\xc3", "\t\n\v\f\r mixed\r\n",
+	"Ørsted", "ŁÓDŹ", "Æsop œuvre", "Þór ðe", "\xffØ", "\xff", "a\xffB", "\xc3", "É\xc3", "\t\n\v\f\r mixed\r\n",
 	"a" + strings.Repeat("\u0323\u0301", 35) + "B", "\u1100\u1161\u11a8", "각\u0301", "क\u093f\u0902", "o\u20dd\u0301",
 	strings.Repeat("Ab", 100), strings.Repeat("Éa", 200), strings.Repeat("x\u0301", 3000),
 	strings.Repeat("É", 5000) + " ", strings.Repeat("a", 129) + "É",

@@ -10,6 +10,11 @@ func TestFold(t *testing.T) {
 		{"  Straße ", "strasse"},
 		{"羅生門", "羅生門"},
 		{"Ηλέκτρα", "ηλεκτρα"},
+		{"Ørsted", "orsted"},
+		{"Łódź", "lodz"},
+		{"Æsop", "aesop"},
+		{"Œuvres", "oeuvres"},
+		{"Þór", "thor"},
 	}
 	for _, tt := range tests {
 		if got := Fold(tt.in); got != tt.want {

@@ -264,6 +264,8 @@ func testText(t *testing.T, b search.Backend, items []search.Item) {
 		{"upper case", "ÉLAN", []string{"ph-elan-1", "ph-elan-2", "ph-elan-3", "ph-elan-4"}, false},
 		{"accent in data", "jons", []string{"pg-nova"}, false},
 		{"accents in author", "jose garcia", []string{"ph-jose-1", "ph-jose-2", "ph-jose-3"}, false},
+		{"stroke letter folded", "lukasz", []string{"vi-asyncio"}, false},
+		{"stroke letter in query", "ŁUKASZ", []string{"vi-asyncio"}, false},
 		{"sharp s folded", "strasse", []string{"pg-strasse", "ph-strasse"}, false},
 		{"sharp s in query", "Straße", []string{"pg-strasse", "ph-strasse"}, false},
 		{"CJK title", "羅生門", []string{"pg-rashomon"}, false},
