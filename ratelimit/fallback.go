@@ -19,8 +19,8 @@ const (
 	// DefaultRetryInterval is how long Fallback answers in process after the primary failed
 	// before it tries the primary again.
 	DefaultRetryInterval = time.Second
-	// DefaultLogInterval is the least time between two log lines about the primary.
-	DefaultLogInterval = time.Minute
+	// logInterval is the least time between two log lines about the primary.
+	logInterval = time.Minute
 )
 
 // Fallback asks the primary limiter (Redis) and, when it fails, the local one (Memory), so a
@@ -39,7 +39,6 @@ type Fallback struct {
 	logger         *zap.Logger
 	now            func() time.Time
 	retryInterval  time.Duration
-	logInterval    time.Duration
 
 	down    atomic.Bool
 	retryAt atomic.Int64 // unix nanoseconds; while down, the first request from then probes
@@ -64,11 +63,6 @@ func WithRetryInterval(d time.Duration) FallbackOption {
 	return func(f *Fallback) { f.retryInterval = d }
 }
 
-// WithLogInterval sets the least time between log lines about the primary (DefaultLogInterval).
-func WithLogInterval(d time.Duration) FallbackOption {
-	return func(f *Fallback) { f.logInterval = d }
-}
-
 // WithClock sets the time source for the retry and log intervals (time.Now otherwise).
 func WithClock(now func() time.Time) FallbackOption {
 	return func(f *Fallback) { f.now = now }
@@ -87,7 +81,6 @@ func NewFallback(primary, local Limiter, logger *zap.Logger, opts ...FallbackOpt
 		logger:        logger,
 		now:           time.Now,
 		retryInterval: DefaultRetryInterval,
-		logInterval:   DefaultLogInterval,
 		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mediagw_ratelimit_decisions_total",
 			Help: "Rate-limit decisions, by result.",
@@ -157,7 +150,7 @@ func (f *Fallback) primaryFailed(err error) {
 		f.downSince = now
 	}
 	f.failures++
-	if now.Sub(f.lastDownLog) < f.logInterval {
+	if now.Sub(f.lastDownLog) < logInterval {
 		return
 	}
 	f.logger.Warn("rate limit: Redis failed, keeping limits per replica until it answers",
@@ -177,7 +170,7 @@ func (f *Fallback) primaryAnswered() {
 	}
 	f.active.Set(0)
 	now := f.now()
-	if now.Sub(f.lastUpLog) < f.logInterval {
+	if now.Sub(f.lastUpLog) < logInterval {
 		return
 	}
 	f.logger.Info("rate limit: Redis answers again, limits are shared across replicas",

@@ -142,7 +142,7 @@ func TestFallbackWhenRedisUnreachable(t *testing.T) {
 	if n := logs.FilterLevelExact(zapcore.WarnLevel).Len(); n != 1 {
 		t.Errorf("%d warnings within the log interval, want 1", n)
 	}
-	clk.Advance(DefaultLogInterval)
+	clk.Advance(logInterval)
 	fb.Allow(t.Context(), "w")
 	warns := logs.FilterLevelExact(zapcore.WarnLevel).All()
 	if len(warns) != 2 || warns[1].ContextMap()["failures"] != int64(6) {

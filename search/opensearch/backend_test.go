@@ -191,20 +191,6 @@ func stepClock() func() time.Time {
 	}
 }
 
-func ids(items []search.Item) []string {
-	out := make([]string, len(items))
-	for i, it := range items {
-		out[i] = it.ID
-	}
-	return out
-}
-
-func sortedIDs(items []search.Item) []string {
-	out := ids(items)
-	slices.Sort(out)
-	return out
-}
-
 // TestListPartitions: the categories and authors lists are the same however many partitions the
 // counting takes, including when partitions overflow and the counter splits them; a list too
 // large for the splits allowed fails rather than coming back short.
