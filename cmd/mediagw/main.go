@@ -34,6 +34,12 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first signal starts the drain; stopping the notification then restores the default
+	// action, so a second signal ends the process at once (Ctrl-C twice on a laptop).
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	run := run
 	if len(os.Args) > 1 && os.Args[1] == "healthcheck" {
 		os.Args = append(os.Args[:1], os.Args[2:]...)
@@ -102,8 +108,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		publicLn.Close()
 		return fmt.Errorf("listen on %s: %w", cfg.AdminAddr, err)
 	}
+	// WriteTimeout frees what a client that stops reading holds (a goroutine, a 5 MB authors list)
+	// and bounds the drain; it leaves room for the backend's deadline and a slow link.
 	public := &http.Server{Handler: gw, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
-		ErrorLog: zap.NewStdLog(log.Named("http"))}
+		WriteTimeout: cfg.BackendTimeout + time.Minute, ErrorLog: zap.NewStdLog(log.Named("http"))}
 	admin := &http.Server{Handler: adminMux(reg), ReadHeaderTimeout: 10 * time.Second}
 
 	errc := make(chan error, 2)
@@ -137,7 +145,8 @@ func shutdown(cfg config.Config, log *zap.Logger, gw *gateway.Gateway, public, a
 		err = aerr
 	}
 	if err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+		// Past the grace: cut the connections left, before the backend closes under their handlers.
+		return errors.Join(fmt.Errorf("shutdown: %w", err), public.Close(), admin.Close())
 	}
 	log.Info("stopped")
 	return nil

@@ -9,9 +9,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -19,6 +22,62 @@ import (
 	blevebackend "mediagw/search/bleve"
 	"mediagw/search/searchtest"
 )
+
+// TestMain runs main itself when a test starts this test binary as the server, so that signals
+// reach a real process.
+func TestMain(m *testing.M) {
+	if os.Getenv("MEDIAGW_TEST_MAIN") == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestSecondSignalStopsAtOnce: the first SIGTERM starts a drain that waits for the shutdown delay;
+// a second one ends the process without waiting. (SIGTERM both times: a process started in the
+// background by a non-interactive shell, as CI does, inherits SIGINT ignored.)
+func TestSecondSignalStopsAtOnce(t *testing.T) {
+	env := testEnv(t)
+	env["MEDIA_SHUTDOWN_DELAY"] = "1m"
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "MEDIAGW_TEST_MAIN=1")
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-done
+	})
+	waitLog := func(msg string) {
+		t.Helper()
+		for deadline := time.Now().Add(waitLimit); !strings.Contains(stderr.String(), msg); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("no %q in the log:\n%s", msg, stderr)
+			}
+		}
+	}
+	waitLog(`"msg":"serving"`)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitLog(`"msg":"draining"`)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		done <- err // for Cleanup
+	case <-time.After(20 * time.Second):
+		t.Fatalf("still running 20s after the second signal, within a 1m shutdown delay\n%s", stderr)
+	}
+}
 
 // waitLimit bounds every wait for the server, so a hang fails the test instead of timing it out.
 const waitLimit = time.Minute
