@@ -83,8 +83,7 @@ var Settings = []Setting{
 			if v == "" {
 				return nil
 			}
-			_, err := ratelimit.ParseRedisURL(v)
-			return err
+			return parseHidden(v, func(s string) error { _, err := ratelimit.ParseRedisURL(s); return err })
 		}},
 	{"MEDIA_RATE_LIMIT", "rate-limit", "120", "requests per visitor per window",
 		func(c *Config, v string) error { return positiveInt(v, &c.RateLimit) }},
@@ -99,8 +98,10 @@ var Settings = []Setting{
 	{"MEDIA_PUBLIC_URL", "public-url", "http://127.0.0.1:8080", "public base URL used in links, permalinks and QR codes",
 		func(c *Config, v string) error {
 			u, err := url.Parse(v)
-			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-				return errors.New("must be an absolute http(s) URL without query or fragment")
+			// No user info either: links would hand it to every visitor (gateway.Config rejects it too).
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+				u.RawQuery != "" || u.Fragment != "" {
+				return errors.New("must be an absolute http(s) URL without user info, query or fragment")
 			}
 			c.PublicURL = strings.TrimRight(v, "/")
 			return nil
@@ -172,12 +173,14 @@ func Register(fs *flag.FlagSet, getenv func(string) string) func() (Config, erro
 		}
 		values[i] = v
 		fs.StringVar(&values[i], s.Flag, v, fmt.Sprintf("%s (env %s)", s.Usage, s.Env))
+		// -h and a flag error print the defaults, which come from the environment.
+		fs.Lookup(s.Flag).DefValue = Redact(v)
 	}
 	return func() (Config, error) {
 		var c Config
 		for i, s := range Settings {
 			if err := s.set(&c, values[i]); err != nil {
-				return Config{}, fmt.Errorf("invalid %s (-%s) %q: %w", s.Env, s.Flag, redact(values[i]), err)
+				return Config{}, fmt.Errorf("invalid %s (-%s) %q: %w", s.Env, s.Flag, Redact(values[i]), err)
 			}
 		}
 		return c, nil
@@ -187,11 +190,7 @@ func Register(fs *flag.FlagSet, getenv func(string) string) func() (Config, erro
 // ParsePrefixes parses a comma-separated list of IP addresses and CIDR prefixes.
 func ParsePrefixes(s string) ([]netip.Prefix, error) {
 	var out []netip.Prefix
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
+	for _, part := range SplitList(s) {
 		if strings.Contains(part, "/") {
 			p, err := netip.ParsePrefix(part)
 			if err != nil {
@@ -210,14 +209,6 @@ func ParsePrefixes(s string) ([]netip.Prefix, error) {
 	return out, nil
 }
 
-// redact hides the password of URLs, so that an error about a setting never prints a secret.
-func redact(v string) string {
-	if u, err := url.Parse(v); err == nil && u.User != nil {
-		return u.Redacted()
-	}
-	return v
-}
-
 func checkAddr(v string) error {
 	if _, _, err := net.SplitHostPort(v); err != nil {
 		return errors.New("must be host:port or :port")
@@ -225,12 +216,24 @@ func checkAddr(v string) error {
 	return nil
 }
 
+// checkURLs checks a comma-separated list of absolute URLs, split as its users split it (SplitList).
+// An error quotes the bad part redacted: a part that does not parse may hold user info.
 func checkURLs(v string) error {
-	for _, s := range strings.Split(v, ",") {
-		u, err := url.Parse(strings.TrimSpace(s))
-		if err != nil || u.Scheme == "" || u.Host == "" {
-			return fmt.Errorf("%q is not an absolute URL", s)
+	parts := SplitList(v)
+	if len(parts) == 0 {
+		return errors.New("must list at least one absolute URL")
+	}
+	for i, p := range parts {
+		u, err := url.Parse(p)
+		if err == nil && u.Scheme != "" && u.Host != "" {
+			continue
 		}
+		if userinfoEnd(parts, i) > i {
+			// The comma after p may be inside a password: hide all of p past its "//".
+			return fmt.Errorf("%q is not an absolute URL (a comma in a user name or password must be written %%2C)", maskAfterScheme(p))
+		}
+		shown, _ := redactPart(p)
+		return fmt.Errorf("%q is not an absolute URL", shown)
 	}
 	return nil
 }

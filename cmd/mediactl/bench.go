@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"mediagw/bench"
-	"mediagw/cmd/internal/backends"
+	"mediagw/config"
 	"mediagw/mappings"
 	"mediagw/search/opensearch"
 )
@@ -94,7 +94,7 @@ func benchTargets(e *env) ([]bench.Target, error) {
 	if b.limit {
 		visitors = 0
 	}
-	for i, g := range backends.SplitList(b.gateways) {
+	for i, g := range config.SplitList(b.gateways) {
 		name, u, ok := strings.Cut(g, "=")
 		if !ok {
 			name, u = "gateway", g
@@ -113,7 +113,7 @@ func benchTargets(e *env) ([]bench.Target, error) {
 	return out, nil
 }
 
-func firstURL(list string) string { return backends.SplitList(list)[0] }
+func firstURL(list string) string { return config.SplitList(list)[0] }
 
 func benchMix(ctx context.Context, e *env) error {
 	b := e.bench
@@ -191,7 +191,7 @@ func visitorsNote(b benchFlags) string {
 // parsePIDs reads a NAME=PID list of running processes.
 func parsePIDs(list string) ([]bench.Process, error) {
 	var out []bench.Process
-	for _, p := range backends.SplitList(list) {
+	for _, p := range config.SplitList(list) {
 		name, pidStr, ok := strings.Cut(p, "=")
 		if !ok {
 			name, pidStr = "pid "+p, p
@@ -258,7 +258,7 @@ func benchLoad(ctx context.Context, e *env) error {
 	}
 	url := firstURL(e.cfg.OpenSearchURL)
 	fmt.Fprintf(e.stdout, "load: %d items from %s into %s, %d per bulk request, %d in flight, both ways\n",
-		len(docs), b.catalogue, url, b.batch, b.workers)
+		len(docs), b.catalogue, config.Redact(url), b.batch, b.workers)
 	plain := bench.PlainBulk{Client: bench.NewClient(b.workers, 0), URL: url, Index: e.cfg.OpenSearchIndex + "-plainbulk",
 		Definition: mapping, Batch: b.batch, Workers: b.workers}
 	procs, err := parsePIDs(b.cpu)
@@ -275,7 +275,7 @@ func benchLoad(ctx context.Context, e *env) error {
 	if keep == 0 {
 		keep = -1 // the backend reads 0 as its default
 	}
-	backend, err := opensearch.New(opensearch.Config{URLs: backends.SplitList(e.cfg.OpenSearchURL), Alias: e.cfg.OpenSearchIndex,
+	backend, err := opensearch.New(opensearch.Config{URLs: config.SplitList(e.cfg.OpenSearchURL), Alias: e.cfg.OpenSearchIndex,
 		Timeout: e.cfg.BackendTimeout, Keep: keep, Mapping: mapping, BatchSize: b.batch, Workers: b.workers})
 	if err != nil {
 		return err

@@ -3,7 +3,6 @@ package backends
 
 import (
 	"fmt"
-	"strings"
 
 	"mediagw/config"
 	"mediagw/mappings"
@@ -13,7 +12,7 @@ import (
 // OpenSearch makes the OpenSearch backend of cfg; it does not contact the engine.
 func OpenSearch(cfg config.Config) (*opensearch.Backend, error) {
 	oc := opensearch.Config{
-		URLs:    SplitList(cfg.OpenSearchURL),
+		URLs:    config.SplitList(cfg.OpenSearchURL),
 		Alias:   cfg.OpenSearchIndex,
 		Timeout: cfg.BackendTimeout,
 		Keep:    cfg.KeepIndices,
@@ -33,15 +32,4 @@ func OpenSearch(cfg config.Config) (*opensearch.Backend, error) {
 		return nil, fmt.Errorf("opensearch backend: %w", err)
 	}
 	return b, nil
-}
-
-// SplitList splits a comma-separated setting, dropping empty parts.
-func SplitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
