@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -178,15 +180,7 @@ func BenchmarkListRequest(b *testing.B) {
 				for i := 0; i+1 < len(tc.headers); i += 2 {
 					req.Header.Set(tc.headers[i], tc.headers[i+1])
 				}
-				b.ReportAllocs()
-				w := &discardWriter{}
-				for b.Loop() {
-					w.h, w.n, w.code = http.Header{}, 0, 0
-					g.ServeHTTP(w, req)
-				}
-				if w.code != tc.status {
-					b.Fatalf("status %d, want %d", w.code, tc.status)
-				}
+				w := serveLoop(b, g, req, tc.status)
 				b.ReportMetric(float64(w.n), "body-bytes")
 			})
 		}
@@ -226,4 +220,62 @@ func BenchmarkAuthorsAfterReindex(b *testing.B) {
 			b.ReportMetric(float64(w.n), "body-bytes")
 		})
 	}
+}
+
+// fixedLimiter answers every request with the same decision.
+type fixedLimiter struct{ allowed bool }
+
+func (l fixedLimiter) Allow(context.Context, string) (ratelimit.Decision, error) {
+	if l.allowed {
+		return ratelimit.Decision{Allowed: true, Limit: 100, Remaining: 99, ResetAfter: time.Second}, nil
+	}
+	return ratelimit.Decision{Limit: 100, RetryAfter: time.Minute, ResetAfter: time.Minute}, nil
+}
+
+// BenchmarkOversizedQuery serves about 1 MB of query string, 150,000 distinct keys (what net/http
+// lets through with its default MaxHeaderBytes), to a visitor within the limit and to one over
+// it: what an attacker costs the gateway per request. On 2 busy CPUs, before the query bounds
+// (maxQueryBytes, maxQueryParams) each case took 94-209 ms, 27.6 MB and 151,100 allocations;
+// with them 14-24 µs, 2.5 KB and 47-49 allocations: about 6,000 times less time and 11,000
+// times less memory.
+func BenchmarkOversizedQuery(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString("/?resource=items")
+	for i := range 150_000 {
+		sb.WriteString("&" + strconv.FormatInt(int64(i), 36) + "=1")
+	}
+	req := httptest.NewRequest(http.MethodGet, sb.String(), nil)
+	cfg := DefaultConfig()
+	cfg.PublicURL = "https://media.example.org"
+	for _, tc := range []struct {
+		name    string
+		allowed bool
+		status  int
+	}{
+		{"within-limit", true, http.StatusRequestURITooLong},
+		{"over-limit", false, http.StatusTooManyRequests},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			g, err := New(cfg, listBackend{}, fixedLimiter{tc.allowed}, zap.NewNop())
+			if err != nil {
+				b.Fatal(err)
+			}
+			serveLoop(b, g, req, tc.status)
+		})
+	}
+}
+
+// serveLoop serves req with g in the benchmark's loop and checks the status of the last answer.
+func serveLoop(b *testing.B, g http.Handler, req *http.Request, status int) *discardWriter {
+	b.Helper()
+	b.ReportAllocs()
+	w := &discardWriter{}
+	for b.Loop() {
+		w.h, w.n, w.code = http.Header{}, 0, 0
+		g.ServeHTTP(w, req)
+	}
+	if w.code != status {
+		b.Fatalf("status %d, want %d", w.code, status)
+	}
+	return w
 }

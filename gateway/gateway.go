@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -326,6 +327,10 @@ func (g *Gateway) backendCtx(c *echo.Context) (context.Context, context.CancelFu
 func (g *Gateway) api(c *echo.Context) error {
 	// api runs behind tagAPI, which decoded the query.
 	rq, _ := c.Get(ctxQuery).(rawQuery)
+	if rq.oversized {
+		// Refused only here, behind the limiter, so it counts like any other bad request.
+		return queryTooLong()
+	}
 	res, errs := parseResource(rq)
 	if errs != nil {
 		return invalidParams(errs)
@@ -426,7 +431,12 @@ func (g *Gateway) authors(c *echo.Context) error {
 
 // qrCode serves {base}qr/{id}.png: a QR code of the item's permalink.
 func (g *Gateway) qrCode(c *echo.Context) error {
-	file := c.Param("file")
+	// The router matches the escaped path, so the parameter is still percent-encoded:
+	// gen-photo-%32.png is gen-photo-2.png (RFC 3986, 6.2.2.2).
+	file, err := url.PathUnescape(c.Param("file"))
+	if err != nil {
+		return invalidParams([]FieldError{fieldError("id", strings.TrimSuffix(c.Param("file"), ".png"), "is not valid percent-encoding")})
+	}
 	id, ok := strings.CutSuffix(file, ".png")
 	if !ok {
 		return notFound("QR codes are at " + g.cfg.BasePath + "qr/{id}.png")
@@ -486,7 +496,9 @@ func (g *Gateway) sendStatus(c *echo.Context) error {
 	if err := encodeJSON(buf, status{Status: "ok"}); err != nil {
 		return internalError(err)
 	}
-	return g.send(c, reply{status: http.StatusOK, contentType: contentTypeJSON, body: buf.Bytes(), maxAge: noStore})
+	// Compressible like every JSON body, so it carries Vary: Accept-Encoding; it is too small to
+	// be gzipped at any sensible GzipMinSize.
+	return g.send(c, reply{status: http.StatusOK, contentType: contentTypeJSON, body: buf.Bytes(), maxAge: noStore, compressible: true})
 }
 
 func (g *Gateway) sendJSON(c *echo.Context, v any, maxAge time.Duration) error {

@@ -1,13 +1,18 @@
 package gateway_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 
+	"mediagw/gateway"
+	"mediagw/ratelimit"
 	"mediagw/search"
 )
 
@@ -165,6 +170,9 @@ func TestItemsBadParameters(t *testing.T) {
 				if e.Value == nil || e.Message == "" || !strings.Contains(p.Detail, e.Message) {
 					t.Errorf("error %+v: want its value and a message the detail repeats (%q)", e, p.Detail)
 				}
+				if e.Value != nil && utf8.RuneCountInString(*e.Value) > 100 {
+					t.Errorf("value of %d characters echoed, want at most 100 with the ellipsis", utf8.RuneCountInString(*e.Value))
+				}
 			}
 		})
 	}
@@ -177,6 +185,66 @@ func TestItemsBadParameters(t *testing.T) {
 		if want := "page must be at most 500 with per_page=20"; !strings.HasPrefix(p.Detail, want) {
 			t.Errorf("detail %q, want it to start with %q", p.Detail, want)
 		}
+	})
+}
+
+// percentEncoded writes every byte of s as %XX: the longest way to send a value.
+func percentEncoded(s string) string {
+	var sb strings.Builder
+	for i := 0; i < len(s); i++ {
+		fmt.Fprintf(&sb, "%%%02X", s[i])
+	}
+	return sb.String()
+}
+
+// longestLegalQuery has every parameter of the contract at its longest, every value wholly
+// percent-encoded, q and author of 4-byte characters, the language a 35-character tag.
+func longestLegalQuery() string {
+	return "resource=items" +
+		"&id=" + percentEncoded(strings.Repeat("i", 128)) +
+		"&q=" + percentEncoded(strings.Repeat("😀", 200)) +
+		"&author=" + percentEncoded(strings.Repeat("😀", 200)) +
+		"&type=" + percentEncoded("document") +
+		"&category=" + percentEncoded(strings.Repeat("c", 100)) +
+		"&language=" + percentEncoded("sl-Latn-IT-rozaj-biske-1994-x-abcde") +
+		"&from=" + percentEncoded("2001-01-01") + "&to=" + percentEncoded("2001-12-31") +
+		"&sort=" + percentEncoded("relevance") +
+		"&page=" + percentEncoded("000000001") + "&per_page=" + percentEncoded("000000050")
+}
+
+// TestQuerySize: a query string too big to be legal is refused with 414, still counted by the
+// rate limit; the longest legal one is served.
+func TestQuerySize(t *testing.T) {
+	h := newHarness(t)
+	longest := longestLegalQuery()
+	if rec := h.get("/?" + longest); rec.Code != http.StatusOK {
+		t.Fatalf("longest legal query (%d bytes): status %d: %s", len(longest), rec.Code, rec.Body)
+	}
+	keys := make([]string, 150_000)
+	for i := range keys {
+		keys[i] = strconv.FormatInt(int64(i), 36) + "=1"
+	}
+	tests := []struct{ name, query string }{
+		{"1 MB of q", "resource=items&q=" + strings.Repeat("x", 1<<20)},
+		{"150,000 keys", "resource=items&" + strings.Join(keys, "&")},
+		{"65 parameters", "resource=items" + strings.Repeat("&utm=x", 64)},
+		{"twice the longest legal query", longest + "&" + longest},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := h.get("/?" + tt.query)
+			p := expectProblem(t, rec, http.StatusRequestURITooLong, "uri-too-long")
+			if !strings.Contains(p.Detail, "query string may hold at most") || len(p.Errors) != 0 {
+				t.Errorf("detail %q, errors %+v", p.Detail, p.Errors)
+			}
+		})
+	}
+	t.Run("counted", func(t *testing.T) {
+		limited := newHarness(t, withConfig(func(c *gateway.Config) { c.RatePolicy.Limit = 1 }),
+			withLimiter(ratelimit.NewMemory(ratelimit.Policy{Limit: 1, Window: time.Minute}, fixedNow)))
+		huge := "/?" + tests[0].query
+		expectProblem(t, limited.get(huge), http.StatusRequestURITooLong, "uri-too-long")
+		expectProblem(t, limited.get(huge), http.StatusTooManyRequests, "rate-limited")
 	})
 }
 

@@ -21,8 +21,30 @@ const (
 	maxPerPage     = 50
 	// maxDepth caps page*per_page: deep pages cost the engine more than they help anyone.
 	maxDepth = 10000
-	// maxEchoedRunes keeps a huge bad value from being sent back whole in an error body.
+	// maxEchoedRunes keeps a huge bad value from being sent back whole in an error body; it
+	// counts the ellipsis of a cut value, as the OpenAPI schema's maxLength does.
 	maxEchoedRunes = 100
+)
+
+// Bounds of a raw query string. The base path decodes its query before the rate limiter runs
+// (to name the resource in the log line), so without them a 1 MB query of 150,000 keys cost
+// about 100 ms and 27 MB even from a visitor over the limit (BenchmarkOversizedQuery).
+const (
+	// longestLanguage is room for a language tag, not a limit on the parameter: RFC 5646 asks
+	// parsers to take tags of at least 35 characters, and the English names are shorter.
+	longestLanguage = 35
+	// longestQuery is the longest legal query, unencoded: every parameter of the contract at
+	// its longest, with q and author made of 4-byte characters.
+	longestQuery = len("resource=categories") + len("&id=") + maxIDLen +
+		len("&q=") + 4*maxTextRunes + len("&author=") + 4*maxAuthorRunes +
+		len("&type=document") + len("&category=") + maxSlugLen + len("&language=") + longestLanguage +
+		len("&from=YYYY-MM-DD&to=YYYY-MM-DD") + len("&sort=relevance") +
+		len("&page=123456789") + len("&per_page=123456789")
+	// maxQueryBytes is longestQuery with every byte percent-encoded, plus 2 KiB for parameters
+	// the API ignores (a form's submit button, tracking tags): 8,078 bytes.
+	maxQueryBytes = 3*longestQuery + 2<<10
+	// maxQueryParams is five times the 12 parameters the API reads: room for ignored ones.
+	maxQueryParams = 64
 )
 
 // Resources the base path serves.
@@ -34,9 +56,6 @@ const (
 )
 
 var resources = []string{resItems, resItem, resCategories, resAuthors}
-
-// itemsParams are the parameters resource=items reads; any other is ignored.
-var itemsParams = []string{"q", "type", "category", "author", "language", "from", "to", "sort", "page", "per_page"}
 
 // FieldError is one bad parameter of a request, as the problem body lists it.
 type FieldError struct {
@@ -58,7 +77,7 @@ func shorten(s string) string {
 		return strings.ToValidUTF8(s, "\uFFFD")
 	}
 	r := []rune(s)
-	return strings.ToValidUTF8(string(r[:maxEchoedRunes]), "\uFFFD") + "…"
+	return strings.ToValidUTF8(string(r[:maxEchoedRunes-1]), "\uFFFD") + "…"
 }
 
 // rawQuery is a query string split into values, with the parameters whose encoding was broken.
@@ -66,15 +85,29 @@ type rawQuery struct {
 	values url.Values
 	// malformed holds the raw value of each parameter that was not valid percent-encoding.
 	malformed map[string]string
+	// oversized means the query passed maxQueryBytes or maxQueryParams; values and malformed
+	// then hold no more than the first maxQueryParams parameters.
+	oversized bool
 }
 
 // splitQuery decodes a raw query string like url.ParseQuery, but remembers which parameters were
 // malformed instead of silently dropping them, so a broken q is an error and not "no search".
+// It gives up on an oversized query as soon as it sees it is one, so that costs no more than a
+// legal query.
 func splitQuery(raw string) rawQuery {
 	rq := rawQuery{values: url.Values{}, malformed: map[string]string{}}
+	if len(raw) > maxQueryBytes {
+		rq.oversized = true
+		return rq
+	}
+	n := 0
 	for pair := range strings.SplitSeq(raw, "&") {
 		if pair == "" {
 			continue
+		}
+		if n++; n > maxQueryParams {
+			rq.oversized = true
+			break
 		}
 		k, v, _ := strings.Cut(pair, "=")
 		key, err := url.QueryUnescape(k)
@@ -199,13 +232,8 @@ func parsePositive(s string) (int, bool) {
 	return n, err == nil && n >= 1
 }
 
-// parseItemsQuery validates the parameters of resource=items against the contract's table and
-// returns the query, or every bad parameter. Values are url-decoded already; unknown keys are
-// ignored.
-func parseItemsQuery(v url.Values) (search.Query, []FieldError) {
-	return parseItems(rawQuery{values: v})
-}
-
+// parseItems validates the parameters of resource=items against the contract's table and returns
+// the query, or every bad parameter. Unknown keys are ignored.
 func parseItems(rq rawQuery) (search.Query, []FieldError) {
 	var errs []FieldError
 	bad := func(param, value, msg string) { errs = append(errs, fieldError(param, value, msg)) }

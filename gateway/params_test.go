@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"crypto/rand"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -58,11 +60,7 @@ func TestParseItemsQueryAccepts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.raw, func(t *testing.T) {
-			v, err := url.ParseQuery(tt.raw)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, errs := parseItemsQuery(v)
+			got, errs := parseItems(splitQuery(tt.raw))
 			if errs != nil {
 				t.Fatalf("errors %+v, want none", errs)
 			}
@@ -118,11 +116,7 @@ func TestParseItemsQueryRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.raw, func(t *testing.T) {
-			v, err := url.ParseQuery(tt.raw)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, errs := parseItemsQuery(v)
+			_, errs := parseItems(splitQuery(tt.raw))
 			var got []string
 			for _, fe := range errs {
 				got = append(got, fe.Parameter)
@@ -138,7 +132,7 @@ func TestParseItemsQueryRejects(t *testing.T) {
 }
 
 func TestDepthErrorSaysToNarrow(t *testing.T) {
-	_, errs := parseItemsQuery(url.Values{"page": {"201"}, "per_page": {"50"}})
+	_, errs := parseItems(splitQuery("page=201&per_page=50"))
 	if len(errs) != 1 || !strings.Contains(errs[0].Message, "narrow the query") {
 		t.Fatalf("got %+v, want one error telling to narrow the query", errs)
 	}
@@ -152,6 +146,63 @@ func TestSplitQueryMalformed(t *testing.T) {
 	}
 	if got := rq.values.Get("type"); got != "photo" {
 		t.Errorf("type = %q, want photo", got)
+	}
+}
+
+func TestSplitQueryBounds(t *testing.T) {
+	params := func(n int) string {
+		ps := make([]string, n)
+		for i := range ps {
+			ps[i] = fmt.Sprintf("p%d=1", i)
+		}
+		return strings.Join(ps, "&")
+	}
+	tests := []struct {
+		name      string
+		raw       string
+		oversized bool
+	}{
+		{"at the byte limit", "q=" + strings.Repeat("x", maxQueryBytes-2), false},
+		{"a byte over", "q=" + strings.Repeat("x", maxQueryBytes-1), true},
+		{"at the parameter limit", params(maxQueryParams), false},
+		{"a parameter over", params(maxQueryParams + 1), true},
+		{"empty pairs are no parameters", params(maxQueryParams) + strings.Repeat("&", 1000), false},
+		{"unreadable keys count", params(maxQueryParams) + "&%zz=1", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rq := splitQuery(tt.raw)
+			if rq.oversized != tt.oversized {
+				t.Fatalf("oversized = %v, want %v (%d bytes)", rq.oversized, tt.oversized, len(tt.raw))
+			}
+			if n := len(rq.values); n > maxQueryParams {
+				t.Errorf("kept %d parameters, want at most %d", n, maxQueryParams)
+			}
+		})
+	}
+}
+
+func TestShorten(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"short", "abc", "abc"},
+		{"at the limit", strings.Repeat("x", maxEchoedRunes), strings.Repeat("x", maxEchoedRunes)},
+		{"one over", strings.Repeat("x", maxEchoedRunes+1), strings.Repeat("x", maxEchoedRunes-1) + "…"},
+		{"characters, not bytes", strings.Repeat("é", 300), strings.Repeat("é", maxEchoedRunes-1) + "…"},
+		{"invalid UTF-8", "a\xffb", "a\uFFFDb"},
+		{"long invalid UTF-8", strings.Repeat("\xff", 300), strings.Repeat("\uFFFD", maxEchoedRunes-1) + "…"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := shorten(tt.in)
+			if got != tt.want {
+				t.Errorf("shorten = %q, want %q", got, tt.want)
+			}
+			if n := utf8.RuneCountInString(got); n > maxEchoedRunes {
+				t.Errorf("%d characters, want at most %d", n, maxEchoedRunes)
+			}
+		})
 	}
 }
 
@@ -198,9 +249,28 @@ func TestParseResourceAndID(t *testing.T) {
 	}
 }
 
+// FuzzValidID: whatever passes for an id (an item's, or a client's X-Request-Id the gateway
+// echoes) is safe unescaped in a header, a log line, a URL path and a query.
+func FuzzValidID(f *testing.F) {
+	for _, s := range []string{"ph-full", "abc-123_DEF.4", "", "has space", strings.Repeat("a", 129), "<script>", "é",
+		"a\r\nSet-Cookie: x", "a/b", "a%2Fb", "a~b"} {
+		f.Add(s)
+	}
+	if id := rand.Text(); !validID(id) {
+		f.Fatalf("the gateway's own request id %q is not valid", id)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !validID(s) {
+			return
+		}
+		if len(s) == 0 || len(s) > maxIDLen || url.PathEscape(s) != s || url.QueryEscape(s) != s {
+			t.Fatalf("%q accepted", s)
+		}
+	})
+}
+
 func TestItemsQueryValuesRoundTrip(t *testing.T) {
-	v, _ := url.ParseQuery("q=+Élan+&language=French&per_page=5&sort=relevance&page=2&junk=1")
-	q, errs := parseItemsQuery(v)
+	q, errs := parseItems(splitQuery("q=+Élan+&language=French&per_page=5&sort=relevance&page=2&junk=1"))
 	if errs != nil {
 		t.Fatal(errs)
 	}
@@ -208,7 +278,7 @@ func TestItemsQueryValuesRoundTrip(t *testing.T) {
 	if got, want := canon.Encode(), "language=fr&page=2&per_page=5&q=%C3%89lan"; got != want {
 		t.Errorf("canonical query %q, want %q", got, want)
 	}
-	again, errs := parseItemsQuery(canon)
+	again, errs := parseItems(splitQuery(canon.Encode()))
 	if errs != nil || again != q {
 		t.Errorf("canonical query parses to %+v %v, want %+v", again, errs, q)
 	}
@@ -220,11 +290,16 @@ func FuzzParseItemsQuery(f *testing.F) {
 		"from=2023-02-30", "from=2021-01-02&to=2021-01-01", "page=200&per_page=50", "page=201&per_page=50",
 		"per_page=0", "sort=az&q=x", "q=" + strings.Repeat("é", 201), "author=%00", "category=a-b",
 		"language=zh-Hant-TW", "language=x-klingon", "page=99999999999999999999",
+		strings.Repeat("a=1&", 70), strings.Repeat("q=", 5000),
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		q, errs := parseItems(splitQuery(raw))
+		rq := splitQuery(raw)
+		if n := len(rq.values); n > maxQueryParams || (len(raw) > maxQueryBytes && (n > 0 || !rq.oversized)) {
+			t.Fatalf("kept %d parameters of a %d-byte query (oversized %v)", n, len(raw), rq.oversized)
+		}
+		q, errs := parseItems(rq)
 		if errs != nil {
 			for _, fe := range errs {
 				if fe.Parameter == "" || fe.Message == "" {

@@ -17,6 +17,7 @@ import (
 // Problem types; each is the last segment of the type URI {public}{base}problems/<slug>.
 const (
 	slugInvalidParameter = "invalid-parameter"
+	slugURITooLong       = "uri-too-long"
 	slugNotFound         = "not-found"
 	slugMethodNotAllowed = "method-not-allowed"
 	slugRateLimited      = "rate-limited"
@@ -66,6 +67,16 @@ func invalidParams(errs []FieldError) *apiError {
 	return &apiError{
 		Status: http.StatusBadRequest, Slug: slugInvalidParameter, Title: "Invalid parameter",
 		Detail: strings.Join(details, "; "), Errors: errs,
+	}
+}
+
+// queryTooLong refuses a query string past maxQueryBytes or maxQueryParams. 414 and not 400:
+// the bound is on the URI as a whole, not on one parameter that errors[] could name, and 414 is
+// what HTTP (RFC 9110, 15.5.15) and proxies answer for a URI longer than the server will read.
+func queryTooLong() *apiError {
+	return &apiError{
+		Status: http.StatusRequestURITooLong, Slug: slugURITooLong, Title: "URI too long",
+		Detail: fmt.Sprintf("the query string may hold at most %d bytes and %d parameters", maxQueryBytes, maxQueryParams),
 	}
 }
 

@@ -265,6 +265,10 @@ func TestHealthAndReadiness(t *testing.T) {
 		if rec.Code != http.StatusOK || rec.Header().Get("Cache-Control") != "no-store" {
 			t.Errorf("%s: %d %q", path, rec.Code, rec.Header().Get("Cache-Control"))
 		}
+		// Like every JSON response, though the body is too small to be gzipped.
+		if vary := rec.Header().Get("Vary"); !strings.Contains(vary, "Accept-Encoding") {
+			t.Errorf("%s: Vary %q lacks Accept-Encoding", path, vary)
+		}
 	}
 	h.h.Drain()
 	expectProblem(t, h.get("/readyz"), http.StatusServiceUnavailable, "unavailable")

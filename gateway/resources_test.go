@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"image/png"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -130,6 +131,31 @@ func TestQRCode(t *testing.T) {
 	expectProblem(t, h.get("/qr/no-such-item.png"), http.StatusNotFound, "not-found")
 	expectProblem(t, h.get("/qr/ph-full.gif"), http.StatusNotFound, "not-found")
 	expectProblem(t, h.get("/qr/"+url.PathEscape("bad id")+".png"), http.StatusBadRequest, "invalid-parameter")
+	expectProblem(t, h.get("/qr/%25zz.png"), http.StatusBadRequest, "invalid-parameter")
+}
+
+// TestQRCodeEscapedPath: a percent-encoded path names the same QR code as its decoded form
+// (RFC 3986), and a broken escape is a bad id.
+func TestQRCodeEscapedPath(t *testing.T) {
+	h := newHarness(t)
+	for plain, escaped := range map[string]string{
+		"/qr/ph-elan-2.png": "/qr/ph-elan-%32.png",
+		"/qr/ph-full.png":   "/qr/ph%2Dfull%2Epng",
+	} {
+		want, got := h.get(plain), h.get(escaped)
+		if got.Code != http.StatusOK || !bytes.Equal(got.Body.Bytes(), want.Body.Bytes()) {
+			t.Errorf("%s: status %d, want the QR code of %s", escaped, got.Code, plain)
+		}
+	}
+	// net/http refuses such a URL itself; the gateway does not rely on it.
+	req := httptest.NewRequest(http.MethodGet, "/qr/x.png", nil)
+	req.URL.RawPath = "/qr/%zz.png"
+	rec := httptest.NewRecorder()
+	h.h.ServeHTTP(rec, req)
+	p := expectProblem(t, rec, http.StatusBadRequest, "invalid-parameter")
+	if len(p.Errors) != 1 || p.Errors[0].Parameter != "id" || str(p.Errors[0].Value) != "%zz" {
+		t.Errorf("errors %+v, want one on id echoing %%zz", p.Errors)
+	}
 }
 
 func TestCategories(t *testing.T) {

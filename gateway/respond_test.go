@@ -72,3 +72,57 @@ func TestConfigValidate(t *testing.T) {
 		t.Errorf("error %q spans several lines", err)
 	}
 }
+
+// FuzzAcceptsGzip holds Accept-Encoding parsing to the properties send relies on.
+func FuzzAcceptsGzip(f *testing.F) {
+	for _, s := range []string{"", "gzip", "gzip;q=0", "GZIP; Q=0.000", "br;q=1.0, gzip;q=0.01", "*", "*;q=0",
+		"*, gzip;q=0", "identity, x-gzip", "gzip;q=nan", "gzip;q=-1, *", "gzip;;q=1;q=0", "deflate, br"} {
+		f.Add(s)
+	}
+	for _, refusal := range []string{"gzip;q=0", "gzip; q=0.0, *", "GZIP;Q=0.000", "x-gzip;q=0"} {
+		if acceptsGzip([]string{refusal}) {
+			f.Fatalf("%q accepted gzip", refusal)
+		}
+	}
+	f.Fuzz(func(t *testing.T, h string) {
+		got := acceptsGzip([]string{h})
+		// Several header lines are one comma-separated list (RFC 9110, 5.3).
+		if acceptsGzip(strings.Split(h, ",")) != got {
+			t.Fatalf("%q: split into lines it answers %v", h, !got)
+		}
+		if got && !strings.Contains(strings.ToLower(h), "gzip") && !strings.Contains(h, "*") {
+			t.Fatalf("%q accepted gzip without naming it or *", h)
+		}
+		// The last word on gzip holds: a refusal refuses, whatever came before.
+		for _, lines := range [][]string{{h, "gzip;q=0"}, {h + ",gzip; q=0.000"}, {h, "x-gzip;q=0"}} {
+			if acceptsGzip(lines) {
+				t.Fatalf("%q accepted gzip", lines)
+			}
+		}
+		if !acceptsGzip([]string{h, "gzip"}) {
+			t.Fatalf("%q then gzip refused gzip", h)
+		}
+	})
+}
+
+// FuzzETagMatches: If-None-Match matches exactly when it lists the ETag (weak or strong) or *.
+func FuzzETagMatches(f *testing.F) {
+	for _, s := range []struct{ header, body string }{
+		{`W/"abc"`, "x"}, {`*`, ""}, {`"x", W/"abc"`, "{}"}, {``, "body"}, {`W/"ab", "c"`, "c"},
+		{weakETag([]byte("same")), "same"}, {strings.TrimPrefix(weakETag([]byte("same")), "W/"), "same"},
+	} {
+		f.Add(s.header, []byte(s.body))
+	}
+	f.Fuzz(func(t *testing.T, header string, body []byte) {
+		etag := weakETag(body)
+		strong := strings.TrimPrefix(etag, "W/")
+		for _, lines := range [][]string{{header + ", " + etag}, {etag + "," + header}, {header, strong}, {" " + strong + " "}} {
+			if !etagMatches(lines, etag) {
+				t.Fatalf("%q lists %s but does not match", lines, etag)
+			}
+		}
+		if etagMatches([]string{header}, etag) && !strings.Contains(header, strong) && !strings.Contains(header, "*") {
+			t.Fatalf("%q matched %s without listing it or *", header, etag)
+		}
+	})
+}

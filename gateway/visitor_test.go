@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"net/netip"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -41,4 +43,84 @@ func TestVisitorKey(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzVisitorKey holds visitorKey to what the rate limit relies on, for any peer and headers.
+func FuzzVisitorKey(f *testing.F) {
+	trusted := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8")}
+	for _, s := range [][3]string{
+		{"203.0.113.7:5123", "198.51.100.1", "198.51.100.2"},
+		{"10.0.0.1:1", "1.2.3.4, 198.51.100.1, 10.0.0.2", ""},
+		{"10.0.0.1:1", " 198.51.100.1:555 ,10.0.0.3", ""},
+		{"[fd00::1]:1", "2001:db8:a:b:c::1", ""},
+		{"10.0.0.1:1", "::ffff:198.51.100.9", ""},
+		{"10.0.0.1:1", "nonsense, 10.1.1.1", "[2001:db8::1]:80"},
+		{"[fe80::1%eth0]:80", "", "junk"},
+		{"@", "198.51.100.1", ""},
+	} {
+		f.Add(s[0], s[1], s[2])
+	}
+	f.Fuzz(func(t *testing.T, remote, xff, realIP string) {
+		key := visitorKey(remote, []string{xff}, realIP, trusted)
+		peer, ok := parseAddr(remote)
+		if !ok {
+			if key != remote {
+				t.Fatalf("peer %q is no address, yet the key is %q", remote, key)
+			}
+			return
+		}
+		if !isTrusted(peer, trusted) && key != addrKey(peer) {
+			t.Fatalf("untrusted peer %q: key %q, want %q whatever its headers say", remote, key, addrKey(peer))
+		}
+		if k := visitorKey(remote, []string{xff}, realIP, nil); k != addrKey(peer) {
+			t.Fatalf("no trusted proxies: key %q, want the peer's %q", k, addrKey(peer))
+		}
+		// Several X-Forwarded-For headers are one list.
+		if first, rest, found := strings.Cut(xff, ","); found {
+			if k := visitorKey(remote, []string{first, rest}, realIP, trusted); k != key {
+				t.Fatalf("X-Forwarded-For %q in two headers: key %q, in one: %q", xff, k, key)
+			}
+		}
+		// The key is an address the request carries, never a made-up one.
+		from := []string{addrKey(peer)}
+		if a, ok := parseAddr(strings.TrimSpace(realIP)); ok {
+			from = append(from, addrKey(a))
+		}
+		for hop := range strings.SplitSeq(xff, ",") {
+			if a, ok := parseAddr(strings.TrimSpace(hop)); ok {
+				from = append(from, addrKey(a))
+			}
+		}
+		if !slices.Contains(from, key) {
+			t.Fatalf("key %q is none of the request's addresses %q", key, from)
+		}
+		// One visitor, one spelling: an IPv4 address or a masked IPv6 /64.
+		if p, err := netip.ParsePrefix(key); err == nil {
+			if p.Bits() != 64 || p != p.Masked() || !p.Addr().Is6() || p.Addr().Zone() != "" {
+				t.Fatalf("key %q is not an IPv6 /64", key)
+			}
+		} else if a, err := netip.ParseAddr(key); err != nil || !a.Is4() {
+			t.Fatalf("key %q is neither an IPv4 address nor an IPv6 /64", key)
+		}
+	})
+}
+
+// FuzzParseAddr: an address read from a header is canonical, whatever its spelling.
+func FuzzParseAddr(f *testing.F) {
+	for _, s := range []string{"1.2.3.4", "1.2.3.4:5", "::1", "[::1]:5", "[fe80::1%eth0]", "[fe80::1%eth0]:80",
+		"::ffff:1.2.3.4", "[::ffff:1.2.3.4]:80", "", "[", "1.2.3.4:", "01.2.3.4", "unix:/run/x.sock"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		a, ok := parseAddr(s)
+		if !ok {
+			return
+		}
+		if !a.IsValid() || a.Zone() != "" || a.Is4In6() {
+			t.Fatalf("parseAddr(%q) = %v: not canonical", s, a)
+		}
+		if b, ok := parseAddr(a.String()); !ok || b != a {
+			t.Fatalf("parseAddr(%q) = %v, which reads back as %v, %v", s, a, b, ok)
+		}
+	})
 }
