@@ -8,6 +8,11 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 STATE=${MEDIA_SERVICES_DIR:-$REPO/var/services}
+if [[ $EUID -eq 0 && -z ${MEDIA_SERVICES_DIR:-} ]] && ! runuser -u nobody -- test -x "$REPO" 2>/dev/null; then
+	# OpenSearch runs as an unprivileged user, who cannot reach a clone under a closed directory
+	# such as /root: its configuration, data and logs go where that user can reach them.
+	STATE=/var/lib/mediagw/services-$(printf '%s' "$REPO" | sha256sum | cut -c1-12)
+fi
 
 # The newest integ-test zip that resolved from Maven Central (3.9.0 did not exist yet). From 3.5 on it
 # carries every module, analysis-common (asciifolding) included; it never carries the security plugin.
