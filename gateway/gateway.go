@@ -30,8 +30,17 @@ import (
 
 // Limiter decides whether a visitor may make another request. Implementations must be safe for
 // concurrent use and honour ctx's deadline; on an error the gateway lets the request through.
+// A Limiter that is also an Inspector gives every response that is not counted the visitor's
+// standing too; without one, those responses carry no rate-limit headers.
 type Limiter interface {
 	Allow(ctx context.Context, key string) (ratelimit.Decision, error)
+}
+
+// Inspector says where a visitor stands without counting a request, and keeps nothing for a
+// visitor it does not know (who stands at the full limit). The same rules as Allow apply; on an
+// error the response goes out without the rate-limit headers.
+type Inspector interface {
+	Inspect(ctx context.Context, key string) (ratelimit.Decision, error)
 }
 
 const allowedMethods = "GET, HEAD, OPTIONS"
@@ -46,6 +55,8 @@ const (
 	ctxResource  = "mediagw.resource"
 	ctxQuery     = "mediagw.query"
 	ctxCause     = "mediagw.cause"
+	// ctxCounted marks a request the limiter counted (or tried to): its headers are set already.
+	ctxCounted = "mediagw.counted"
 )
 
 // Gateway is the API's HTTP handler.
@@ -54,7 +65,9 @@ type Gateway struct {
 	cfg     Config
 	backend search.Backend
 	limiter Limiter
-	log     *zap.Logger
+	// inspector is limiter, when it can inspect; nil otherwise.
+	inspector Inspector
+	log       *zap.Logger
 	// baseURL is PublicURL plus BasePath, ending in "/": the prefix of every link.
 	baseURL string
 	// visitorSecret keys the visitor hash in log lines, so a log never holds an address and the
@@ -74,7 +87,8 @@ type Gateway struct {
 }
 
 // New returns the API's HTTP handler. The limiter counts every API request (not OPTIONS,
-// health, readiness or the OpenAPI document); logger receives one line per request.
+// health, readiness, the OpenAPI document or a 405); when it is also an Inspector, every other
+// response says where the visitor stands without counting. logger receives one line per request.
 func New(cfg Config, backend search.Backend, limiter Limiter, logger *zap.Logger) (*Gateway, error) {
 	cfg.BasePath = normalizeBasePath(cfg.BasePath)
 	if err := cfg.Validate(); err != nil {
@@ -96,6 +110,7 @@ func New(cfg Config, backend search.Backend, limiter Limiter, logger *zap.Logger
 		visitorSecret: secret,
 		ratePolicy:    fmt.Sprintf(`"default";q=%d;w=%d`, cfg.RatePolicy.Limit, ceilSeconds(cfg.RatePolicy.Window)),
 	}
+	g.inspector, _ = limiter.(Inspector)
 	if cfg.Metrics != nil {
 		g.metrics = newMetrics()
 		if err := cfg.Metrics.Register(g.metrics); err != nil {
@@ -181,6 +196,14 @@ func (g *Gateway) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		h.Set(echo.HeaderAccessControlAllowOrigin, "*")
 		h.Set(echo.HeaderAccessControlExposeHeaders, exposedHeaders)
 		h.Set(echo.HeaderXContentTypeOptions, "nosniff")
+		if g.inspector != nil {
+			// Just before the status line, whoever writes it: by then limit has counted the
+			// request or not, and an uncounted one (405, preflight, health, an error) still says
+			// where its visitor stands.
+			if resp, _ := echo.UnwrapResponse(c.Response()); resp != nil {
+				resp.Before(func() { g.standing(c) })
+			}
+		}
 
 		if err := g.recovered(c, next); err != nil {
 			g.handleError(c, err)
@@ -291,8 +314,8 @@ func (g *Gateway) limit(next echo.HandlerFunc) echo.HandlerFunc {
 		if method != http.MethodGet && method != http.MethodHead {
 			return next(c)
 		}
-		h := c.Response().Header()
-		h.Set("RateLimit-Policy", g.ratePolicy)
+		c.Set(ctxCounted, true)
+		c.Response().Header().Set("RateLimit-Policy", g.ratePolicy)
 		visitor, _ := c.Get(ctxVisitor).(string)
 		ctx, cancel := context.WithTimeout(c.Request().Context(), g.cfg.LimiterTimeout)
 		d, err := g.limiter.Allow(ctx, visitor)
@@ -301,12 +324,9 @@ func (g *Gateway) limit(next echo.HandlerFunc) echo.HandlerFunc {
 			g.log.Warn("rate limiter failed; request let through", zap.String("request_id", requestID(c)), zap.Error(err))
 			return next(c)
 		}
-		retry := ceilSeconds(d.RetryAfter)
-		h.Set("RateLimit", fmt.Sprintf(`"default";r=%d;t=%d`, d.Remaining, retry))
-		h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
-		h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
-		h.Set("X-RateLimit-Reset", strconv.FormatInt(ceilSeconds(d.ResetAfter), 10))
+		g.setStanding(c, d)
 		if !d.Allowed {
+			retry := ceilSeconds(d.RetryAfter)
 			return &apiError{
 				Status: http.StatusTooManyRequests, Slug: slugRateLimited, Title: "Too many requests",
 				Detail: fmt.Sprintf("at most %d requests per %d seconds per visitor; try again in %d seconds",
@@ -316,6 +336,34 @@ func (g *Gateway) limit(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return next(c)
 	}
+}
+
+// standing gives a response the limit did not count its visitor's standing, without counting it,
+// under the same timeout as a counted request. An inspection that fails leaves the response as it
+// is, with RateLimit-Policy only, as a counted request whose limiter failed.
+func (g *Gateway) standing(c *echo.Context) {
+	if counted, _ := c.Get(ctxCounted).(bool); counted {
+		return
+	}
+	c.Response().Header().Set("RateLimit-Policy", g.ratePolicy)
+	visitor, _ := c.Get(ctxVisitor).(string)
+	ctx, cancel := context.WithTimeout(c.Request().Context(), g.cfg.LimiterTimeout)
+	d, err := g.inspector.Inspect(ctx, visitor)
+	cancel()
+	if err != nil {
+		g.log.Warn("rate limiter failed; response sent without the visitor's standing", zap.String("request_id", requestID(c)), zap.Error(err))
+		return
+	}
+	g.setStanding(c, d)
+}
+
+// setStanding writes where the visitor stands: RateLimit and the older X-RateLimit-* headers.
+func (g *Gateway) setStanding(c *echo.Context, d ratelimit.Decision) {
+	h := c.Response().Header()
+	h.Set("RateLimit", fmt.Sprintf(`"default";r=%d;t=%d`, d.Remaining, ceilSeconds(d.RetryAfter)))
+	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(ceilSeconds(d.ResetAfter), 10))
 }
 
 // backendCtx bounds one call to the search engine.

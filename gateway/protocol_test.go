@@ -78,8 +78,9 @@ func TestCORS(t *testing.T) {
 			hd.Get("Access-Control-Allow-Headers") != "If-None-Match, X-Request-Id" || hd.Get("Access-Control-Max-Age") == "" {
 			t.Errorf("preflight headers %v", hd)
 		}
-		if hd.Get("RateLimit") != "" {
-			t.Errorf("preflight counted by the rate limit: %v", hd)
+		// Not counted, but it says where the visitor stands: the one request is still there.
+		if hd.Get("RateLimit") != `"default";r=1;t=0` {
+			t.Errorf("preflight %d: RateLimit %q, want the visitor's one request left", i, hd.Get("RateLimit"))
 		}
 	}
 	// The preflights above did not use the visitor's one request.
@@ -334,8 +335,8 @@ func TestRateLimit(t *testing.T) {
 		withLimiter(ratelimit.NewMemory(policy, fixedNow)))
 
 	for _, free := range []string{"/healthz", "/readyz", "/healthz"} {
-		if rec := h.get(free); rec.Header().Get("RateLimit") != "" {
-			t.Errorf("%s counted by the rate limit", free)
+		if rec := h.get(free); rec.Header().Get("RateLimit") != `"default";r=3;t=0` {
+			t.Errorf("%s: RateLimit %q, want the full limit: not counted", free, rec.Header().Get("RateLimit"))
 		}
 	}
 	targets := []string{"/?resource=items", "/?resource=nope", "/no/such/path"}
@@ -492,7 +493,7 @@ func TestOpenAPIDocument(t *testing.T) {
 		withLimiter(ratelimit.NewMemory(policy, fixedNow)))
 	for range 3 {
 		rec := h.get("/openapi.json")
-		if rec.Code != http.StatusOK || !bytes.Equal(rec.Body.Bytes(), doc) || rec.Header().Get("RateLimit") != "" {
+		if rec.Code != http.StatusOK || !bytes.Equal(rec.Body.Bytes(), doc) || rec.Header().Get("RateLimit") != `"default";r=1;t=0` {
 			t.Fatalf("openapi.json: %d %q, RateLimit %q", rec.Code, rec.Body, rec.Header().Get("RateLimit"))
 		}
 	}

@@ -10,9 +10,12 @@ import (
 	"go.uber.org/zap"
 )
 
-// Limiter decides one request by a visitor. Memory, Redis and Fallback implement it.
+// Limiter decides one request by a visitor (Allow), and says where a visitor stands without
+// counting a request (Inspect), for the responses the limit does not count. Memory, Redis and
+// Fallback implement it, with the same numbers for the same history.
 type Limiter interface {
 	Allow(ctx context.Context, key string) (Decision, error)
+	Inspect(ctx context.Context, key string) (Decision, error)
 }
 
 const (
@@ -105,17 +108,9 @@ func NewFallback(primary, local Limiter, logger *zap.Logger, opts ...FallbackOpt
 // Allow decides one request. Its error is always nil: when both limiters fail (only an
 // invalid policy does that) the request is let through and the failure logged.
 func (f *Fallback) Allow(ctx context.Context, key string) (Decision, error) {
-	if f.primary != nil && f.tryPrimary() {
-		d, err := f.primary.Allow(ctx, key)
-		if err == nil {
-			f.primaryAnswered()
-			f.count(d)
-			return d, nil
-		}
-		// A caller that gave up says nothing about the primary's health.
-		if ctx.Err() == nil {
-			f.primaryFailed(err)
-		}
+	if d, ok := f.askPrimary(ctx, key, false); ok {
+		f.count(d)
+		return d, nil
 	}
 	if f.primary != nil {
 		f.fallbacks.Inc()
@@ -127,6 +122,41 @@ func (f *Fallback) Allow(ctx context.Context, key string) (Decision, error) {
 	}
 	f.count(d)
 	return d, nil
+}
+
+// Inspect says where the visitor stands without counting a request, from the primary or, when it
+// fails, the local limiter, chosen exactly as for Allow (an inspection may be the one request that
+// probes a primary that is down, and a failed one marks it down). It is no decision, so it counts
+// in none of the metrics. Unlike Allow it returns the local limiter's error: a caller can leave
+// the standing out of a response, where a request must be decided.
+func (f *Fallback) Inspect(ctx context.Context, key string) (Decision, error) {
+	if d, ok := f.askPrimary(ctx, key, true); ok {
+		return d, nil
+	}
+	return f.local.Inspect(ctx, key)
+}
+
+// askPrimary asks the primary to inspect or decide, when it should be asked; ok is false when it
+// was not asked or failed, and the caller turns to the local limiter.
+func (f *Fallback) askPrimary(ctx context.Context, key string, inspect bool) (d Decision, ok bool) {
+	if f.primary == nil || !f.tryPrimary() {
+		return Decision{}, false
+	}
+	var err error
+	if inspect {
+		d, err = f.primary.Inspect(ctx, key)
+	} else {
+		d, err = f.primary.Allow(ctx, key)
+	}
+	if err == nil {
+		f.primaryAnswered()
+		return d, true
+	}
+	// A caller that gave up says nothing about the primary's health.
+	if ctx.Err() == nil {
+		f.primaryFailed(err)
+	}
+	return Decision{}, false
 }
 
 // tryPrimary says whether this request should ask the primary: always while it is up; while

@@ -69,12 +69,18 @@ func (s *redisServer) stop() {
 // countingLimiter counts the calls that reach the real limiter it wraps.
 type countingLimiter struct {
 	Limiter
-	calls atomic.Int64
+	calls    atomic.Int64
+	inspects atomic.Int64
 }
 
 func (c *countingLimiter) Allow(ctx context.Context, key string) (Decision, error) {
 	c.calls.Add(1)
 	return c.Limiter.Allow(ctx, key)
+}
+
+func (c *countingLimiter) Inspect(ctx context.Context, key string) (Decision, error) {
+	c.inspects.Add(1)
+	return c.Limiter.Inspect(ctx, key)
 }
 
 func unreachableRedis(t *testing.T) *countingLimiter {

@@ -107,6 +107,32 @@ func (m *Memory) Allow(_ context.Context, key string) (Decision, error) {
 	return decide(m.p, true, int(remaining), 0, luaDuration(resetAfter)), nil
 }
 
+// Inspect says where the visitor key stands without counting a request: what redis_rate's script
+// answers for a cost of 0. It never adds a visitor; one it does not hold is at the full limit.
+func (m *Memory) Inspect(_ context.Context, key string) (Decision, error) {
+	if m.err != nil {
+		return Decision{}, m.err
+	}
+	now := luaNow(m.now())
+	s := &m.shards[maphash.String(m.seed, key)&(shardCount-1)]
+	s.mu.Lock()
+	tat, seen := s.tat[key]
+	s.mu.Unlock()
+	if !seen || tat < now {
+		tat = now
+	}
+	// The script's new_tat is tat + 0, which is tat; it SETs that same value back (or nothing
+	// when reset_after is 0), so there is nothing to store here.
+	allowAt := float64(tat - m.burstOffset)
+	diff := float64(now - allowAt)
+	remaining := diff / m.emission
+	if remaining < 0 {
+		// Only a clock that went backwards gets here; mirrored all the same.
+		return decide(m.p, false, 0, luaDuration(-diff), luaDuration(tat-now)), nil
+	}
+	return standing(m.p, int(remaining), luaDuration(tat-now)), nil
+}
+
 // Len is how many visitors are held right now, idle ones not yet swept included.
 func (m *Memory) Len() int {
 	n := 0

@@ -29,8 +29,10 @@ func (p Policy) Validate() error {
 	return nil
 }
 
-// Decision is the outcome of one request against a visitor's limit.
+// Decision is the outcome of one request against a visitor's limit, or, from Inspect, where the
+// visitor stands without a request being counted.
 type Decision struct {
+	// Allowed says the request was allowed; from Inspect, that a request made now would be.
 	Allowed bool
 	// Limit is the policy's request count, for the headers.
 	Limit int
@@ -54,5 +56,20 @@ func decide(p Policy, allowed bool, remaining int, retryAfter, resetAfter time.D
 	case remaining == 0:
 		d.RetryAfter = max(0, resetAfter-p.Window+p.Window/time.Duration(p.Limit))
 	}
+	return d
+}
+
+// standing turns an inspection, the GCRA script run with a cost of 0, into a Decision. The script
+// answers like an allowed request that used nothing: remaining is what is left (truncated), and
+// the next request is allowed once remaining reaches 1, which decide computes for remaining 0.
+// A visitor with nothing left to drain (resetAfter 0: no state, or a TAT already passed) is at
+// the full Limit, whatever the float division made of Limit; Memory and Redis both go through
+// here, so they agree on that too.
+func standing(p Policy, remaining int, resetAfter time.Duration) Decision {
+	if resetAfter <= 0 {
+		return Decision{Allowed: true, Limit: p.Limit, Remaining: p.Limit}
+	}
+	d := decide(p, true, remaining, 0, resetAfter)
+	d.Allowed = remaining > 0
 	return d
 }

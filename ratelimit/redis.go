@@ -88,6 +88,30 @@ func (r *Redis) Allow(ctx context.Context, key string) (Decision, error) {
 	return decide(r.p, res.Allowed > 0, res.Remaining, res.RetryAfter, res.ResetAfter), nil
 }
 
+// Inspect says where the visitor key stands without counting a request: redis_rate's AllowN with
+// a cost of 0, under the same timeout as Allow. That script never creates a key (with nothing to
+// drain it stores nothing); for a visitor still draining it SETs the same TAT back with a TTL that
+// still ends at or after the TAT. Failures wrap ErrUnavailable, as Allow's do.
+func (r *Redis) Inspect(ctx context.Context, key string) (Decision, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	res, err := r.limiter.AllowN(ctx, r.prefix+key, r.limit, 0)
+	if err != nil {
+		return Decision{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	return inspection(r.p, res.Remaining, res.RetryAfter, res.ResetAfter), nil
+}
+
+// inspection reads the script's answer to a cost of 0. Its Allowed is always 0 (the cost); its
+// retry_after is -1 except in the limited branch, which a cost of 0 reaches only when Redis's
+// clock went backwards.
+func inspection(p Policy, remaining int, retryAfter, resetAfter time.Duration) Decision {
+	if retryAfter != -1 {
+		return decide(p, false, 0, retryAfter, resetAfter)
+	}
+	return standing(p, remaining, resetAfter)
+}
+
 // RedisConfig is a parsed Redis URL: exactly one of its fields is set.
 type RedisConfig struct {
 	Single   *redis.Options

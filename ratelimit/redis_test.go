@@ -219,7 +219,10 @@ func TestRedisUnreachableIsUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := r.Allow(t.Context(), "v"); !errors.Is(err, ErrUnavailable) {
-		t.Fatalf("got %v, want ErrUnavailable", err)
+		t.Fatalf("Allow: got %v, want ErrUnavailable", err)
+	}
+	if _, err := r.Inspect(t.Context(), "v"); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("Inspect: got %v, want ErrUnavailable", err)
 	}
 }
 

@@ -46,6 +46,8 @@ return {cost, remaining, tostring(retry_after), tostring(reset_after)}
 
 // TestMemoryMirrorsScript feeds Memory and the script, run by Redis, the same irregular
 // microsecond clock: every Decision must be identical to the nanosecond, rounding included.
+// Every third request is an inspection (the script with a cost of 0, as Redis.Inspect runs it),
+// and now and then a visitor never seen is inspected: neither side may keep anything for it.
 func TestMemoryMirrorsScript(t *testing.T) {
 	c := newRedisClient(t, redisURL(t))
 	// redis_rate's conversion of the script's strings (Result.RetryAfter/ResetAfter).
@@ -54,6 +56,9 @@ func TestMemoryMirrorsScript(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if f == -1 {
+			return -1
+		}
 		return time.Duration(f * float64(time.Second))
 	}
 	for _, p := range []Policy{contract, {7, time.Second}, {3, 1234567 * time.Microsecond}, {100, 7 * time.Second}} {
@@ -61,31 +66,65 @@ func TestMemoryMirrorsScript(t *testing.T) {
 			clk := newClock()
 			clk.Advance(987654321 * time.Nanosecond)
 			m := NewMemory(p, clk.Now)
-			key := uniquePrefix(t) + "visitor"
+			prefix := uniquePrefix(t)
 			interval := p.Window / time.Duration(p.Limit)
-			var allowed, limited int
-			for i := range 2000 {
+			script := func(key string, cost int) Decision {
+				t.Helper()
 				now := clk.Now()
-				v, err := c.Eval(t.Context(), fixedNowScript, []string{key},
-					p.Limit, p.Limit, p.Window.Seconds(), 1, now.Unix(), now.Nanosecond()/1000).Slice()
+				v, err := c.Eval(t.Context(), fixedNowScript, []string{prefix + key},
+					p.Limit, p.Limit, p.Window.Seconds(), cost, now.Unix(), now.Nanosecond()/1000).Slice()
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := decide(p, v[0].(int64) > 0, int(v[1].(int64)), dur(v[2].(string)), dur(v[3].(string)))
-				got, err := m.Allow(t.Context(), "visitor")
-				if err != nil || got != want {
-					t.Fatalf("request %d: Memory %+v, %v; script %+v", i+1, got, err, want)
+				if cost == 0 {
+					return inspection(p, int(v[1].(int64)), dur(v[2].(string)), dur(v[3].(string)))
 				}
-				if got.Allowed {
-					allowed++
+				return decide(p, v[0].(int64) > 0, int(v[1].(int64)), dur(v[2].(string)), dur(v[3].(string)))
+			}
+			var allowed, limited, inspectedLeft, inspectedNone int
+			for i := range 3000 {
+				inspect := i%3 == 2
+				var got Decision
+				var err error
+				if inspect {
+					got, err = m.Inspect(t.Context(), "visitor")
 				} else {
+					got, err = m.Allow(t.Context(), "visitor")
+				}
+				if want := script("visitor", map[bool]int{true: 0, false: 1}[inspect]); err != nil || got != want {
+					t.Fatalf("request %d (inspect %v): Memory %+v, %v; script %+v", i+1, inspect, got, err, want)
+				}
+				gap := time.Duration(i*7919)%(3*interval/2+13) + 1
+				switch {
+				case inspect && got.Remaining > 0:
+					inspectedLeft++
+				case inspect:
+					inspectedNone++
+				case got.Allowed:
+					allowed++
+				default:
 					limited++
 				}
-				// Irregular gaps averaging 3/4 of an interval: the burst runs out, then both sides alternate.
-				clk.Advance(time.Duration(i*7919)%(3*interval/2+13) + 1)
+				if inspect {
+					// Inspections take no time to speak of: counted requests still outpace the drain.
+					gap /= 4
+				}
+				if i%97 == 0 {
+					ghost := "ghost-" + strconv.Itoa(i)
+					held := m.Len()
+					got, err := m.Inspect(t.Context(), ghost)
+					if want := script(ghost, 0); err != nil || got != want || got != (Decision{Allowed: true, Limit: p.Limit, Remaining: p.Limit}) {
+						t.Fatalf("unseen visitor: Memory %+v, %v; script %+v; want the full limit", got, err, want)
+					}
+					if n, err := c.Exists(t.Context(), prefix+ghost).Result(); err != nil || n != 0 || m.Len() != held {
+						t.Fatalf("inspecting an unseen visitor kept state: %d Redis keys (%v), Memory holds %d, held %d", n, err, m.Len(), held)
+					}
+				}
+				clk.Advance(gap)
 			}
-			if allowed == 0 || limited == 0 {
-				t.Fatalf("%d allowed, %d limited: the sequence misses one side of the limit", allowed, limited)
+			if allowed == 0 || limited == 0 || inspectedLeft == 0 || inspectedNone == 0 {
+				t.Fatalf("%d allowed, %d limited, %d inspections with requests left, %d with none: the sequence misses a case",
+					allowed, limited, inspectedLeft, inspectedNone)
 			}
 		})
 	}
