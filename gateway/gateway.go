@@ -136,6 +136,7 @@ func New(cfg Config, backend search.Backend, limiter Limiter, logger *zap.Logger
 	if len(cfg.OpenAPI) > 0 {
 		e.Any(base+"openapi.json", g.methods(g.openAPI), tag(resOpenAPI))
 	}
+	e.Any(base+"problems/:slug", g.methods(g.problemType), tag(resProblem))
 	e.Any("/healthz", g.methods(g.healthz), tag(resHealthz))
 	e.Any("/readyz", g.methods(g.readyz), tag(resReadyz))
 	e.RouteNotFound("/*", func(c *echo.Context) error {

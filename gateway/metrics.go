@@ -17,6 +17,7 @@ import (
 const (
 	resQR      = "qr"
 	resOpenAPI = "openapi"
+	resProblem = "problem"
 	resHealthz = "healthz"
 	resReadyz  = "readyz"
 	resOther   = "other"
@@ -39,7 +40,7 @@ const (
 )
 
 var (
-	metricResources = []string{resItems, resItem, resCategories, resAuthors, resQR, resOpenAPI, resHealthz, resReadyz, resOther}
+	metricResources = []string{resItems, resItem, resCategories, resAuthors, resQR, resOpenAPI, resProblem, resHealthz, resReadyz, resOther}
 	backendOps      = []string{opSearch, opItem, opCategories, opAuthors, opPing}
 	errorKinds      = []string{kindUnavailable, kindTimeout, kindOther}
 	// latencyBuckets reach down to a millisecond, where the embedded index answers, and up to the

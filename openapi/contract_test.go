@@ -35,6 +35,7 @@ import (
 func init() {
 	// kin-openapi decodes a body before validating it and knows no image types by itself.
 	openapi3filter.RegisterBodyDecoder("image/png", openapi3filter.FileBodyDecoder)
+	openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder)
 }
 
 const publicURL = "https://media.example.org"
@@ -289,7 +290,7 @@ func TestResponsesMatchTheDocument(t *testing.T) {
 	s.check(gz, http.StatusOK)
 
 	// A preflight takes any QR file name, a malformed id too (found by scripts/schemathesis.sh).
-	for _, target := range []string{"/", "/?resource=items", "/qr/ph-full.png", "/qr/bad%20id.png", "/openapi.json", "/healthz", "/readyz"} {
+	for _, target := range []string{"/", "/?resource=items", "/qr/ph-full.png", "/qr/bad%20id.png", "/openapi.json", "/problems/timeout", "/healthz", "/readyz"} {
 		s.check(s.do(http.MethodOptions, target, "Origin", "https://app.example", "Access-Control-Request-Method", "GET",
 			"Access-Control-Request-Headers", "X-Request-Id"), http.StatusNoContent)
 	}
@@ -314,12 +315,16 @@ func TestResponsesMatchTheDocument(t *testing.T) {
 		s.check(s.do(http.MethodHead, target), http.StatusBadRequest)
 	}
 
+	for _, slug := range []string{"invalid-parameter", "rate-limited", "unavailable"} {
+		s.check(s.do(http.MethodGet, "/problems/"+slug), http.StatusOK)
+		s.check(s.do(http.MethodHead, "/problems/"+slug), http.StatusOK)
+	}
 	for _, target := range []string{"/?resource=item&id=no-such-item", "/qr/no-such-item.png"} {
 		s.check(s.do(http.MethodGet, target), http.StatusNotFound)
 		s.check(s.do(http.MethodHead, target), http.StatusNotFound)
 	}
 	// A file name that is not a PNG, and paths the API does not have.
-	for _, target := range []string{"/qr/ph-full.jpg", "/nope", "/items/ph-full"} {
+	for _, target := range []string{"/qr/ph-full.jpg", "/nope", "/items/ph-full", "/problems/nope"} {
 		s.checkUndocumented(s.do(http.MethodGet, target), http.StatusNotFound, "NotFound")
 	}
 	for _, method := range []string{http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {

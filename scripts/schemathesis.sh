@@ -81,9 +81,11 @@ done
 curl -fsS -o /dev/null --max-time 1 "$base/readyz" || { echo "schemathesis: mediagw not ready after 20s" >&2; exit 1; }
 
 status=0
+# The problem-type pages are fixed HTML that read nothing but their slug; openapi/contract_test.go
+# holds them to the document. Fuzzing them took three minutes of this run's budget for nothing.
 timeout "$TIMEOUT" "$VENV/bin/schemathesis" --config-file scripts/schemathesis.toml run openapi/openapi.json \
   --url "$base" --checks all --mode all --max-examples "$MAX_EXAMPLES" --seed "$SEED" --workers 2 \
-  --request-timeout 10 "$@" || status=$?
+  --request-timeout 10 --exclude-path '/problems/{slug}' "$@" || status=$?
 if [ "$status" -eq 124 ]; then
   echo "schemathesis: no result after ${TIMEOUT}s" >&2
 fi
