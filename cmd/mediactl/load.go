@@ -154,21 +154,26 @@ func runLoad(ctx context.Context, e *env, args []string) error {
 	start := time.Now()
 	stats, err := b.Load(ctx, items)
 	stopProgress()
-	if cerr := closeRejects(); cerr != nil && err == nil {
-		err = fmt.Errorf("write reject file: %w", cerr)
-	}
+	cerr := closeRejects()
 	summary(e, src.reader.Stats())
 	if errors.Is(err, search.ErrPrune) {
 		// The new index is live; only the housekeeping failed.
 		e.log.Sugar().Warnf("the load succeeded, but old indices were not removed: %v", err)
 		err = nil
 	}
+	if cerr != nil {
+		cerr = fmt.Errorf("write reject file %s: %w", e.rejects, cerr)
+	}
 	if err != nil {
 		var lerr *catalogue.LineError
 		if errors.As(err, &lerr) {
-			return fmt.Errorf("%s: %v; nothing went live (-rejects FILE loads the good lines and sets the bad ones aside)", path, lerr)
+			return errors.Join(fmt.Errorf("%s: %v; nothing went live (-rejects FILE loads the good lines and sets the bad ones aside)", path, lerr), cerr)
 		}
-		return fmt.Errorf("load %s: %w; the live index is unchanged", path, err)
+		return errors.Join(fmt.Errorf("load %s: %w; the live index is unchanged", path, err), cerr)
+	}
+	if cerr != nil {
+		// The rejected lines are not where the operator will look for them: a failure, live index or not.
+		return fmt.Errorf("index %s is live with %d items, but %w", stats.Index, stats.Indexed, cerr)
 	}
 	took := time.Since(start)
 	fmt.Fprintf(e.stdout, "index %s is live with %d items; took %s (%.0f items/s)\n",

@@ -81,6 +81,14 @@ func TestLoadBadLine(t *testing.T) {
 	if got, _ := os.ReadFile(rejects); string(got) != bad {
 		t.Errorf("reject file = %q, want the bad line unchanged", got)
 	}
+
+	// A reject file that cannot be written stops the load: a bad line is never lost.
+	if _, err := os.Stat("/dev/full"); err == nil {
+		_, _, err := mediactl(t, envs, "load", "-rejects", "/dev/full", path)
+		if err == nil || !strings.Contains(err.Error(), "write reject file") || !strings.Contains(err.Error(), "the live index is unchanged") {
+			t.Errorf("load -rejects /dev/full: %v, want the write error and the live index unchanged", err)
+		}
+	}
 }
 
 func TestUsageErrors(t *testing.T) {

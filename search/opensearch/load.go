@@ -54,8 +54,11 @@ func (b *Backend) Load(ctx context.Context, items iter.Seq2[search.Item, error])
 	if err := b.createIndex(ctx, name); err != nil {
 		return stats, err
 	}
+	// live: the alias points at the new index; from then on an error (a failed prune) must not
+	// remove it.
+	live := false
 	defer func() {
-		if err == nil {
+		if err == nil || live {
 			return
 		}
 		// The partial index goes even when ctx is what ended the load.
@@ -89,6 +92,7 @@ func (b *Backend) Load(ctx context.Context, items iter.Seq2[search.Item, error])
 	if err := b.pointAlias(ctx, name); err != nil {
 		return stats, err
 	}
+	live = true
 	stats.Indexed = n
 	stats.Duration = b.cfg.Now().Sub(start)
 	if err := b.prune(ctx, name); err != nil {

@@ -199,6 +199,28 @@ func TestUnfinishedIndex(t *testing.T) {
 	}
 }
 
+// TestFailedPruneKeepsTheNewIndexLive: when removing old indices fails after the alias moved,
+// the load reports search.ErrPrune and the new index stays live and searchable.
+func TestFailedPruneKeepsTheNewIndexLive(t *testing.T) {
+	deletes := &failingTransport{match: func(r *http.Request) bool { return r.Method == http.MethodDelete }}
+	b := newBackend(t, Config{Keep: -1, Now: stepClock(), Transport: deletes})
+	items := searchtest.Fixture(t)
+	load(t, b, items[:10])
+	deletes.mu.Lock()
+	deletes.statuses = []int{http.StatusInternalServerError}
+	deletes.mu.Unlock()
+	st, err := b.Load(t.Context(), seq(items[:20]))
+	if !errors.Is(err, search.ErrPrune) || st.Indexed != 20 {
+		t.Fatalf("Load = %+v, %v; want 20 items and an error wrapping search.ErrPrune", st, err)
+	}
+	if v, err := b.Version(t.Context()); err != nil || v != st.Index {
+		t.Errorf("alias points at %q, %v; want the new %s", v, err, st.Index)
+	}
+	if res, err := b.Search(t.Context(), search.Query{Sort: search.SortNewest, Page: 1, PerPage: 1}); err != nil || res.Total != 20 {
+		t.Errorf("search after the failed prune: total %d, %v; want 20", res.Total, err)
+	}
+}
+
 var errBoom = errors.New("boom")
 
 // TestLoadFailures: a load that fails or is interrupted leaves the live index as it was and
@@ -284,14 +306,17 @@ func TestLoadFailures(t *testing.T) {
 
 // failingTransport answers the first bulk requests itself with an error status, standing for an
 // engine under pressure, and passes everything else to the real engine.
+// failingTransport answers the requests match picks (bulk requests when match is nil) with
+// statuses, one each, then lets them through.
 type failingTransport struct {
 	statuses []int
+	match    func(*http.Request) bool
 	mu       sync.Mutex
 	failed   int
 }
 
 func (f *failingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if strings.HasSuffix(r.URL.Path, "/_bulk") {
+	if f.match != nil && f.match(r) || f.match == nil && strings.HasSuffix(r.URL.Path, "/_bulk") {
 		f.mu.Lock()
 		var status int
 		if f.failed < len(f.statuses) {
