@@ -110,10 +110,12 @@ func TestSearchBody(t *testing.T) {
 			text  string
 			words []string // nil: nothing searchable, so match_none
 		}{
-			{`title:x OR (y*)`, []string{"title:x", "OR", "(y*)"}},
-			{`"a" AND -b`, []string{`"a"`, "AND", "-b"}},
+			{`title:x OR (y*)`, []string{"title", "x", "OR", "y"}},
+			{`"a" AND -b`, []string{"a", "AND", "b"}},
 			{`\`, nil},
-			{`{"json": 1}`, []string{`{"json":`, "1}"}},
+			{`{"json": 1}`, []string{"json", "1"}},
+			{"harbour-sunset/thames", []string{"harbour", "sunset", "thames"}},
+			{"don't U.S. 1,000 snake_case", []string{"don't", "U.S.", "1,000", "snake_case"}},
 			{"  harbour  sunset harbour ", []string{"harbour", "sunset"}},
 			{"zeppelin & history", []string{"zeppelin", "history"}},
 			{"& -- !", nil},

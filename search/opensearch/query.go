@@ -18,16 +18,26 @@ var textFields = []string{"title^3", "author.text^2", "tags^2", "keywords^1.5", 
 // obj is a JSON object in a request body.
 type obj = map[string]any
 
-// searchWords splits the user's text into the words that must all match: runs without white
-// space holding a letter or a digit, each once.
+// searchWords splits the user's text into the words that must all match, each once: where the
+// analyzers of both backends break words (white space, hyphens, slashes, colons, most
+// punctuation), keeping what joins a word for them (apostrophes, periods, commas and underscores
+// inside it, as in "don't", "U.S.", "1,000", "snake_case"). A piece with no letter or digit is no word.
 func searchWords(text string) []string {
 	var words []string
-	for _, w := range strings.Fields(text) {
+	for _, w := range strings.FieldsFunc(text, breaksWords) {
 		if strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }) >= 0 && !slices.Contains(words, w) {
 			words = append(words, w)
 		}
 	}
 	return words
+}
+
+func breaksWords(r rune) bool {
+	switch r {
+	case '_', '.', ',', '\'', '’':
+		return false
+	}
+	return !unicode.IsLetter(r) && !unicode.IsNumber(r) && !unicode.IsMark(r)
 }
 
 // searchBody is the request body of a search: one bool query with the filters in filter context
@@ -79,8 +89,8 @@ func boolQuery(q search.Query) obj {
 	b := obj{"filter": filters}
 	if words := searchWords(q.Text); len(words) > 0 {
 		// Every word must match, each in any field, as in the embedded index: a query per word,
-		// all of them required. Within a word the engine may still find several tokens ("e-mail",
-		// CJK bigrams); those must all be in the one field that matches.
+		// all of them required. Within a word the engine may still find several tokens (CJK
+		// bigrams); those must all be in the one field that matches.
 		must := make([]any, len(words))
 		for i, w := range words {
 			must[i] = obj{"multi_match": obj{

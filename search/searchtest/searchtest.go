@@ -288,6 +288,8 @@ func testText(t *testing.T, b search.Backend, items []search.Item) {
 		{"words in different fields", "quasar desert", []string{"ph-keywords"}, true},
 		{"a typo among the words", "quintero markett", []string{"ph-author"}, true},
 		{"punctuation between words", "zeppelin & history", []string{"vi-tags"}, true},
+		{"words joined by a hyphen", "quasar-desert", []string{"ph-keywords"}, true},
+		{"words joined by a slash", "desert/quasar", []string{"ph-keywords"}, true},
 		{"only punctuation", "& -- !", []string{}, true},
 	}
 	byID := map[string]search.Item{}
