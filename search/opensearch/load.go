@@ -250,21 +250,26 @@ func (b *Backend) versions(ctx context.Context) ([]version, error) {
 	return out, nil
 }
 
+// abandonedAfter is how old an unfinished index must be before a load removes it: older than any
+// load takes (1,000,000 items take under two minutes), so that one still running is left alone.
+const abandonedAfter = time.Hour
+
 // prune deletes the versioned indices older than the live one beyond the newest Keep finished
-// ones, and every unfinished one older than the live one. Newer unfinished ones may be loads in
-// progress.
+// ones, and the unfinished ones created over abandonedAfter ago (the others may be loads still
+// running).
 func (b *Backend) prune(ctx context.Context, live string) error {
 	vs, err := b.versions(ctx)
 	if err != nil {
 		return err
 	}
+	abandoned := indexName(b.cfg.Alias, b.cfg.Now().Add(-abandonedAfter))
 	var finished, drop []string
 	for _, v := range vs {
 		switch {
 		case v.name >= live:
 		case v.finished:
 			finished = append(finished, v.name)
-		default:
+		case v.name < abandoned:
 			drop = append(drop, v.name)
 		}
 	}

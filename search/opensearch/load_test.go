@@ -166,36 +166,40 @@ func versionNames(t *testing.T, b *Backend) ([]string, error) {
 }
 
 // TestUnfinishedIndex: an index left by a load that died before it could clean up (killed,
-// out of memory, node lost) is shown as unfinished, is never a rollback target, and goes at the
-// next load.
+// out of memory, node lost) is shown as unfinished and is never a rollback target; a load removes
+// it once it is older than any load takes, and leaves a recent one, which may be a load running.
 func TestUnfinishedIndex(t *testing.T) {
 	b := newBackend(t, Config{Keep: 5, Now: stepClock()})
 	items := searchtest.Fixture(t)
 	first := load(t, b, items[:10])
 	live := load(t, b, items[:20])
-	// A load that died between the two: its index is as createIndex left it, refresh off.
 	at, err := time.Parse("20060102-150405.000", strings.TrimPrefix(live.Index, b.Alias()+"-")[:15]+"."+live.Index[len(live.Index)-3:])
 	if err != nil {
 		t.Fatal(err)
 	}
-	dead := indexName(b.Alias(), at.Add(-time.Second))
-	if err := b.createIndex(t.Context(), dead); err != nil {
-		t.Fatal(err)
+	// Loads that died: as createIndex left their indices, refresh off. One a second before the
+	// live one (between it and first), one two hours before everything.
+	recent, old := indexName(b.Alias(), at.Add(-time.Second)), indexName(b.Alias(), at.Add(-2*time.Hour))
+	for _, name := range []string{recent, old} {
+		if err := b.createIndex(t.Context(), name); err != nil {
+			t.Fatal(err)
+		}
 	}
 	st, err := b.Status(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []IndexStatus{{Name: first.Index, Docs: 10}, {Name: dead, Unfinished: true}, {Name: live.Index, Docs: 20, Live: true}}
+	want := []IndexStatus{{Name: old, Unfinished: true}, {Name: first.Index, Docs: 10}, {Name: recent, Unfinished: true}, {Name: live.Index, Docs: 20, Live: true}}
 	if !slices.Equal(st.Indices, want) {
 		t.Errorf("Status = %+v, want %+v", st.Indices, want)
 	}
 	if prev, err := b.Rollback(t.Context()); err != nil || prev != first.Index {
-		t.Errorf("Rollback = %q, %v; want %q, past the unfinished %s", prev, err, first.Index, dead)
+		t.Errorf("Rollback = %q, %v; want %q, past the unfinished %s", prev, err, first.Index, recent)
 	}
 	next := load(t, b, items[:30])
-	if names, err := versionNames(t, b); err != nil || slices.Contains(names, dead) || !slices.Contains(names, first.Index) || !slices.Contains(names, next.Index) {
-		t.Errorf("after the next load: indices %v, %v; want the unfinished %s gone and the finished ones kept", names, err, dead)
+	names, err := versionNames(t, b)
+	if err != nil || slices.Contains(names, old) || !slices.Contains(names, recent) || !slices.Contains(names, first.Index) || !slices.Contains(names, next.Index) {
+		t.Errorf("after the next load: indices %v, %v; want %s gone, the recent unfinished %s and the finished ones kept", names, err, old, recent)
 	}
 }
 
