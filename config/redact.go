@@ -94,23 +94,25 @@ func parseClean(s string) (*url.URL, bool) {
 
 // userinfoEnd says whether the comma after parts[i] may be inside user info, as in
 // "https://admin:pa,ss@host": it returns the index of the part that holds the "@" ending it, or i.
-// A part that parses with its user info cannot start one; a part with "//" before any "@" starts a
-// new URL and ends the search.
+// A part that parses with its user info cannot start one; a part that begins with a scheme and
+// "//" starts a new URL and ends the search.
 func userinfoEnd(parts []string, i int) int {
 	if _, clean := parseClean(strings.TrimSpace(parts[i])); clean && strings.Contains(parts[i], "@") {
 		return i
 	}
 	for k := i + 1; k < len(parts); k++ {
-		at, slashes := strings.Index(parts[k], "@"), strings.Index(parts[k], "//")
 		switch {
-		case at >= 0 && (slashes < 0 || at < slashes):
-			return k
-		case slashes >= 0:
+		case urlStart.MatchString(strings.TrimSpace(parts[k])):
 			return i
+		case strings.Contains(parts[k], "@"):
+			return k
 		}
 	}
 	return i
 }
+
+// urlStart matches a part that begins a URL of its own: a scheme, then "//".
+var urlStart = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
 
 // maskUserinfo replaces what lies between the first "//" (or the start) and the last "@" of s;
 // without an "@", everything after the "//" (or all of s).

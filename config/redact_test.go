@@ -28,6 +28,8 @@ func TestURLErrorsHideSecrets(t *testing.T) {
 			[]string{"s3cret"}, []string{`"https://xxxxx@ho st:9200" is not an absolute URL`}},
 		{"bad escape after the host", "OPENSEARCH_URL", "https://admin:s3cret@host:9200/%zz",
 			[]string{"s3cret"}, []string{"is not an absolute URL"}},
+		{"comma and slashes in the password", "OPENSEARCH_URL", "https://u:s3,cr//et@host:9200",
+			[]string{"s3", "cr//et", "et@"}, []string{"is not an absolute URL"}},
 		{"no scheme", "OPENSEARCH_URL", "admin:s3cret@host:9200",
 			[]string{"s3cret"}, []string{`"xxxxx@host:9200" is not an absolute URL`}},
 		{"no scheme, second of two", "OPENSEARCH_URL", "https://host-a:9200,admin:s3cret@host-b:9200",
@@ -114,6 +116,7 @@ func TestRedact(t *testing.T) {
 		{"redis+cluster://admin:s3cret@a:6379,b:6379", "redis+cluster://admin:xxxxx@a:6379,b:6379"},
 		{"redis://a:26379?master_name=m&sentinel_password=s3cret&password=s3cret", "redis://a:26379?master_name=m&sentinel_password=xxxxx&password=xxxxx"},
 		{"https://example.org/@media", "https://xxxxx@media"}, // an "@" outside user info: hidden to be safe
+		{"https://u:pa,ss//x@host", "https://xxxxx@host"},     // "//" inside a password starts no URL
 	}
 	for _, s := range Settings { // none of the defaults holds a secret: -h shows them as they are
 		tests = append(tests, struct{ in, want string }{s.Default, s.Default})
