@@ -31,12 +31,15 @@ type folding struct {
 	chain              transform.Transformer
 }
 
-// letters are the Latin letters whose stroke or ligature is part of the letter itself, so that
-// decomposition leaves them whole, with what they fold to, as OpenSearch's asciifolding folds them:
+// letters are the Latin letters whose stroke, hook or ligature is part of the letter itself, so
+// that decomposition leaves them whole, with what they fold to: the ones European names and titles
+// use, as OpenSearch's asciifolding folds them (it folds more, mostly rare or phonetic letters).
 // "Ørsted" sorts and matches as "orsted", "Łódź" as "lodz".
 var letters = map[rune]string{
 	'Ø': "O", 'ø': "o", 'Ł': "L", 'ł': "l", 'Đ': "D", 'đ': "d", 'Ð': "D", 'ð': "d", 'Ħ': "H", 'ħ': "h",
 	'Ŧ': "T", 'ŧ': "t", 'ı': "i", 'Æ': "AE", 'æ': "ae", 'Œ': "OE", 'œ': "oe", 'Þ': "TH", 'þ': "th",
+	'Ĳ': "IJ", 'ĳ': "ij", 'Ŋ': "N", 'ŋ': "n", 'ƒ': "f", 'Ŀ': "L", 'ŀ': "l", 'Ɨ': "I", 'ɨ': "i",
+	'Ǆ': "DZ", 'ǅ': "Dz", 'ǆ': "dz", 'ĸ': "q",
 }
 
 // letterReplacer replaces letters in strings that are not valid UTF-8.

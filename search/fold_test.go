@@ -15,6 +15,8 @@ func TestFold(t *testing.T) {
 		{"Æsop", "aesop"},
 		{"Œuvres", "oeuvres"},
 		{"Þór", "thor"},
+		{"Ĳssel", "ijssel"},
+		{"Ǆemal", "dzemal"},
 	}
 	for _, tt := range tests {
 		if got := Fold(tt.in); got != tt.want {
