@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 )
 
 // Items is the index definition (settings and mappings) of the catalogue index, items.json.
@@ -45,14 +46,15 @@ func Check(b []byte) error {
 	if _, ok := def["mappings"]; !ok {
 		return errors.New("no mappings")
 	}
-	// A load turns refresh off while it fills an index and back on when done, which is how an
-	// index left by a load that died is told apart; an index that never refreshes serves nothing.
+	// A load turns refresh off (-1) while it fills an index and back on when done, which is how an
+	// index left by a load that died is told apart: an index defined with refresh off would look
+	// like one.
 	ri, err := RefreshInterval(b)
 	if err != nil {
 		return err
 	}
-	if ri == "-1" || ri == -1.0 {
-		return errors.New("index.refresh_interval -1 (never refresh) cannot serve searches")
+	if s, ok := ri.(string); ok && strings.HasPrefix(strings.TrimSpace(s), "-") || ri == -1.0 {
+		return fmt.Errorf("index.refresh_interval %v turns refresh off, which marks an unfinished load", ri)
 	}
 	return nil
 }

@@ -145,3 +145,10 @@ func BenchmarkSearchRequest(b *testing.B) {
 		}
 	}
 }
+
+func TestCounterRefusesPartialAnswers(t *testing.T) {
+	c := NewCounter(ListAuthors)
+	if _, err := c.Answer([]byte(`{"_shards":{"failed":1,"failures":[{"reason":{"type":"x"}}]},"aggregations":{"values":{"value":3}}}`)); err == nil {
+		t.Error("an answer some shards failed was taken")
+	}
+}
