@@ -290,6 +290,7 @@ func testText(t *testing.T, b search.Backend, items []search.Item) {
 		{"punctuation between words", "zeppelin & history", []string{"vi-tags"}, true},
 		{"words joined by a hyphen", "quasar-desert", []string{"ph-keywords"}, true},
 		{"words joined by a slash", "desert/quasar", []string{"ph-keywords"}, true},
+		{"words joined by a comma", "quasar,desert", []string{"ph-keywords"}, true},
 		{"only punctuation", "& -- !", []string{}, true},
 	}
 	byID := map[string]search.Item{}
