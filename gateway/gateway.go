@@ -346,16 +346,29 @@ func (g *Gateway) standing(c *echo.Context) {
 	if counted, _ := c.Get(ctxCounted).(bool); counted {
 		return
 	}
+	// Once only: a hook that fails must not run again for the error response that follows.
+	c.Set(ctxCounted, true)
 	c.Response().Header().Set("RateLimit-Policy", g.ratePolicy)
 	visitor, _ := c.Get(ctxVisitor).(string)
-	ctx, cancel := context.WithTimeout(c.Request().Context(), g.cfg.LimiterTimeout)
-	d, err := g.inspector.Inspect(ctx, visitor)
-	cancel()
+	d, err := g.inspect(c, visitor)
 	if err != nil {
 		g.log.Warn("rate limiter failed; response sent without the visitor's standing", zap.String("request_id", requestID(c)), zap.Error(err))
 		return
 	}
 	g.setStanding(c, d)
+}
+
+// inspect asks the inspector under the limiter's timeout. It runs while the status line is being
+// written, outside the handler's recovery, so a panic becomes an error here.
+func (g *Gateway) inspect(c *echo.Context, visitor string) (d ratelimit.Decision, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("rate limiter panicked: %v", p)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(c.Request().Context(), g.cfg.LimiterTimeout)
+	defer cancel()
+	return g.inspector.Inspect(ctx, visitor)
 }
 
 // setStanding writes where the visitor stands: RateLimit and the older X-RateLimit-* headers.

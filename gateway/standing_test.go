@@ -208,6 +208,13 @@ func (failingInspect) Inspect(context.Context, string) (ratelimit.Decision, erro
 	return ratelimit.Decision{}, errors.New("redis: connection refused")
 }
 
+// panickingInspect is a limiter whose inspection panics.
+type panickingInspect struct{ *ratelimit.Memory }
+
+func (panickingInspect) Inspect(context.Context, string) (ratelimit.Decision, error) {
+	panic("inspect boom")
+}
+
 // allowOnly is a Limiter that is no Inspector.
 type allowOnly struct{ m *ratelimit.Memory }
 
@@ -224,6 +231,7 @@ func TestUncountedResponsesWithoutStanding(t *testing.T) {
 		warned bool
 	}{
 		{"inspection fails", failingInspect{ratelimit.NewMemory(standingPolicy, fixedNow)}, true, true},
+		{"inspection panics", panickingInspect{ratelimit.NewMemory(standingPolicy, fixedNow)}, true, true},
 		{"no Inspector", allowOnly{ratelimit.NewMemory(standingPolicy, fixedNow)}, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
