@@ -30,6 +30,8 @@ const redacted = "xxxxx"
 // hidden too); a part that does not parse, or parses with an "@" outside its user info, loses
 // everything between "//" (or its start) and its last "@". Query parameters named like a secret
 // (password=, sentinel_password=, token=, ...) keep their name only.
+// A password holding "," followed by a scheme and "//" cannot be told from a second URL: its
+// first piece shows; write such a comma as %2C.
 func Redact(v string) string {
 	r, _ := redact(v)
 	return r

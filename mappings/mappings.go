@@ -53,7 +53,10 @@ func Check(b []byte) error {
 	if err != nil {
 		return err
 	}
-	if s, ok := ri.(string); ok && strings.HasPrefix(strings.TrimSpace(s), "-") || ri == -1.0 {
+	if s, ok := ri.(string); ok && strings.HasPrefix(strings.TrimSpace(s), "-") {
+		return fmt.Errorf("index.refresh_interval %v turns refresh off, which marks an unfinished load", ri)
+	}
+	if f, ok := ri.(float64); ok && f < 0 {
 		return fmt.Errorf("index.refresh_interval %v turns refresh off, which marks an unfinished load", ri)
 	}
 	return nil

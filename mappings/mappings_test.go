@@ -118,6 +118,7 @@ func TestCheck(t *testing.T) {
 		{`{"settings": {"index.refresh_interval": -1}, "mappings": {}}`, false},
 		{`{"settings": {"index": {"refresh_interval": "-1"}}, "mappings": {}}`, false},
 		{`{"settings": {"index": {"refresh_interval": "-1ms"}}, "mappings": {}}`, false},
+		{`{"settings": {"index": {"refresh_interval": -2}}, "mappings": {}}`, false},
 		{`{"settings": {}}`, false},
 		{`{"mappings": {}, "extra": 1}`, false},
 		{`[]`, false},

@@ -64,6 +64,14 @@ func (b *Backend) Load(ctx context.Context, items iter.Seq2[search.Item, error])
 		// The partial index goes even when ctx is what ended the load.
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 		defer cancel()
+		// An _aliases call can take effect and still fail for the client (a timeout): the index
+		// is then live, and stays. If the alias cannot be read, the index stays too: an unneeded
+		// index is removed by a later load, a deleted live one takes the API down.
+		targets, aerr := b.aliasTargets(dctx)
+		if aerr != nil || slices.Contains(targets, name) {
+			err = errors.Join(err, aerr)
+			return
+		}
 		if derr := b.deleteIndices(dctx, name); derr != nil {
 			err = errors.Join(err, fmt.Errorf("remove partial index %s: %w", name, derr))
 		}

@@ -225,6 +225,37 @@ func TestFailedPruneKeepsTheNewIndexLive(t *testing.T) {
 	}
 }
 
+// lostAnswer sends every request on, and loses the answer to the ones match picks, as a timeout
+// after the engine acted would.
+type lostAnswer struct{ match func(*http.Request) bool }
+
+func (l lostAnswer) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err == nil && l.match(r) {
+		resp.Body.Close()
+		return nil, errors.New("answer lost")
+	}
+	return resp, err
+}
+
+// TestAliasMovedDespiteAnError: when the _aliases call takes effect but its answer is lost, the
+// load fails, and the index the alias now points at stays.
+func TestAliasMovedDespiteAnError(t *testing.T) {
+	b := newBackend(t, Config{Keep: -1, Now: stepClock(), Transport: lostAnswer{func(r *http.Request) bool {
+		return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/_aliases")
+	}}})
+	st, err := b.Load(t.Context(), seq(searchtest.Fixture(t)[:10]))
+	if err == nil {
+		t.Fatal("Load succeeded though the answer to _aliases was lost")
+	}
+	if v, err := b.Version(t.Context()); err != nil || v != st.Index {
+		t.Errorf("alias points at %q, %v; want %s, which it was moved to", v, err, st.Index)
+	}
+	if res, err := b.Search(t.Context(), search.Query{Sort: search.SortNewest, Page: 1, PerPage: 1}); err != nil || res.Total != 10 {
+		t.Errorf("search: total %d, %v; want 10", res.Total, err)
+	}
+}
+
 var errBoom = errors.New("boom")
 
 // TestLoadFailures: a load that fails or is interrupted leaves the live index as it was and
