@@ -14,9 +14,9 @@ import (
 
 	"go.uber.org/zap"
 
-	"mediagw/catalogue"
 	"mediagw/ratelimit"
 	"mediagw/search"
+	"mediagw/search/searchtest"
 )
 
 // The gateway's own cost per request, without the engine: reading the query string, building
@@ -44,29 +44,10 @@ func BenchmarkParseItemsQuery(b *testing.B) {
 	}
 }
 
-// envelopeItems is one page of generated items.
-func envelopeItems(b *testing.B, n int) []search.Item {
-	b.Helper()
-	var buf bytes.Buffer
-	if err := catalogue.Generate(&buf, max(n, 10), 1); err != nil {
-		b.Fatal(err)
-	}
-	r := catalogue.NewReader(&buf)
-	out := make([]search.Item, 0, n)
-	for len(out) < n {
-		it, err := r.Next()
-		if err != nil {
-			b.Fatal(err)
-		}
-		out = append(out, it)
-	}
-	return out
-}
-
 // BenchmarkItemsEnvelope builds and encodes the body of a 20-item page, with its Link header and
 // ETag, as the items handler does after the engine answers.
 func BenchmarkItemsEnvelope(b *testing.B) {
-	items := envelopeItems(b, 20)
+	items := searchtest.Generated(b, 20, 1)
 	g := &Gateway{cfg: DefaultConfig(), baseURL: "https://media.example.org/"}
 	q := search.Query{Text: "street market", Type: "photo", Sort: search.SortRelevance, Page: 2, PerPage: 20}
 	b.ReportAllocs()
@@ -88,7 +69,7 @@ func BenchmarkItemsEnvelope(b *testing.B) {
 // BenchmarkGzipEnvelope compresses an encoded 20-item page, as a response to a client that
 // accepts gzip.
 func BenchmarkGzipEnvelope(b *testing.B) {
-	items := envelopeItems(b, 20)
+	items := searchtest.Generated(b, 20, 1)
 	g := &Gateway{cfg: DefaultConfig(), baseURL: "https://media.example.org/"}
 	body := itemsBody{Data: []itemSummary{}}
 	var strs nullables

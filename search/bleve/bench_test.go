@@ -5,23 +5,13 @@ import (
 	"context"
 	"testing"
 
-	"mediagw/catalogue"
 	"mediagw/search"
+	"mediagw/search/searchtest"
 )
 
 // BenchmarkSearch measures typical queries on a generated catalogue of a few thousand items.
 func BenchmarkSearch(b *testing.B) {
-	var buf bytes.Buffer
-	if err := catalogue.Generate(&buf, 5000, 1); err != nil {
-		b.Fatal(err)
-	}
-	var items []search.Item
-	for it, err := range catalogue.Items(catalogue.NewReader(&buf), nil) {
-		if err != nil {
-			b.Fatal(err)
-		}
-		items = append(items, it)
-	}
+	items := searchtest.Generated(b, 5000, 1)
 	be, err := NewFromItems(context.Background(), b.TempDir(), items)
 	if err != nil {
 		b.Fatal(err)

@@ -1,29 +1,18 @@
 package cache
 
 import (
-	"bytes"
 	"context"
 	"testing"
 
-	"mediagw/catalogue"
 	"mediagw/search"
+	"mediagw/search/searchtest"
 )
 
 // BenchmarkCache compares each operation on a generated 20,000-item catalogue, straight from the
 // engine and through the cache, asking the same question repeatedly as popular pages do. The
 // OpenSearch part runs when OPENSEARCH_URL is set.
 func BenchmarkCache(b *testing.B) {
-	var buf bytes.Buffer
-	if err := catalogue.Generate(&buf, 20_000, 1); err != nil {
-		b.Fatal(err)
-	}
-	var items []search.Item
-	for it, err := range catalogue.Items(catalogue.NewReader(&buf), nil) {
-		if err != nil {
-			b.Fatal(err)
-		}
-		items = append(items, it)
-	}
+	items := searchtest.Generated(b, 20_000, 1)
 	ops := []struct {
 		name string
 		call func(ctx context.Context, b search.Backend) error

@@ -23,27 +23,11 @@ import (
 	"mediagw/search/searchtest"
 )
 
-func generated(t *testing.T, n int, seed int64) []search.Item {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := catalogue.Generate(&buf, n, seed); err != nil {
-		t.Fatal(err)
-	}
-	var items []search.Item
-	for it, err := range catalogue.Items(catalogue.NewReader(&buf), nil) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		items = append(items, it)
-	}
-	return items
-}
-
 // TestLoadWhileReading: readers see the old index or the new one during a swap, never an error
 // and never an empty page.
 func TestLoadWhileReading(t *testing.T) {
 	b := newBackend(t, Config{BatchSize: 250, Keep: 1})
-	first, second := generated(t, 3000, 1), generated(t, 2000, 2)
+	first, second := searchtest.Generated(t, 3000, 1), searchtest.Generated(t, 2000, 2)
 	load(t, b, first)
 
 	ctx, stop := context.WithCancel(t.Context())
@@ -464,7 +448,7 @@ func loadGenerated(b *testing.B, be *Backend, n int) {
 // TestBulkLines: the bulk body is, item by item, the action and the document as json.Marshal
 // encodes them (what a plain _bulk upload sends), each on one line.
 func TestBulkLines(t *testing.T) {
-	items := append(generated(t, 200, 7), searchtest.Fixture(t)...)
+	items := append(searchtest.Generated(t, 200, 7), searchtest.Fixture(t)...)
 	items = append(items, search.Item{ID: "odd\n\"<id>&\u2028", Title: "Ünïcode <b>&</b>\u2028", Type: search.TypePhoto})
 	var enc bulkEncoder
 	enc.reset()

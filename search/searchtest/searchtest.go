@@ -3,6 +3,7 @@
 package searchtest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -36,6 +37,24 @@ func Fixture(t testing.TB) []search.Item {
 	items, err := catalogue.ReadFile(FixturePath())
 	if err != nil {
 		t.Fatalf("read fixture: %v", err)
+	}
+	return items
+}
+
+// Generated is the catalogue catalogue.Generate makes of n items (at least 10) from seed, read
+// back: for tests and benchmarks that need more items than the fixture.
+func Generated(t testing.TB, n int, seed int64) []search.Item {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := catalogue.Generate(&buf, n, seed); err != nil {
+		t.Fatalf("generate %d items: %v", n, err)
+	}
+	items := make([]search.Item, 0, n)
+	for it, err := range catalogue.Items(catalogue.NewReader(&buf), nil) {
+		if err != nil {
+			t.Fatalf("read generated items: %v", err)
+		}
+		items = append(items, it)
 	}
 	return items
 }
