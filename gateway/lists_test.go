@@ -24,13 +24,15 @@ import (
 	"mediagw/search/searchtest"
 )
 
+// listBody is the body of resource=categories (slug, name, count) or resource=authors (name, count).
 type listBody struct {
 	Data []struct {
 		Slug  string `json:"slug"`
 		Name  string `json:"name"`
 		Count int    `json:"count"`
 	} `json:"data"`
-	Total int `json:"total"`
+	Total       int    `json:"total"`
+	Attribution string `json:"attribution"`
 }
 
 // counts is a list body as slug (categories) or name (authors) -> count.

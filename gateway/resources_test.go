@@ -160,15 +160,7 @@ func TestQRCodeEscapedPath(t *testing.T) {
 
 func TestCategories(t *testing.T) {
 	h := newHarness(t)
-	b := decode[struct {
-		Data []struct {
-			Slug  string `json:"slug"`
-			Name  string `json:"name"`
-			Count int    `json:"count"`
-		} `json:"data"`
-		Total       int    `json:"total"`
-		Attribution string `json:"attribution"`
-	}](t, h.get("/?resource=categories"))
+	b := decode[listBody](t, h.get("/?resource=categories"))
 	want := map[string]int{}
 	for _, it := range h.all {
 		if it.Category != "" {
@@ -194,14 +186,7 @@ func TestCategories(t *testing.T) {
 
 func TestAuthors(t *testing.T) {
 	h := newHarness(t)
-	b := decode[struct {
-		Data []struct {
-			Name  string `json:"name"`
-			Count int    `json:"count"`
-		} `json:"data"`
-		Total       int    `json:"total"`
-		Attribution string `json:"attribution"`
-	}](t, h.get("/?resource=authors"))
+	b := decode[listBody](t, h.get("/?resource=authors"))
 	want := map[string]int{}
 	for _, it := range h.all {
 		if it.Author != "" {
