@@ -1,10 +1,13 @@
 package gateway_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -190,6 +193,20 @@ func (h *harness) search(q search.Query) search.Result {
 		h.t.Fatalf("backend search %+v: %v", q, err)
 	}
 	return res
+}
+
+// gunzip is the body of a gzipped response, uncompressed.
+func gunzip(t *testing.T, rec *httptest.ResponseRecorder) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(rec.Body.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func decode[T any](t *testing.T, rec *httptest.ResponseRecorder) T {
