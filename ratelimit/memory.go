@@ -86,11 +86,7 @@ func (m *Memory) Allow(_ context.Context, key string) (Decision, error) {
 	if !seen || tat < now {
 		tat = now
 	}
-	newTAT := tat + m.emission
-	// float64() stops the compiler from fusing operations the script rounds one by one.
-	allowAt := float64(newTAT - m.burstOffset)
-	diff := float64(now - allowAt)
-	remaining := diff / m.emission
+	newTAT, remaining, diff := m.script(tat, now, 1)
 	if remaining < 0 {
 		s.mu.Unlock()
 		return decide(m.p, false, 0, luaDuration(-diff), luaDuration(tat-now)), nil
@@ -107,6 +103,17 @@ func (m *Memory) Allow(_ context.Context, key string) (Decision, error) {
 	return decide(m.p, true, int(remaining), 0, luaDuration(resetAfter)), nil
 }
 
+// script is redis_rate's GCRA arithmetic for a request of cost 0 or 1 at now, given the visitor's
+// TAT (now when it has none or it has passed): the new TAT, the requests remaining (negative when
+// refused) and how far now is past the time the request is allowed from.
+func (m *Memory) script(tat, now, cost float64) (newTAT, remaining, diff float64) {
+	// float64() stops the compiler from fusing operations the script rounds one by one.
+	newTAT = tat + float64(cost*m.emission)
+	allowAt := float64(newTAT - m.burstOffset)
+	diff = float64(now - allowAt)
+	return newTAT, diff / m.emission, diff
+}
+
 // Inspect says where the visitor key stands without counting a request: what redis_rate's script
 // answers for a cost of 0. It never adds a visitor; one it does not hold is at the full limit.
 func (m *Memory) Inspect(_ context.Context, key string) (Decision, error) {
@@ -121,11 +128,9 @@ func (m *Memory) Inspect(_ context.Context, key string) (Decision, error) {
 	if !seen || tat < now {
 		tat = now
 	}
-	// The script's new_tat is tat + 0, which is tat; it SETs that same value back (or nothing
-	// when reset_after is 0), so there is nothing to store here.
-	allowAt := float64(tat - m.burstOffset)
-	diff := float64(now - allowAt)
-	remaining := diff / m.emission
+	// With a cost of 0 the script SETs the TAT it read back (or nothing when reset_after is 0),
+	// so there is nothing to store here.
+	_, remaining, diff := m.script(tat, now, 0)
 	if remaining < 0 {
 		// Only a clock that went backwards gets here; mirrored all the same.
 		return decide(m.p, false, 0, luaDuration(-diff), luaDuration(tat-now)), nil
