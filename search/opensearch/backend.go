@@ -180,6 +180,19 @@ func statusOf(r *opensearch.Response) int {
 	return r.StatusCode
 }
 
+// answerStatus is the HTTP status of a typed answer of the client, 0 when there was none.
+func answerStatus[R interface{ Inspect() opensearchapi.Inspect }](resp *R) int {
+	if resp == nil {
+		return 0
+	}
+	return statusOf((*resp).Inspect().Response)
+}
+
+// failed classifies the error of a client call (see classify) by the status of its answer.
+func failed[R interface{ Inspect() opensearchapi.Inspect }](ctx context.Context, op string, resp *R, err error) error {
+	return classify(ctx, op, answerStatus(resp), err)
+}
+
 func jsonBody(v any) *bytes.Reader {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -390,10 +403,7 @@ func (b *Backend) aliasTargets(ctx context.Context) ([]string, error) {
 	ctx, cancel := b.bound(ctx, b.cfg.Timeout)
 	defer cancel()
 	resp, err := b.client.Indices.Alias.Get(ctx, opensearchapi.AliasGetReq{Alias: []string{b.cfg.Alias}})
-	var status int
-	if resp != nil {
-		status = statusOf(resp.Inspect().Response)
-	}
+	status := answerStatus(resp)
 	if status == http.StatusNotFound {
 		return nil, nil
 	}

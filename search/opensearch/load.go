@@ -119,11 +119,7 @@ func (b *Backend) createIndex(ctx context.Context, name string) error {
 	defer cancel()
 	resp, err := b.client.Indices.Create(ctx, opensearchapi.IndicesCreateReq{Index: name, Body: bytes.NewReader(def)})
 	if err != nil {
-		var status int
-		if resp != nil {
-			status = statusOf(resp.Inspect().Response)
-		}
-		return fmt.Errorf("create index %s: %w", name, classify(ctx, "create index", status, err))
+		return fmt.Errorf("create index %s: %w", name, failed(ctx, "create index", resp, err))
 	}
 	return nil
 }
@@ -133,11 +129,7 @@ func (b *Backend) putSettings(ctx context.Context, name string, settings obj) er
 	defer cancel()
 	resp, err := b.client.Indices.Settings.Put(ctx, opensearchapi.SettingsPutReq{Indices: []string{name}, Body: jsonBody(settings)})
 	if err != nil {
-		var status int
-		if resp != nil {
-			status = statusOf(resp.Inspect().Response)
-		}
-		return fmt.Errorf("settings of %s: %w", name, classify(ctx, "put settings", status, err))
+		return fmt.Errorf("settings of %s: %w", name, failed(ctx, "put settings", resp, err))
 	}
 	return nil
 }
@@ -147,11 +139,7 @@ func (b *Backend) refresh(ctx context.Context, name string) error {
 	defer cancel()
 	resp, err := b.client.Indices.Refresh(ctx, &opensearchapi.IndicesRefreshReq{Index: []string{name}})
 	if err != nil {
-		var status int
-		if resp != nil {
-			status = statusOf(resp.Inspect().Response)
-		}
-		return fmt.Errorf("refresh %s: %w", name, classify(ctx, "refresh", status, err))
+		return fmt.Errorf("refresh %s: %w", name, failed(ctx, "refresh", resp, err))
 	}
 	return nil
 }
@@ -161,11 +149,7 @@ func (b *Backend) count(ctx context.Context, name string) (int64, error) {
 	defer cancel()
 	resp, err := b.client.Indices.Count(ctx, &opensearchapi.IndicesCountReq{Indices: []string{name}})
 	if err != nil {
-		var status int
-		if resp != nil {
-			status = statusOf(resp.Inspect().Response)
-		}
-		return 0, fmt.Errorf("count %s: %w", name, classify(ctx, "count", status, err))
+		return 0, fmt.Errorf("count %s: %w", name, failed(ctx, "count", resp, err))
 	}
 	return int64(resp.Count), nil
 }
@@ -178,11 +162,7 @@ func (b *Backend) deleteIndices(ctx context.Context, names ...string) error {
 	defer cancel()
 	resp, err := b.client.Indices.Delete(ctx, opensearchapi.IndicesDeleteReq{Indices: names})
 	if err != nil {
-		var status int
-		if resp != nil {
-			status = statusOf(resp.Inspect().Response)
-		}
-		return fmt.Errorf("delete %s: %w", strings.Join(names, ","), classify(ctx, "delete index", status, err))
+		return fmt.Errorf("delete %s: %w", strings.Join(names, ","), failed(ctx, "delete index", resp, err))
 	}
 	return nil
 }
@@ -205,11 +185,7 @@ func (b *Backend) pointAlias(ctx context.Context, name string) error {
 	defer cancel()
 	resp, err := b.client.Aliases(ctx, opensearchapi.AliasesReq{Body: jsonBody(obj{"actions": actions})})
 	if err != nil {
-		var status int
-		if resp != nil {
-			status = statusOf(resp.Inspect().Response)
-		}
-		return fmt.Errorf("point alias %s at %s: %w", b.cfg.Alias, name, classify(ctx, "aliases", status, err))
+		return fmt.Errorf("point alias %s at %s: %w", b.cfg.Alias, name, failed(ctx, "aliases", resp, err))
 	}
 	return nil
 }
@@ -229,11 +205,7 @@ func (b *Backend) versions(ctx context.Context) ([]version, error) {
 	defer cancel()
 	resp, err := b.client.Indices.Get(ctx, opensearchapi.IndicesGetReq{Indices: []string{b.cfg.Alias + "-*"}})
 	if err != nil {
-		var status int
-		if resp != nil {
-			status = statusOf(resp.Inspect().Response)
-		}
-		return nil, fmt.Errorf("list indices: %w", classify(ctx, "list indices", status, err))
+		return nil, fmt.Errorf("list indices: %w", failed(ctx, "list indices", resp, err))
 	}
 	// The wildcard also matches indices of other aliases that share the prefix ("items-old-…").
 	own := regexp.MustCompile(`^` + regexp.QuoteMeta(b.cfg.Alias) + `-\d{8}-\d{6}-\d{3}$`)
