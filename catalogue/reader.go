@@ -20,7 +20,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"mediagw/search"
@@ -61,9 +60,7 @@ func (s Stats) UnknownKeyNames() []string {
 }
 
 var (
-	idPattern   = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
-	slugPattern = regexp.MustCompile(`^[a-z0-9-]+$`)
-	hexPattern  = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
+	hexPattern = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
 )
 
 // Open opens a catalogue file, decompressing it when it is gzip.
@@ -225,11 +222,11 @@ func (r *Reader) parse(line []byte) (search.Item, *LineError) {
 		return search.Item{}, bad(f.err.key, "%s", f.err.reason)
 	}
 
-	switch {
-	case it.ID == "":
+	if it.ID == "" {
 		return search.Item{}, bad("id", "required")
-	case !idPattern.MatchString(it.ID):
-		return search.Item{}, bad("id", "must be 1 to 128 of A-Z a-z 0-9 . _ -")
+	}
+	if err := search.CheckID(it.ID); err != nil {
+		return search.Item{}, bad("id", "%s; this one %v", search.IDRule, err)
 	}
 	if prev, dup := r.seen[it.ID]; dup {
 		return search.Item{}, bad("id", "%q already used on line %d", it.ID, prev)
@@ -244,8 +241,8 @@ func (r *Reader) parse(line []byte) (search.Item, *LineError) {
 	if strings.TrimSpace(it.Title) == "" {
 		return search.Item{}, bad("title", "required and non-empty")
 	}
-	if it.Category != "" && !slugPattern.MatchString(it.Category) {
-		return search.Item{}, bad("category", "%q is not a slug of a-z 0-9 -", it.Category)
+	if it.Category != "" && !search.ValidSlug(it.Category) {
+		return search.Item{}, bad("category", "%q %s", it.Category, search.SlugRule)
 	}
 	if it.Category == "" && it.CategoryName != "" {
 		return search.Item{}, bad("category_name", "given without category")
@@ -258,7 +255,7 @@ func (r *Reader) parse(line []byte) (search.Item, *LineError) {
 		it.Language = code
 	}
 	if it.Date != "" {
-		if _, err := time.Parse(time.DateOnly, it.Date); err != nil || len(it.Date) != 10 {
+		if _, ok := search.ParseDate(it.Date); !ok {
 			return search.Item{}, bad("date", "%q is not a real date YYYY-MM-DD", it.Date)
 		}
 	}

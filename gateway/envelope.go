@@ -132,7 +132,8 @@ func (g *Gateway) permalink(it search.Item) string {
 	return g.baseURL + "?resource=item&id=" + url.QueryEscape(it.ID)
 }
 
-func (g *Gateway) qrURL(id string) string { return g.baseURL + "qr/" + id + ".png" }
+// qrURL is where the QR code of id is served; the id is one path segment, '/' included.
+func (g *Gateway) qrURL(id string) string { return g.baseURL + "qr/" + url.PathEscape(id) + ".png" }
 
 // How many optional strings a summary and a detail have, for sizing nullables.
 const (
@@ -179,7 +180,7 @@ func (g *Gateway) itemsEnvelope(q search.Query, res search.Result) itemsBody {
 // page of results, but never past the paging depth limit; with no results it is page 1.
 func (g *Gateway) pageLinks(q search.Query, total int) (links, int) {
 	totalPages := (total + q.PerPage - 1) / q.PerPage
-	last := min(max(totalPages, 1), maxDepth/q.PerPage)
+	last := min(max(totalPages, 1), search.MaxDepth/q.PerPage)
 	// Only the page differs between the links: the rest is encoded once, either side of where
 	// url.Values.Encode puts page in its key order, so the links read as itemsQueryValues has them.
 	before, after := url.Values{}, url.Values{}

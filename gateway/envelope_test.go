@@ -22,7 +22,7 @@ func TestPageLinks(t *testing.T) {
 				return g.baseURL + "?resource=items&" + itemsQueryValues(q, page).Encode()
 			}
 			totalPages := (total + q.PerPage - 1) / q.PerPage
-			last := min(max(totalPages, 1), maxDepth/q.PerPage)
+			last := min(max(totalPages, 1), search.MaxDepth/q.PerPage)
 			if l.Self != canonical(q.Page) || l.First != canonical(1) || l.Last != canonical(last) {
 				t.Errorf("%+v, total %d: links %+v, want self %s", q, total, l, canonical(q.Page))
 			}

@@ -187,7 +187,7 @@ func (g *Gateway) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		req := c.Request()
 		id := req.Header.Get(echo.HeaderXRequestID)
-		if !validID(id) {
+		if !validRequestID(id) {
 			id = rand.Text()
 		}
 		c.Set(ctxRequestID, id)
@@ -443,7 +443,7 @@ func (g *Gateway) lookup(c *echo.Context, id string) (search.Item, error) {
 	defer cancel()
 	it, err := g.backend.Item(ctx, id)
 	if errors.Is(err, search.ErrNotFound) {
-		return it, notFound("no item with id " + id)
+		return it, notFound("no item with id " + shorten(id))
 	}
 	if err != nil {
 		return it, backendError(ctx, err)
@@ -503,8 +503,8 @@ func (g *Gateway) qrCode(c *echo.Context) error {
 	if !ok {
 		return notFound("QR codes are at " + g.cfg.BasePath + "qr/{id}.png")
 	}
-	if !validID(id) {
-		return invalidParams([]FieldError{fieldError("id", id, "must be 1 to 128 characters of A-Z, a-z, 0-9, '.', '_' and '-'")})
+	if err := search.CheckID(id); err != nil {
+		return invalidParams([]FieldError{idError(id, err)})
 	}
 	it, err := g.lookup(c, id)
 	if err != nil {

@@ -110,6 +110,36 @@ func openSearchBackend(ctx context.Context, items []search.Item) (search.Backend
 	}, nil
 }
 
+// backendOf builds a backend of its own holding items, on the engine the HTTP tests run on,
+// removed when t ends.
+func backendOf(t *testing.T, items []search.Item) search.Backend {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	var (
+		b     search.Backend
+		close func() error
+		err   error
+	)
+	if os.Getenv("MEDIA_BACKEND") == "opensearch" {
+		b, close, err = openSearchBackend(ctx, items)
+	} else {
+		var bb *bleve.Backend
+		if bb, err = bleve.NewFromItems(ctx, t.TempDir(), items); err == nil {
+			b, close = bb, bb.Close
+		}
+	}
+	if err != nil {
+		t.Fatalf("backend of %d items: %v", len(items), err)
+	}
+	t.Cleanup(func() {
+		if err := close(); err != nil {
+			t.Errorf("close backend: %v", err)
+		}
+	})
+	return b
+}
+
 // harness is one gateway over the test backend, with its config, limiter and log.
 type harness struct {
 	t       *testing.T

@@ -11,19 +11,12 @@ import (
 	"mediagw/search"
 )
 
-// Limits of the contract's parameter table.
 const (
-	maxTextRunes   = 200
-	maxAuthorRunes = 200
-	maxSlugLen     = 100
-	maxIDLen       = 128
-	defaultPerPage = 20
-	maxPerPage     = 50
-	// maxDepth caps page*per_page: deep pages cost the engine more than they help anyone.
-	maxDepth = 10000
 	// maxEchoedRunes keeps a huge bad value from being sent back whole in an error body; it
 	// counts the ellipsis of a cut value, as the OpenAPI schema's maxLength does.
 	maxEchoedRunes = 100
+	// maxRequestIDLen bounds an X-Request-Id the gateway takes from a client.
+	maxRequestIDLen = 128
 )
 
 // Bounds of a raw query string. The base path decodes its query before the rate limiter runs
@@ -35,13 +28,13 @@ const (
 	longestLanguage = 35
 	// longestQuery is the longest legal query, unencoded: every parameter of the contract at
 	// its longest, with q and author made of 4-byte characters.
-	longestQuery = len("resource=categories") + len("&id=") + maxIDLen +
-		len("&q=") + 4*maxTextRunes + len("&author=") + 4*maxAuthorRunes +
-		len("&type=document") + len("&category=") + maxSlugLen + len("&language=") + longestLanguage +
+	longestQuery = len("resource=categories") + len("&id=") + search.MaxIDBytes +
+		len("&q=") + 4*search.MaxTextRunes + len("&author=") + 4*search.MaxAuthorRunes +
+		len("&type=document") + len("&category=") + search.MaxSlugLen + len("&language=") + longestLanguage +
 		len("&from=YYYY-MM-DD&to=YYYY-MM-DD") + len("&sort=relevance") +
 		len("&page=123456789") + len("&per_page=123456789")
 	// maxQueryBytes is longestQuery with every byte percent-encoded, plus 2 KiB for parameters
-	// the API ignores (a form's submit button, tracking tags): 8,078 bytes.
+	// the API ignores (a form's submit button, tracking tags): 9,230 bytes.
 	maxQueryBytes = 3*longestQuery + 2<<10
 	// maxQueryParams is five times the 12 parameters the API reads: room for ignored ones.
 	maxQueryParams = 64
@@ -175,16 +168,21 @@ func parseItemID(rq rawQuery) (string, []FieldError) {
 	if !ok {
 		return "", []FieldError{missing("id", "is required")}
 	}
-	if !validID(id) {
-		return "", []FieldError{fieldError("id", id, "must be 1 to 128 characters of A-Z, a-z, 0-9, '.', '_' and '-'")}
+	if err := search.CheckID(id); err != nil {
+		return "", []FieldError{idError(id, err)}
 	}
 	return id, nil
 }
 
-// validID reports whether s has the contract's id syntax; the same rule serves item ids and the
-// request ids the gateway accepts from clients.
-func validID(s string) bool {
-	if len(s) < 1 || len(s) > maxIDLen {
+// idError is the problem entry of an id that search.CheckID refused.
+func idError(id string, err error) FieldError {
+	return fieldError("id", id, search.IDRule+"; this one "+err.Error())
+}
+
+// validRequestID reports whether a client's X-Request-Id is safe to echo in a header, a body and
+// a log line: 1 to 128 of A-Z, a-z, 0-9, '.', '_' and '-'.
+func validRequestID(s string) bool {
+	if len(s) < 1 || len(s) > maxRequestIDLen {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
@@ -194,28 +192,6 @@ func validID(s string) bool {
 		}
 	}
 	return true
-}
-
-func validSlug(s string) bool {
-	if len(s) < 1 || len(s) > maxSlugLen {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
-
-// parseDate accepts exactly YYYY-MM-DD naming a day that exists.
-func parseDate(s string) (time.Time, bool) {
-	if len(s) != len(time.DateOnly) {
-		return time.Time{}, false
-	}
-	t, err := time.Parse(time.DateOnly, s)
-	return t, err == nil
 }
 
 // parsePositive accepts plain decimal digits only: no sign, space or exponent.
@@ -237,12 +213,12 @@ func parsePositive(s string) (int, bool) {
 func parseItems(rq rawQuery) (search.Query, []FieldError) {
 	var errs []FieldError
 	bad := func(param, value, msg string) { errs = append(errs, fieldError(param, value, msg)) }
-	q := search.Query{Page: 1, PerPage: defaultPerPage}
+	var q search.Query
 
 	if s, ok := single(rq, "q", &errs); ok {
 		s = strings.TrimSpace(s)
-		if utf8.RuneCountInString(s) > maxTextRunes {
-			bad("q", s, fmt.Sprintf("must be at most %d characters", maxTextRunes))
+		if utf8.RuneCountInString(s) > search.MaxTextRunes {
+			bad("q", s, fmt.Sprintf("must be at most %d characters", search.MaxTextRunes))
 		} else {
 			q.Text = s
 		}
@@ -256,21 +232,21 @@ func parseItems(rq rawQuery) (search.Query, []FieldError) {
 		}
 	}
 	if s, ok := single(rq, "category", &errs); ok {
-		if validSlug(s) {
+		if search.ValidSlug(s) {
 			q.Category = s
 		} else {
-			bad("category", s, fmt.Sprintf("must be a category slug: 1 to %d of a-z, 0-9 and '-'", maxSlugLen))
+			bad("category", s, search.SlugRule)
 		}
 	}
 	if s, ok := single(rq, "author", &errs); ok {
-		if utf8.RuneCountInString(s) > maxAuthorRunes {
-			bad("author", s, fmt.Sprintf("must be at most %d characters", maxAuthorRunes))
+		if utf8.RuneCountInString(s) > search.MaxAuthorRunes {
+			bad("author", s, fmt.Sprintf("must be at most %d characters", search.MaxAuthorRunes))
 		} else {
 			q.Author = s
 		}
 	}
 	if s, ok := single(rq, "language", &errs); ok {
-		if code, found := normalizeLanguage(s); found {
+		if code, found := search.ParseLanguage(s); found {
 			q.Language = code
 		} else {
 			bad("language", s, "must be an ISO 639-1 code (en), a language tag starting with one (en-GB) or an English language name (English)")
@@ -279,14 +255,14 @@ func parseItems(rq rawQuery) (search.Query, []FieldError) {
 	var from, to time.Time
 	fromOK, toOK := false, false
 	if s, ok := single(rq, "from", &errs); ok {
-		if from, fromOK = parseDate(s); fromOK {
+		if from, fromOK = search.ParseDate(s); fromOK {
 			q.From = s
 		} else {
 			bad("from", s, "must be a real date YYYY-MM-DD")
 		}
 	}
 	if s, ok := single(rq, "to", &errs); ok {
-		if to, toOK = parseDate(s); toOK {
+		if to, toOK = search.ParseDate(s); toOK {
 			q.To = s
 		} else {
 			bad("to", s, "must be a real date YYYY-MM-DD")
@@ -306,6 +282,7 @@ func parseItems(rq rawQuery) (search.Query, []FieldError) {
 			bad("sort", s, "must be one of relevance, newest, oldest, downloads, az")
 		}
 	}
+	q.Page, q.PerPage = 1, search.DefaultPerPage
 	pageOK, perPageOK := true, true
 	if s, ok := single(rq, "page", &errs); ok {
 		if q.Page, pageOK = parsePositive(s); !pageOK {
@@ -314,32 +291,22 @@ func parseItems(rq rawQuery) (search.Query, []FieldError) {
 	}
 	if s, ok := single(rq, "per_page", &errs); ok {
 		n, valid := parsePositive(s)
-		if perPageOK = valid && n <= maxPerPage; perPageOK {
+		if perPageOK = valid && n <= search.MaxPerPage; perPageOK {
 			q.PerPage = n
 		} else {
-			bad("per_page", s, fmt.Sprintf("must be an integer from 1 to %d", maxPerPage))
+			bad("per_page", s, fmt.Sprintf("must be an integer from 1 to %d", search.MaxPerPage))
 		}
 	}
-	if pageOK && perPageOK && q.Page > maxDepth/q.PerPage {
+	if pageOK && perPageOK && q.Page > search.MaxDepth/q.PerPage {
 		// Like every message it follows the parameter's name in the detail: "page must be at most …".
 		bad("page", strconv.Itoa(q.Page), fmt.Sprintf("must be at most %d with per_page=%d, since page × per_page may not pass %d: narrow the query with q or filters instead of paging this deep",
-			maxDepth/q.PerPage, q.PerPage, maxDepth))
+			search.MaxDepth/q.PerPage, q.PerPage, search.MaxDepth))
 	}
-	// Without text every score is equal, so relevance is newest; saying so keeps links canonical.
-	if q.Sort == "" || (q.Sort == search.SortRelevance && q.Text == "") {
-		q.Sort = defaultSort(q.Text)
-	}
+	q.Normalize()
 	if len(errs) > 0 {
 		return search.Query{}, errs
 	}
 	return q, nil
-}
-
-func defaultSort(text string) search.Sort {
-	if text != "" {
-		return search.SortRelevance
-	}
-	return search.SortNewest
 }
 
 // itemsQueryValues is the canonical query string of q: what self and the other links carry.
@@ -358,7 +325,7 @@ func itemsQueryValues(q search.Query, page int) url.Values {
 	set("language", q.Language)
 	set("from", q.From)
 	set("to", q.To)
-	if q.Sort != defaultSort(q.Text) {
+	if q.Sort != search.DefaultSort(q.Text) {
 		set("sort", string(q.Sort))
 	}
 	v.Set("page", strconv.Itoa(page))

@@ -234,12 +234,23 @@ func TestParseResourceAndID(t *testing.T) {
 	}{
 		{"id=ph-full", true},
 		{"id=A.b_c-9", true},
-		{"id=" + strings.Repeat("a", 128), true},
-		{"id=" + strings.Repeat("a", 129), false},
+		{"id=" + strings.Repeat("a", 512), true},
+		{"id=" + strings.Repeat("a", 513), false},
+		{"id=" + strings.Repeat("é", 256), true},
+		{"id=" + strings.Repeat("é", 256) + "a", false},
+		{"id=pycon-fr-2023-Nua%2C-un-PaaS-%28x%29-l%27auto%2B%21", true},
+		{"id=a/b", true},
+		{"id=..%2Fetc%2Fpasswd", true},
+		{"id=%C3%A9", true},
 		{"id=", false},
 		{"", false},
-		{"id=a/b", false},
-		{"id=é", false},
+		{"id=a+b", false},
+		{"id=a%09b", false},
+		{"id=a%00b", false},
+		{"id=a%C2%A0b", false},
+		{"id=a%E3%80%80b", false},
+		{"id=a%C2%85b", false},
+		{"id=%FF", false},
 		{"id=a&id=b", false},
 	} {
 		_, errs := parseItemID(splitQuery(tt.raw))
@@ -249,21 +260,21 @@ func TestParseResourceAndID(t *testing.T) {
 	}
 }
 
-// FuzzValidID: whatever passes for an id (an item's, or a client's X-Request-Id the gateway
-// echoes) is safe unescaped in a header, a log line, a URL path and a query.
-func FuzzValidID(f *testing.F) {
+// FuzzValidRequestID: whatever passes for a client's X-Request-Id, which the gateway echoes, is
+// safe unescaped in a header, a log line, a URL path and a query.
+func FuzzValidRequestID(f *testing.F) {
 	for _, s := range []string{"ph-full", "abc-123_DEF.4", "", "has space", strings.Repeat("a", 129), "<script>", "é",
 		"a\r\nSet-Cookie: x", "a/b", "a%2Fb", "a~b"} {
 		f.Add(s)
 	}
-	if id := rand.Text(); !validID(id) {
+	if id := rand.Text(); !validRequestID(id) {
 		f.Fatalf("the gateway's own request id %q is not valid", id)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if !validID(s) {
+		if !validRequestID(s) {
 			return
 		}
-		if len(s) == 0 || len(s) > maxIDLen || url.PathEscape(s) != s || url.QueryEscape(s) != s {
+		if len(s) == 0 || len(s) > maxRequestIDLen || url.PathEscape(s) != s || url.QueryEscape(s) != s {
 			t.Fatalf("%q accepted", s)
 		}
 	})
@@ -313,23 +324,23 @@ func FuzzParseItemsQuery(f *testing.F) {
 				t.Fatalf("invalid UTF-8 accepted: %q", s)
 			}
 		}
-		if n := utf8.RuneCountInString(q.Text); n > maxTextRunes || q.Text != strings.TrimSpace(q.Text) {
+		if n := utf8.RuneCountInString(q.Text); n > search.MaxTextRunes || q.Text != strings.TrimSpace(q.Text) {
 			t.Fatalf("text %q accepted", q.Text)
 		}
 		if q.Type != "" && q.Type != "photo" && q.Type != "video" && q.Type != "document" {
 			t.Fatalf("type %q accepted", q.Type)
 		}
-		if q.Category != "" && !validSlug(q.Category) {
+		if q.Category != "" && !search.ValidSlug(q.Category) {
 			t.Fatalf("category %q accepted", q.Category)
 		}
-		if utf8.RuneCountInString(q.Author) > maxAuthorRunes {
+		if utf8.RuneCountInString(q.Author) > search.MaxAuthorRunes {
 			t.Fatalf("author of %d characters accepted", utf8.RuneCountInString(q.Author))
 		}
 		if code, ok := search.LanguageCode(q.Language); q.Language != "" && (!ok || code != q.Language) {
 			t.Fatalf("language %q accepted", q.Language)
 		}
-		from, fromOK := parseDate(q.From)
-		to, toOK := parseDate(q.To)
+		from, fromOK := search.ParseDate(q.From)
+		to, toOK := search.ParseDate(q.To)
 		if (q.From != "" && !fromOK) || (q.To != "" && !toOK) || (fromOK && toOK && from.After(to)) {
 			t.Fatalf("dates %q..%q accepted", q.From, q.To)
 		}
@@ -340,7 +351,7 @@ func FuzzParseItemsQuery(f *testing.F) {
 		if !valid || (q.Sort == search.SortRelevance && q.Text == "") {
 			t.Fatalf("sort %q with text %q", q.Sort, q.Text)
 		}
-		if q.Page < 1 || q.PerPage < 1 || q.PerPage > maxPerPage || q.Page*q.PerPage > maxDepth {
+		if q.Page < 1 || q.PerPage < 1 || q.PerPage > search.MaxPerPage || q.Page*q.PerPage > search.MaxDepth {
 			t.Fatalf("page %d per_page %d accepted", q.Page, q.PerPage)
 		}
 	})

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"fmt"
 	"html/template"
 	"net/http"
 	"strings"
@@ -29,7 +30,7 @@ var problemDocs = []problemDoc{
 		"The API is read-only: it answers GET, HEAD and OPTIONS.",
 		"Send a GET (or HEAD); the Allow header lists the methods."},
 	{slugURITooLong, "URI too long", http.StatusRequestURITooLong,
-		"The query string is longer than any request the API reads (8,078 bytes) or has more than 64 parameters.",
+		fmt.Sprintf("The query string is longer than any request the API reads (%d bytes) or has more than %d parameters.", maxQueryBytes, maxQueryParams),
 		"Send only the parameters the API reads; the longest legal request is well within the bound."},
 	{slugRateLimited, "Too many requests", http.StatusTooManyRequests,
 		"This visitor has used up its requests for now; every resource counts against one limit, shared by every replica.",

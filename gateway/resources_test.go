@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"bytes"
+	"fmt"
 	"image/png"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"rsc.io/qr"
 
 	"mediagw/search"
+	"mediagw/search/searchtest"
 )
 
 type itemBody struct {
@@ -92,7 +94,7 @@ func TestItem(t *testing.T) {
 	t.Run("unknown id", func(t *testing.T) {
 		expectProblem(t, h.get("/?resource=item&id=no-such-item"), http.StatusNotFound, "not-found")
 	})
-	for _, q := range []string{"", "id=", "id=a%2Fb", "id=" + strings.Repeat("a", 129), "id=%C3%A9", "id=a&id=b"} {
+	for _, q := range []string{"", "id=", "id=a+b", "id=" + strings.Repeat("a", 513), "id=%00", "id=%FF", "id=a&id=b"} {
 		t.Run("bad id "+q, func(t *testing.T) {
 			p := expectProblem(t, h.get("/?resource=item&"+q), http.StatusBadRequest, "invalid-parameter")
 			if len(p.Errors) != 1 || p.Errors[0].Parameter != "id" {
@@ -132,6 +134,64 @@ func TestQRCode(t *testing.T) {
 	expectProblem(t, h.get("/qr/ph-full.gif"), http.StatusNotFound, "not-found")
 	expectProblem(t, h.get("/qr/"+url.PathEscape("bad id")+".png"), http.StatusBadRequest, "invalid-parameter")
 	expectProblem(t, h.get("/qr/%25zz.png"), http.StatusBadRequest, "invalid-parameter")
+}
+
+// TestIDsAsGiven: every id a catalogue may give answers, byte for byte, and every URL written from
+// it (permalink, qr_code_url) percent-encodes it and resolves back to the same item.
+func TestIDsAsGiven(t *testing.T) {
+	items := make([]search.Item, len(searchtest.OddIDs))
+	for i, id := range searchtest.OddIDs {
+		items[i] = search.Item{ID: id, Type: search.TypePhoto, Title: fmt.Sprintf("Odd %d", i)}
+	}
+	odd := backendOf(t, items)
+	h := newHarness(t, withBackend(func(search.Backend) search.Backend { return odd }))
+	etags := map[string]string{}
+	for _, it := range items {
+		rec := h.get("/?resource=item&id=" + url.QueryEscape(it.ID))
+		if rec.Code != http.StatusOK {
+			t.Errorf("item %q: status %d: %s", it.ID, rec.Code, rec.Body)
+			continue
+		}
+		if other, dup := etags[rec.Header().Get("ETag")]; dup {
+			t.Errorf("items %q and %q share an ETag", it.ID, other)
+		}
+		etags[rec.Header().Get("ETag")] = it.ID
+		d := decode[itemBody](t, rec).Data
+		if d.ID != it.ID || d.Title != it.Title {
+			t.Errorf("item %q answered %q %q", it.ID, d.ID, d.Title)
+		}
+		if want := publicURL + "/?resource=item&id=" + url.QueryEscape(it.ID); d.Permalink != want {
+			t.Errorf("item %q: permalink %q, want %q", it.ID, d.Permalink, want)
+		}
+		qrPath, ok := strings.CutPrefix(d.QRCodeURL, publicURL)
+		if want := "/qr/" + url.PathEscape(it.ID) + ".png"; !ok || qrPath != want {
+			t.Errorf("item %q: qr_code_url %q, want %s%s", it.ID, d.QRCodeURL, publicURL, want)
+			continue
+		}
+		rec = h.get(qrPath)
+		code, err := qr.Encode(d.Permalink, qr.M)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Code != http.StatusOK || !bytes.Equal(rec.Body.Bytes(), code.PNG()) {
+			t.Errorf("GET %s: status %d, or not the QR code of %s", qrPath, rec.Code, d.Permalink)
+		}
+	}
+	for _, id := range []string{"../etc/passwd", "cafe", "x/y/z?w#v&u=t"} {
+		expectProblem(t, h.get("/?resource=item&id="+url.QueryEscape(id)), http.StatusNotFound, "not-found")
+		expectProblem(t, h.get("/qr/"+url.PathEscape(id)+".png"), http.StatusNotFound, "not-found")
+	}
+	for name, id := range map[string]string{
+		"white space": "a b", "a tab": "a\tb", "a NUL": "a\x00b", "a no-break space": "a\u00a0b",
+		"an ideographic space": "a\u3000b", "513 bytes": strings.Repeat("a", search.MaxIDBytes+1), "bad UTF-8": "a\xffb",
+	} {
+		for _, target := range []string{"/?resource=item&id=" + url.QueryEscape(id), "/qr/" + url.PathEscape(id) + ".png"} {
+			p := expectProblem(t, h.get(target), http.StatusBadRequest, "invalid-parameter")
+			if len(p.Errors) != 1 || p.Errors[0].Parameter != "id" {
+				t.Errorf("%s: %s: errors %+v, want one naming id", name, target, p.Errors)
+			}
+		}
+	}
 }
 
 // TestQRCodeEscapedPath: a percent-encoded path names the same QR code as its decoded form

@@ -307,8 +307,8 @@ func TestResponsesMatchTheDocument(t *testing.T) {
 		"/?resource=items&q=%zz",
 		"/?resource=item",
 		"/?resource=item&id=bad%20id",
-		"/?resource=item&id=" + strings.Repeat("x", 129),
-		"/qr/" + strings.Repeat("x", 129) + ".png",
+		"/?resource=item&id=" + strings.Repeat("x", 513),
+		"/qr/" + strings.Repeat("x", 513) + ".png",
 	}
 	for _, target := range bad {
 		s.check(s.do(http.MethodGet, target), http.StatusBadRequest)

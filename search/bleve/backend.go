@@ -215,13 +215,8 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 	if err := ctx.Err(); err != nil {
 		return search.Result{}, fmt.Errorf("search: %w", err)
 	}
+	q.Normalize()
 	page, perPage := q.Page, q.PerPage
-	if page < 1 {
-		page = 1
-	}
-	if perPage < 1 {
-		perPage = 20
-	}
 	h, err := b.acquire()
 	if err != nil {
 		return search.Result{}, err

@@ -71,10 +71,8 @@ func inWord(rs []rune, i int) bool {
 // searchBody is the request body of a search: one bool query with the filters in filter context
 // (cached, unscored) and the text, if any, in multi_match queries that never parse query syntax.
 func searchBody(q search.Query) obj {
-	page, perPage := max(q.Page, 1), q.PerPage
-	if perPage <= 0 {
-		perPage = 20
-	}
+	q.Normalize()
+	page, perPage := q.Page, q.PerPage
 	from := (page - 1) * perPage
 	size := perPage
 	if from+size > maxWindow {
@@ -148,14 +146,8 @@ func sortClauses(q search.Query) []any {
 	dateDesc := obj{"date": obj{"order": "desc", "missing": "_last"}}
 	dateAsc := obj{"date": obj{"order": "asc", "missing": "_last"}}
 	byID := obj{"id": obj{"order": "asc"}}
-	s := q.Sort
-	if s == "" {
-		s = search.SortNewest
-		if strings.TrimSpace(q.Text) != "" {
-			s = search.SortRelevance
-		}
-	}
-	switch s {
+	q.Normalize()
+	switch q.Sort {
 	case search.SortRelevance:
 		if strings.TrimSpace(q.Text) == "" {
 			// Without text every score is equal: the order is newest.

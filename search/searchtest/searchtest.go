@@ -76,6 +76,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("RelevanceOrder", func(t *testing.T) { testRelevance(t, b) })
 	t.Run("QuerySyntaxIsText", func(t *testing.T) { testSyntax(t, b) })
 	t.Run("Item", func(t *testing.T) { testItem(t, b, items) })
+	t.Run("IDsAsGiven", func(t *testing.T) { testIDsAsGiven(t, open) })
 	t.Run("SearchReturnsFullItems", func(t *testing.T) { testFullItems(t, b, items) })
 	t.Run("Categories", func(t *testing.T) { testCategories(t, b, items) })
 	t.Run("Authors", func(t *testing.T) { testAuthors(t, b, items) })
@@ -454,6 +455,48 @@ func testItem(t *testing.T, b search.Backend, items []search.Item) {
 		if !errors.Is(err, search.ErrNotFound) {
 			t.Errorf("Item(%q): error %v, want one wrapping search.ErrNotFound", id, err)
 		}
+	}
+}
+
+// OddIDs are ids as real catalogues name items: punctuation, a '/', percent signs, 512 bytes, and
+// "café" in NFC and in NFD, which are two ids.
+var OddIDs = []string{
+	"pyvideo-pycon-fr-2023-Nua,-un-PaaS-open-source-en-Python-pour-l'auto-hebergement-de-vos-applications",
+	"a+b(c)!d",
+	"x/y%2Fz?w#v&u=t",
+	"z" + strings.Repeat("é", (search.MaxIDBytes-2)/2) + "z",
+	"caf\u00e9",
+	"cafe\u0301",
+	"羅生門",
+	"-",
+	"~",
+}
+
+// testIDsAsGiven: a backend stores and returns every id byte for byte, finds each, and orders
+// by id in byte order.
+func testIDsAsGiven(t *testing.T, open Open) {
+	items := make([]search.Item, len(OddIDs))
+	for i, id := range OddIDs {
+		if err := search.CheckID(id); err != nil {
+			t.Fatalf("fixture id %q: %v", id, err)
+		}
+		items[i] = search.Item{ID: id, Type: search.TypeDocument, Title: fmt.Sprintf("Odd id %d", i), Date: "2020-01-01"}
+	}
+	b := open(t, items)
+	for _, want := range items {
+		got, err := b.Item(ctx(t), want.ID)
+		if err != nil || got.ID != want.ID || got.Title != want.Title {
+			t.Errorf("Item(%q) = %q %q, %v; want %q", want.ID, got.ID, got.Title, err, want.Title)
+		}
+	}
+	for _, id := range []string{"../etc/passwd", "cafe", "caf", "x", "x/y/z?w#v&u=t", "a+b(c)!", "%2F"} {
+		if _, err := b.Item(ctx(t), id); !errors.Is(err, search.ErrNotFound) {
+			t.Errorf("Item(%q): error %v, want one wrapping search.ErrNotFound", id, err)
+		}
+	}
+	got, total := walk(t, b, search.Query{Sort: search.SortNewest}, 4)
+	if want := slices.Sorted(slices.Values(OddIDs)); total != len(want) || !slices.Equal(ids(got), want) {
+		t.Errorf("equal dates order by id in byte order: got %q (total %d), want %q", ids(got), total, want)
 	}
 }
 

@@ -1,31 +1,29 @@
-package gateway
+package search
 
 import (
 	"testing"
-
-	"mediagw/search"
 )
 
 func TestLanguageNamesAreUnambiguous(t *testing.T) {
 	seen := map[string]string{}
 	n := 0
-	for code, names := range search.Languages() {
+	for code, names := range Languages() {
 		n++
 		if len(code) != 2 {
 			t.Errorf("code %q is not two letters", code)
 		}
 		for _, name := range names {
-			k := search.Fold(name)
+			k := Fold(name)
 			if other, dup := seen[k]; dup && other != code {
 				t.Errorf("name %q means both %s and %s", name, other, code)
 			}
 			seen[k] = code
-			if got, ok := normalizeLanguage(name); !ok || got != code {
-				t.Errorf("normalizeLanguage(%q) = %q, %v; want %q", name, got, ok, code)
+			if got, ok := ParseLanguage(name); !ok || got != code {
+				t.Errorf("ParseLanguage(%q) = %q, %v; want %q", name, got, ok, code)
 			}
 		}
-		if got, ok := normalizeLanguage(code); !ok || got != code {
-			t.Errorf("normalizeLanguage(%q) = %q, %v", code, got, ok)
+		if got, ok := ParseLanguage(code); !ok || got != code {
+			t.Errorf("ParseLanguage(%q) = %q, %v", code, got, ok)
 		}
 	}
 	if n < 183 {
@@ -33,7 +31,7 @@ func TestLanguageNamesAreUnambiguous(t *testing.T) {
 	}
 }
 
-func TestNormalizeLanguage(t *testing.T) {
+func TestParseLanguage(t *testing.T) {
 	for in, want := range map[string]string{
 		"fr": "fr", "FR": "fr", "fr-CA": "fr", "fr_ca": "fr", "French": "fr", "FRENCH": "fr",
 		"Volapuk": "vo", "norwegian bokmal": "nb", "pt-BR": "pt", "sr-Latn-RS": "sr", "in": "id",
@@ -41,9 +39,9 @@ func TestNormalizeLanguage(t *testing.T) {
 		"xx": "", "eng": "", "fra": "", "x-foo": "", "und": "", "en-": "", "-en": "", "en--GB": "",
 		"": "", "Frenchh": "", "Old English": "",
 	} {
-		got, ok := normalizeLanguage(in)
+		got, ok := ParseLanguage(in)
 		if got != want || ok != (want != "") {
-			t.Errorf("normalizeLanguage(%q) = %q, %v; want %q", in, got, ok, want)
+			t.Errorf("ParseLanguage(%q) = %q, %v; want %q", in, got, ok, want)
 		}
 	}
 }

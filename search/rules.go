@@ -1,0 +1,149 @@
+package search
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/language"
+)
+
+// Limits of the contract (API.md and CATALOGUE.md). The loader and the gateway both check them
+// here, so an item that loads can always be asked for.
+const (
+	// MaxIDBytes is OpenSearch's own limit of a document _id.
+	MaxIDBytes = 512
+	// MaxSlugLen bounds a category slug.
+	MaxSlugLen = 100
+	// MaxTextRunes bounds the free text of a search.
+	MaxTextRunes = 200
+	// MaxAuthorRunes bounds the author filter.
+	MaxAuthorRunes = 200
+	// DefaultPerPage is a page's size when the client names none.
+	DefaultPerPage = 20
+	// MaxPerPage is the largest page a client may ask for.
+	MaxPerPage = 50
+	// MaxDepth caps page × per_page: deep pages cost the engine more than they help anyone.
+	MaxDepth = 10000
+)
+
+// Reasons an id is refused; CheckID wraps one of them with the offending detail.
+var (
+	ErrIDEmpty      = errors.New("is empty")
+	ErrIDTooLong    = fmt.Errorf("is longer than %d bytes", MaxIDBytes)
+	ErrIDEncoding   = errors.New("is not valid UTF-8")
+	ErrIDControl    = errors.New("holds a control character")
+	ErrIDWhiteSpace = errors.New("holds white space")
+)
+
+// IDRule says the id rule in words, for error messages.
+var IDRule = fmt.Sprintf("must be 1 to %d bytes of UTF-8 with no control character and no white space", MaxIDBytes)
+
+// CheckID reports whether s is an item id: 1 to MaxIDBytes bytes of UTF-8 with no control
+// character and no white space (Unicode's White_Space property). An id is otherwise kept exactly
+// as the catalogue gives it, so "é" in NFC and in NFD are two ids.
+func CheckID(s string) error {
+	switch {
+	case s == "":
+		return ErrIDEmpty
+	case len(s) > MaxIDBytes:
+		return ErrIDTooLong
+	case !utf8.ValidString(s):
+		return ErrIDEncoding
+	}
+	for i, r := range s {
+		switch {
+		case unicode.IsControl(r):
+			return fmt.Errorf("%w (U+%04X at byte %d)", ErrIDControl, r, i)
+		case unicode.Is(unicode.White_Space, r):
+			return fmt.Errorf("%w (U+%04X at byte %d)", ErrIDWhiteSpace, r, i)
+		}
+	}
+	return nil
+}
+
+// SlugRule says the slug rule in words, for error messages.
+var SlugRule = fmt.Sprintf("must be a category slug: 1 to %d of a-z, 0-9 and '-'", MaxSlugLen)
+
+// ValidSlug reports whether s is a category slug: 1 to MaxSlugLen of a-z, 0-9 and '-'.
+func ValidSlug(s string) bool {
+	if len(s) < 1 || len(s) > MaxSlugLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// ParseDate accepts exactly YYYY-MM-DD naming a day that exists.
+func ParseDate(s string) (time.Time, bool) {
+	if len(s) != len(time.DateOnly) {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.DateOnly, s)
+	return t, err == nil
+}
+
+// languageNames maps a folded English name to its code.
+var languageNames = func() map[string]string {
+	m := map[string]string{}
+	for code, names := range Languages() {
+		for _, n := range names {
+			m[Fold(n)] = code
+		}
+	}
+	return m
+}()
+
+// ParseLanguage turns what a client may give as a language into an ISO 639-1 code: a code (en),
+// a BCP 47 tag whose primary subtag is one (en-GB), or an English name (English), ignoring case.
+// A catalogue gives codes only, and is checked with LanguageCode.
+func ParseLanguage(s string) (string, bool) {
+	s = strings.TrimSpace(s)
+	primary, rest, isTag := strings.Cut(strings.ReplaceAll(s, "_", "-"), "-")
+	if code, ok := LanguageCode(primary); ok {
+		// The rest of a tag must be well-formed BCP 47 (en-GB yes, en-!! no), though only the
+		// primary subtag narrows the search.
+		if !isTag {
+			return code, true
+		}
+		if rest != "" {
+			if _, err := language.Parse(s); err == nil {
+				return code, true
+			}
+		}
+		return "", false
+	}
+	code, ok := languageNames[Fold(s)]
+	return code, ok
+}
+
+// DefaultSort is the order of a query that names none: relevance with text, newest without.
+func DefaultSort(text string) Sort {
+	if text != "" {
+		return SortRelevance
+	}
+	return SortNewest
+}
+
+// Normalize fills in the defaults of the contract: page 1, DefaultPerPage items, and
+// DefaultSort. Relevance without text is newest, since every score is then equal; saying so keeps
+// two queries that return the same pages equal.
+func (q *Query) Normalize() {
+	if q.Page < 1 {
+		q.Page = 1
+	}
+	if q.PerPage < 1 {
+		q.PerPage = DefaultPerPage
+	}
+	if q.Sort == "" || (q.Sort == SortRelevance && q.Text == "") {
+		q.Sort = DefaultSort(q.Text)
+	}
+}

@@ -1,0 +1,103 @@
+package search
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
+
+func TestCheckID(t *testing.T) {
+	for _, tt := range []struct {
+		id   string
+		want error
+	}{
+		{"ph-full", nil},
+		{"pyvideo-pycon-fr-2023-Nua,-un-PaaS-open-source-en-Python-pour-l'auto-hebergement-de-vos-applications", nil},
+		{"a+b(c)!d'e", nil},
+		{"../etc/passwd", nil},
+		{"a/b%2Fc?d#e&f=g", nil},
+		{"羅生門", nil},
+		{"e\u0301", nil},  // NFD, kept as given
+		{"a\u200bb", nil}, // a zero-width space is a format character, not white space
+		{strings.Repeat("a", MaxIDBytes), nil},
+		{strings.Repeat("é", MaxIDBytes/2), nil},
+		{"", ErrIDEmpty},
+		{strings.Repeat("a", MaxIDBytes+1), ErrIDTooLong},
+		{strings.Repeat("é", MaxIDBytes/2) + "a", ErrIDTooLong},
+		{"a\xffb", ErrIDEncoding},
+		{"a\x00b", ErrIDControl},
+		{"a\x7fb", ErrIDControl},
+		{"a\u0085b", ErrIDControl},
+		{"a b", ErrIDWhiteSpace},
+		{"a\tb", ErrIDControl},
+		{"a\u00a0b", ErrIDWhiteSpace},
+		{"a\u3000b", ErrIDWhiteSpace},
+		{"a\u2028b", ErrIDWhiteSpace},
+	} {
+		if err := CheckID(tt.id); !errors.Is(err, tt.want) || (err == nil) != (tt.want == nil) {
+			t.Errorf("CheckID(%q) = %v, want %v", tt.id, err, tt.want)
+		}
+	}
+}
+
+// FuzzCheckID: an accepted id is short enough for OpenSearch's _id, valid UTF-8, and has no rune
+// that could split a log line, a header or a path segment unseen.
+func FuzzCheckID(f *testing.F) {
+	for _, s := range []string{"ph-full", "", "a b", "a\r\nSet-Cookie: x", "a/b", "é", "\xff", strings.Repeat("a", 600)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if CheckID(s) != nil {
+			return
+		}
+		if len(s) == 0 || len(s) > MaxIDBytes || !utf8.ValidString(s) {
+			t.Fatalf("%q accepted", s)
+		}
+		for _, r := range s {
+			if unicode.IsControl(r) || unicode.IsSpace(r) {
+				t.Fatalf("%q accepted with %U", s, r)
+			}
+		}
+	})
+}
+
+func TestValidSlug(t *testing.T) {
+	for s, want := range map[string]bool{
+		"nature": true, "pycon-fr": true, "a": true, "0-9": true, strings.Repeat("a", MaxSlugLen): true,
+		"": false, strings.Repeat("a", MaxSlugLen+1): false, "Nature": false, "a_b": false, "é": false, "a b": false,
+	} {
+		if got := ValidSlug(s); got != want {
+			t.Errorf("ValidSlug(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func TestParseDate(t *testing.T) {
+	for s, want := range map[string]bool{
+		"2021-05-04": true, "2024-02-29": true, "0001-01-01": true,
+		"2023-02-30": false, "2021-5-4": false, "2021-05-04T00:00:00Z": false, "": false, "20210504": false, " 2021-05-04": false,
+	} {
+		if _, got := ParseDate(s); got != want {
+			t.Errorf("ParseDate(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func TestQueryNormalize(t *testing.T) {
+	for _, tt := range []struct {
+		in, want Query
+	}{
+		{Query{}, Query{Page: 1, PerPage: DefaultPerPage, Sort: SortNewest}},
+		{Query{Text: "x"}, Query{Text: "x", Page: 1, PerPage: DefaultPerPage, Sort: SortRelevance}},
+		{Query{Sort: SortRelevance}, Query{Page: 1, PerPage: DefaultPerPage, Sort: SortNewest}},
+		{Query{Text: "x", Sort: SortAZ, Page: 3, PerPage: 7}, Query{Text: "x", Sort: SortAZ, Page: 3, PerPage: 7}},
+	} {
+		got := tt.in
+		got.Normalize()
+		if got != tt.want {
+			t.Errorf("%+v.Normalize() = %+v, want %+v", tt.in, got, tt.want)
+		}
+	}
+}
