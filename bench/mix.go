@@ -433,17 +433,13 @@ func ItemsQuery(q search.Query) string {
 	set("language", q.Language)
 	set("from", q.From)
 	set("to", q.To)
-	def := search.SortNewest
-	if q.Text != "" {
-		def = search.SortRelevance
-	}
-	if q.Sort != def {
+	if q.Sort != search.DefaultSort(q.Text) {
 		set("sort", string(q.Sort))
 	}
 	if q.Page != 1 {
 		v.Set("page", strconv.Itoa(q.Page))
 	}
-	if q.PerPage != 20 {
+	if q.PerPage != search.DefaultPerPage {
 		v.Set("per_page", strconv.Itoa(q.PerPage))
 	}
 	return v.Encode()
