@@ -86,6 +86,8 @@ type Query struct {
 	// Page is 1-based.
 	Page    int
 	PerPage int
+	// Facets asks for the counts of these facets' values (Result.Facets).
+	Facets FacetSet
 }
 
 // Result is one page of a search.
@@ -93,6 +95,9 @@ type Result struct {
 	Items []Item
 	// Total is the exact number of matching items.
 	Total int
+	// Facets holds, for each facet the query asked for, its values over the items that match the
+	// text and every other filter (Query.Without), in TopFacetValues order; nil when none was asked.
+	Facets map[Facet][]FacetValue
 }
 
 // Category is a category slug with its display name (see PickCategoryName) and the number of

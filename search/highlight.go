@@ -1,0 +1,183 @@
+package search
+
+import (
+	"html"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxSnippetRunes bounds the text of one matched field, ellipses included, tags not.
+const MaxSnippetRunes = 200
+
+// snippetLead is how much text a snippet shows before its first match when it must be cut.
+const snippetLead = 60
+
+// Matched returns, for each searched field of it that a word of text matches, the field's text
+// HTML-escaped with every matching word in <mark>…</mark>, cut to MaxSnippetRunes around the first
+// match; nil when nothing matches. A word matches as the engines match it: folded (Fold), equal
+// or within its typo allowance (TypoAllowance). It is computed from the item alone, so both
+// backends highlight alike. Lists (tags, keywords) are joined with ", ".
+func Matched(it Item, text string) map[string]string {
+	words := Words(text)
+	if len(words) == 0 {
+		return nil
+	}
+	query := make([][]rune, len(words))
+	for i, w := range words {
+		query[i] = []rune(Fold(w))
+	}
+	var out map[string]string
+	for _, f := range []struct{ name, text string }{
+		{"title", it.Title},
+		{"summary", it.Summary},
+		{"description", it.Description},
+		{"tags", strings.Join(it.Tags, ", ")},
+		{"keywords", strings.Join(it.Keywords, ", ")},
+		{"author", it.Author},
+	} {
+		if s, ok := snippet(f.text, query); ok {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[f.name] = s
+		}
+	}
+	return out
+}
+
+// span is a matched word of a text, in bytes.
+type span struct{ start, end int }
+
+// snippet marks the words of text that match a query word, or reports that none does.
+func snippet(text string, query [][]rune) (string, bool) {
+	var marks []span
+	for start, end := range wordSpans(text) {
+		folded := []rune(Fold(text[start:end]))
+		for _, q := range query {
+			if editsWithin(q, folded, TypoAllowance(string(q))) {
+				marks = append(marks, span{start, end})
+				break
+			}
+		}
+	}
+	if len(marks) == 0 {
+		return "", false
+	}
+	from, to := window(text, marks[0].start)
+	var b strings.Builder
+	if from > 0 {
+		b.WriteString("…")
+	}
+	at := from
+	for _, m := range marks {
+		if m.start < from || m.end > to {
+			continue
+		}
+		b.WriteString(html.EscapeString(text[at:m.start]))
+		b.WriteString("<mark>")
+		b.WriteString(html.EscapeString(text[m.start:m.end]))
+		b.WriteString("</mark>")
+		at = m.end
+	}
+	b.WriteString(html.EscapeString(text[at:to]))
+	if to < len(text) {
+		b.WriteString("…")
+	}
+	return b.String(), true
+}
+
+// window is the byte range of text a snippet shows: all of it when short enough, else
+// MaxSnippetRunes runes with the ellipses, from snippetLead runes before the first match (or
+// earlier, when the text ends first).
+func window(text string, first int) (from, to int) {
+	n := utf8.RuneCountInString(text)
+	if n <= MaxSnippetRunes {
+		return 0, len(text)
+	}
+	offsets := make([]int, 0, n+1)
+	for i := range text {
+		offsets = append(offsets, i)
+	}
+	offsets = append(offsets, len(text))
+	firstRune := utf8.RuneCountInString(text[:first])
+	start := max(0, firstRune-snippetLead)
+	var end int
+	switch {
+	case start == 0:
+		end = MaxSnippetRunes - 1 // "…" after
+	case n-start <= MaxSnippetRunes-1:
+		start, end = n-(MaxSnippetRunes-1), n // "…" before
+	default:
+		end = start + MaxSnippetRunes - 2 // "…" on both sides
+	}
+	return offsets[start], offsets[end]
+}
+
+// wordSpans yields the byte spans of the words of text, split as Words splits them.
+func wordSpans(text string) func(yield func(int, int) bool) {
+	return func(yield func(int, int) bool) {
+		// Offsets come from ranging over the text, so an invalid byte counts as one byte.
+		var rs []rune
+		var offsets []int
+		for i, r := range text {
+			rs = append(rs, r)
+			offsets = append(offsets, i)
+		}
+		offsets = append(offsets, len(text))
+		start := -1
+		for i := 0; i <= len(rs); i++ {
+			if i < len(rs) && inWord(rs, i) {
+				if start < 0 {
+					start = i
+				}
+				continue
+			}
+			if start >= 0 {
+				if !yield(offsets[start], offsets[i]) {
+					return
+				}
+				start = -1
+			}
+		}
+	}
+}
+
+// EditsWithin reports whether a and b differ by at most max edits, as editsWithin counts them.
+func EditsWithin(a, b string, max int) bool { return editsWithin([]rune(a), []rune(b), max) }
+
+// editsWithin reports whether a and b differ by at most max insertions, deletions, substitutions
+// or transpositions of adjacent runes (optimal string alignment distance), as a fuzzy query counts.
+func editsWithin(a, b []rune, max int) bool {
+	if d := len(a) - len(b); d > max || -d > max {
+		return false
+	}
+	if max == 0 {
+		return string(a) == string(b)
+	}
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		rowMin := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+			rowMin = min(rowMin, cur[j])
+		}
+		if rowMin > max {
+			return false
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)] <= max
+}

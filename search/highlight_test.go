@@ -1,0 +1,97 @@
+package search
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestMatched(t *testing.T) {
+	long := strings.Repeat("lorem ipsum ", 30) + "the Thames at dusk " + strings.Repeat("dolor sit ", 30)
+	for _, tt := range []struct {
+		name string
+		it   Item
+		text string
+		want map[string]string
+	}{
+		{"no text", Item{Title: "Thames"}, "", nil},
+		{"no match", Item{Title: "Thames"}, "harbour", nil},
+		{"title, folded", Item{Title: "Élan on the Thames"}, "elan thames", map[string]string{"title": "<mark>Élan</mark> on the <mark>Thames</mark>"}},
+		{"typo within the allowance", Item{Title: "The Forest"}, "forrest", map[string]string{"title": "The <mark>Forest</mark>"}},
+		{"short words must be exact", Item{Title: "an ox"}, "ax", nil},
+		{"escaped", Item{Summary: `<b>Thames</b> & "co"`}, "thames", map[string]string{"summary": "&lt;b&gt;<mark>Thames</mark>&lt;/b&gt; &amp; &#34;co&#34;"}},
+		{"lists joined", Item{Tags: []string{"river", "London"}, Keywords: []string{"Thames"}}, "london thames",
+			map[string]string{"tags": "river, <mark>London</mark>", "keywords": "<mark>Thames</mark>"}},
+		{"author", Item{Author: "Austen, Jane"}, "jane", map[string]string{"author": "Austen, <mark>Jane</mark>"}},
+		{"query syntax is text", Item{Title: "a OR b"}, `"OR"*`, map[string]string{"title": "a <mark>OR</mark> b"}},
+		{"CJK run", Item{Title: "羅生門"}, "羅生門", map[string]string{"title": "<mark>羅生門</mark>"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Matched(tt.it, tt.text)
+			if len(got) != len(tt.want) {
+				t.Fatalf("Matched = %q, want %q", got, tt.want)
+			}
+			for k, v := range tt.want {
+				if got[k] != v {
+					t.Errorf("%s: %q, want %q", k, got[k], v)
+				}
+			}
+		})
+	}
+	t.Run("long text is cut around the match", func(t *testing.T) {
+		got := Matched(Item{Description: long}, "thames")["description"]
+		plain := strings.NewReplacer("<mark>", "", "</mark>", "").Replace(got)
+		if n := utf8.RuneCountInString(plain); n != MaxSnippetRunes || !strings.HasPrefix(plain, "…") || !strings.HasSuffix(plain, "…") {
+			t.Errorf("%d runes: %q", n, got)
+		}
+		if !strings.Contains(got, "the <mark>Thames</mark> at dusk") {
+			t.Errorf("match not shown: %q", got)
+		}
+	})
+	t.Run("a match near the end", func(t *testing.T) {
+		text := strings.Repeat("x ", 150) + "Thames"
+		plain := strings.NewReplacer("<mark>", "", "</mark>", "").Replace(Matched(Item{Title: text}, "thames")["title"])
+		if utf8.RuneCountInString(plain) != MaxSnippetRunes || !strings.HasPrefix(plain, "…") || !strings.HasSuffix(plain, "Thames") {
+			t.Errorf("%q", plain)
+		}
+	})
+}
+
+func TestEditsWithin(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		max  int
+		want bool
+	}{
+		{"forest", "forest", 0, true},
+		{"forest", "forrest", 1, true},
+		{"thames", "thmaes", 1, true},
+		{"thames", "tmhaes", 1, false},
+		{"thames", "tmhaes", 2, true},
+		{"abc", "abd", 0, false},
+		{"abc", "", 2, false},
+		{"", "ab", 2, true},
+		{"kitten", "sitting", 2, false},
+		{"kitten", "sitting", 3, true},
+	} {
+		if got := editsWithin([]rune(tt.a), []rune(tt.b), tt.max); got != tt.want {
+			t.Errorf("editsWithin(%q, %q, %d) = %v, want %v", tt.a, tt.b, tt.max, got, tt.want)
+		}
+	}
+}
+
+func FuzzMatched(f *testing.F) {
+	f.Add("The <Thames> & co", "thames")
+	f.Add(strings.Repeat("é ", 300)+"x", "x")
+	f.Fuzz(func(t *testing.T, text, q string) {
+		for field, s := range Matched(Item{Title: text}, q) {
+			plain := strings.NewReplacer("<mark>", "", "</mark>", "").Replace(s)
+			if utf8.RuneCountInString(plain) > MaxSnippetRunes && utf8.ValidString(text) {
+				t.Fatalf("%s: %d runes", field, utf8.RuneCountInString(plain))
+			}
+			if strings.Count(s, "<mark>") == 0 || strings.ContainsAny(strings.NewReplacer("<mark>", "", "</mark>", "").Replace(s), "<>") {
+				t.Fatalf("%s: %q", field, s)
+			}
+		}
+	})
+}

@@ -1,0 +1,337 @@
+package searchtest
+
+import (
+	"cmp"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"mediagw/search"
+)
+
+// ExtrasBackend is a backend that answers the search-box extras too.
+type ExtrasBackend interface {
+	search.Backend
+	search.Extras
+}
+
+// RunExtras checks the search-box extras (facets, completions, related items, neighbours and the
+// correction built on them) on the fixture, against the reference model where the contract fixes
+// the answer and against the contract's invariants where the engine's scoring decides.
+func RunExtras(t *testing.T, open Open) {
+	items := Fixture(t)
+	b, ok := open(t, items).(ExtrasBackend)
+	if !ok {
+		t.Fatal("the backend does not implement search.Extras")
+	}
+	t.Run("Facets", func(t *testing.T) { testFacets(t, b, items) })
+	t.Run("Complete", func(t *testing.T) { testComplete(t, b, items) })
+	t.Run("Related", func(t *testing.T) { testRelated(t, b, items) })
+	t.Run("Neighbours", func(t *testing.T) { testNeighbours(t, b, items) })
+	t.Run("Correct", func(t *testing.T) { testCorrect(t, b) })
+}
+
+// facetQueries are searches whose facets the suite checks: with and without text, with the
+// facets' own filters and others.
+var facetQueries = []search.Query{
+	{},
+	{Type: search.TypePhoto},
+	{Category: "nature", Language: "fr"},
+	{From: "2019-01-01", To: "2021-12-31"},
+	{Type: search.TypeVideo, Language: "en", From: "2020-01-01"},
+	{Category: "no-such-category"},
+	{Text: "harbour"},
+	{Text: "elan", Type: search.TypePhoto},
+	{Text: "python keynote", Language: "en"},
+	{Text: "zzzzqqq"},
+}
+
+func testFacets(t *testing.T, b search.Backend, items []search.Item) {
+	names := map[string]string{}
+	for _, c := range categories(items) {
+		names[c.Slug] = c.Name
+	}
+	all := search.FacetSet(0)
+	for _, f := range search.Facets {
+		all |= search.FacetSet(f)
+	}
+	for _, base := range facetQueries {
+		base.Normalize()
+		plain := search1(t, b, base)
+		if plain.Facets != nil {
+			t.Errorf("Search(%s) without facets asked: Facets %v, want nil", describe(base), plain.Facets)
+		}
+		q := base
+		q.Facets = all
+		res := search1(t, b, q)
+		if res.Total != plain.Total || !slices.Equal(ids(res.Items), ids(plain.Items)) {
+			t.Errorf("Search(%s): facets changed the answer: total %d ids %v, want %d %v", describe(q), res.Total, ids(res.Items), plain.Total, ids(plain.Items))
+		}
+		for _, f := range search.Facets {
+			values, ok := res.Facets[f]
+			if !ok || values == nil {
+				t.Errorf("Search(%s): facet %s missing (want a list, empty when no value)", describe(q), f)
+				continue
+			}
+			if !slices.IsSortedFunc(values, facetOrder) || len(values) > search.MaxFacetValues {
+				t.Errorf("Search(%s): facet %s not in count-then-value order or over %d values: %+v", describe(q), f, search.MaxFacetValues, values)
+			}
+			if base.Text == "" {
+				if want := modelFacet(items, base.Without(f), f, names); !slices.Equal(values, want) {
+					t.Errorf("Search(%s): facet %s = %+v, want %+v", describe(q), f, values, want)
+				}
+			}
+			for _, v := range values {
+				narrowed := base.With(f, v.Value)
+				narrowed.PerPage = 1
+				if got := search1(t, b, narrowed).Total; got != v.Count {
+					t.Errorf("Search(%s): facet %s value %q counts %d, but a search filtered to it finds %d", describe(q), f, v.Value, v.Count, got)
+				}
+				if f == search.FacetCategory && v.Name != names[v.Value] {
+					t.Errorf("facet category %q named %q, want %q as the categories list names it", v.Value, v.Name, names[v.Value])
+				}
+				if f != search.FacetCategory && v.Name != "" {
+					t.Errorf("facet %s value %q has a name %q", f, v.Value, v.Name)
+				}
+			}
+		}
+	}
+}
+
+func facetOrder(a, b search.FacetValue) int {
+	return cmp.Or(-cmp.Compare(a.Count, b.Count), strings.Compare(a.Value, b.Value))
+}
+
+// modelFacet counts f's values over the items matching q (a query without text).
+func modelFacet(items []search.Item, q search.Query, f search.Facet, names map[string]string) []search.FacetValue {
+	counts := map[string]int{}
+	for _, it := range items {
+		if !matches(it, q) {
+			continue
+		}
+		var v string
+		switch f {
+		case search.FacetType:
+			v = it.Type
+		case search.FacetCategory:
+			v = it.Category
+		case search.FacetLanguage:
+			v = it.Language
+		case search.FacetYear:
+			if it.Date != "" {
+				v = it.Date[:4]
+			}
+		}
+		if v != "" {
+			counts[v]++
+		}
+	}
+	out := []search.FacetValue{}
+	for v, n := range counts {
+		fv := search.FacetValue{Value: v, Count: n}
+		if f == search.FacetCategory {
+			fv.Name = names[v]
+		}
+		out = append(out, fv)
+	}
+	return search.TopFacetValues(out)
+}
+
+func testComplete(t *testing.T, b ExtrasBackend, items []search.Item) {
+	for _, tt := range []struct {
+		text string
+		n    int
+	}{
+		{"s", 10}, {"sun", 10}, {"SUNSET OV", 10}, {"harbour", 10}, {"the", 3}, {"the f", 10},
+		{"élan", 10}, {"ELAN V", 10}, {"keynote: the fut", 10}, {"untitled", 2}, {"zzzz", 10}, {"sunset zzzz", 10},
+		{`"(*`, 10},
+	} {
+		got, err := b.Complete(ctx(t), tt.text, tt.n)
+		if err != nil {
+			t.Errorf("Complete(%q, %d): %v", tt.text, tt.n, err)
+			continue
+		}
+		if want := modelComplete(items, tt.text, tt.n); !slices.Equal(got, want) || got == nil {
+			t.Errorf("Complete(%q, %d) = %+v, want %+v (never nil)", tt.text, tt.n, got, want)
+		}
+	}
+}
+
+// modelComplete is what Complete must answer: titles holding every word of text, the last as a
+// prefix of a word, folded; the most downloaded first, then by id.
+func modelComplete(items []search.Item, text string, n int) []search.Completion {
+	words := search.Words(text)
+	out := []search.Completion{}
+	if len(words) == 0 {
+		return out
+	}
+	for i := range words {
+		words[i] = search.Fold(words[i])
+	}
+	var hits []search.Item
+	for _, it := range items {
+		title := search.Words(it.Title)
+		for i := range title {
+			title[i] = search.Fold(title[i])
+		}
+		ok := true
+		for i, w := range words {
+			last := i == len(words)-1
+			ok = ok && slices.ContainsFunc(title, func(tw string) bool { return tw == w || last && strings.HasPrefix(tw, w) })
+		}
+		if ok {
+			hits = append(hits, it)
+		}
+	}
+	slices.SortFunc(hits, func(a, b search.Item) int {
+		return cmp.Or(-cmp.Compare(a.Downloads, b.Downloads), strings.Compare(a.ID, b.ID))
+	})
+	for _, it := range hits[:min(n, len(hits))] {
+		out = append(out, search.Completion{Text: it.Title, ID: it.ID})
+	}
+	return out
+}
+
+func testRelated(t *testing.T, b ExtrasBackend, items []search.Item) {
+	byID := map[string]search.Item{}
+	for _, it := range items {
+		byID[it.ID] = it
+	}
+	found := 0
+	for _, it := range items {
+		got, err := b.Related(ctx(t), it.ID, search.DefaultRelated)
+		if err != nil {
+			t.Errorf("Related(%q): %v", it.ID, err)
+			continue
+		}
+		if got == nil || len(got) > search.DefaultRelated {
+			t.Errorf("Related(%q): %d items (nil: %v), want at most %d, never nil", it.ID, len(got), got == nil, search.DefaultRelated)
+		}
+		found += len(got)
+		seen := map[string]bool{}
+		for _, r := range got {
+			if r.ID == it.ID || seen[r.ID] {
+				t.Errorf("Related(%q) holds %q itself or twice", it.ID, r.ID)
+			}
+			seen[r.ID] = true
+			if !shareSomething(it, byID[r.ID]) {
+				t.Errorf("Related(%q) holds %q, which shares no title word, tag, keyword, category or author with it", it.ID, r.ID)
+			}
+		}
+		few, err := b.Related(ctx(t), it.ID, 3)
+		if err != nil || !slices.Equal(ids(few), ids(got[:min(3, len(got))])) {
+			t.Errorf("Related(%q, 3) = %v, %v; want the first 3 of %v", it.ID, ids(few), err, ids(got))
+		}
+	}
+	if found == 0 {
+		t.Error("no item of the fixture has a related item")
+	}
+	if _, err := b.Related(ctx(t), "no-such-item", 10); !errors.Is(err, search.ErrNotFound) {
+		t.Errorf("Related(unknown): %v, want search.ErrNotFound", err)
+	}
+}
+
+// shareSomething reports whether a and b have a folded title word, tag, keyword, category or
+// author in common.
+func shareSomething(a, b search.Item) bool {
+	if a.Category != "" && a.Category == b.Category || a.Author != "" && a.Author == b.Author {
+		return true
+	}
+	bag := func(it search.Item) map[string]bool {
+		m := map[string]bool{}
+		for _, s := range append(append([]string{it.Title, it.Author}, it.Tags...), it.Keywords...) {
+			for _, w := range search.Words(s) {
+				m[search.Fold(w)] = true
+			}
+		}
+		return m
+	}
+	ab, bb := bag(a), bag(b)
+	for w := range ab {
+		if bb[w] {
+			return true
+		}
+	}
+	return false
+}
+
+func testNeighbours(t *testing.T, b ExtrasBackend, items []search.Item) {
+	vocab := vocabulary(items)
+	for _, word := range []string{"harbuor", "harbour", "sunst", "ELAN", "pyhton", "keynot", "zzzzqqq", "ox", "Élan"} {
+		got, err := b.Neighbours(ctx(t), word, search.MaxNeighbours)
+		if err != nil {
+			t.Errorf("Neighbours(%q): %v", word, err)
+			continue
+		}
+		if want := modelNeighbours(vocab, word); !slices.Equal(got, want) || got == nil {
+			t.Errorf("Neighbours(%q) = %q, want %q (never nil)", word, got, want)
+		}
+	}
+}
+
+// vocabulary is the folded words of the searched fields of items.
+func vocabulary(items []search.Item) map[string]bool {
+	v := map[string]bool{}
+	for _, it := range items {
+		for _, s := range append(append([]string{it.Title, it.Summary, it.Description, it.Author}, it.Tags...), it.Keywords...) {
+			for _, w := range search.Words(s) {
+				v[search.Fold(w)] = true
+			}
+		}
+	}
+	return v
+}
+
+// modelNeighbours is what Neighbours must answer.
+func modelNeighbours(vocab map[string]bool, word string) []string {
+	w := search.Fold(word)
+	out := []string{}
+	for v := range vocab {
+		if v != w && search.EditsWithin(w, v, search.TypoAllowance(w)) {
+			out = append(out, v)
+		}
+	}
+	slices.Sort(out)
+	return out[:min(len(out), search.MaxNeighbours)]
+}
+
+func testCorrect(t *testing.T, b ExtrasBackend) {
+	for _, text := range []string{"harbour zzzzqqq", "sunset harbuor", "pyhton keynote", "harbour", "elan"} {
+		q := search.Query{Text: text}
+		q.Normalize()
+		total := search1(t, b, q).Total
+		got, err := search.Correct(ctx(t), b, q, total)
+		if err != nil {
+			t.Errorf("Correct(%q): %v", text, err)
+			continue
+		}
+		if total >= search.FewResults && got != "" {
+			t.Errorf("Correct(%q) = %q for a search of %d items, want none", text, got, total)
+		}
+		if got == "" {
+			continue
+		}
+		alt := q
+		alt.Text = got
+		if n := search1(t, b, alt).Total; n <= total {
+			t.Errorf("Correct(%q) = %q, which finds %d items, not more than %d", text, got, n, total)
+		}
+		if changed := wordDiff(search.Words(text), search.Words(got)); changed != 1 {
+			t.Errorf("Correct(%q) = %q changes %d words, want 1", text, got, changed)
+		}
+	}
+}
+
+func wordDiff(a, b []string) int {
+	if len(a) != len(b) {
+		return -1
+	}
+	n := 0
+	for i := range a {
+		if a[i] != b[i] {
+			n++
+		}
+	}
+	return n
+}
