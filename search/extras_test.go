@@ -40,10 +40,11 @@ func TestCorrect(t *testing.T) {
 		},
 	}
 	for _, tt := range []struct{ text, want string }{
-		{"thmes", "thames"},           // the neighbour that finds the most
-		{"rivr thmes", "rivr thames"}, // one word changed: the one whose change finds the most
-		{"river severn", ""},          // no neighbour finds more
-		{"thames", ""},                // enough found already
+		{"thmes", "thames"},             // the neighbour that finds the most
+		{"river thmes", "river thames"}, // one word changed: the one whose change finds the most
+		{"rivr thmes", ""},              // two words wrong: no one change finds anything
+		{"river severn", ""},            // no neighbour finds more
+		{"thames", ""},                  // enough found already
 		{"", ""},
 	} {
 		q := Query{Text: tt.text}
