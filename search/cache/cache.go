@@ -6,6 +6,7 @@ package cache
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -90,7 +91,9 @@ func (o Options) withDefaults() Options {
 // categories and authors included, cached for TTL only. A backend whose version is unknown at the
 // moment (no index, or the version check failed) has nothing cached until it is known again.
 type Backend struct {
-	next    search.Backend
+	next search.Backend
+	// extras is next, when it answers the search-box extras; nil otherwise.
+	extras  search.Extras
 	opts    Options
 	local   LocalVersioner
 	remote  RemoteVersioner
@@ -121,6 +124,7 @@ func New(b search.Backend, opts Options) *Backend {
 		pinned:  map[string]any{},
 	}
 	c.metrics = newMetrics(c.results)
+	c.extras, _ = b.(search.Extras)
 	switch v := b.(type) {
 	case LocalVersioner:
 		c.local = v
@@ -135,6 +139,9 @@ const (
 	opSearch     = "search"
 	opItem       = "item"
 	opCategories = "categories"
+	opComplete   = "complete"
+	opRelated    = "related"
+	opNeighbours = "neighbours"
 	opAuthors    = "authors"
 )
 
@@ -171,6 +178,41 @@ func (b *Backend) Authors(ctx context.Context) ([]search.Author, error) {
 func (b *Backend) authors(ctx context.Context, timeout time.Duration) ([]search.Author, error) {
 	v, ok := b.version()
 	return lookup(ctx, b, opAuthors, v, ok, key(opAuthors, v), b.versioned(), timeout, authorsSize, b.next.Authors)
+}
+
+// errNoExtras is the answer to an extra the wrapped backend does not give.
+var errNoExtras = errors.New("cache: the backend answers no search-box extras")
+
+// Complete returns completions of text, cached like a search: one per keystroke of every visitor
+// typing the same thing.
+func (b *Backend) Complete(ctx context.Context, text string, n int) ([]search.Completion, error) {
+	if b.extras == nil {
+		return nil, errNoExtras
+	}
+	text = normalizeText(text)
+	v, ok := b.version()
+	return lookup(ctx, b, opComplete, v, ok, key(opComplete, v, text, strconv.Itoa(n)), false, b.opts.CallTimeout, completionsSize,
+		func(ctx context.Context) ([]search.Completion, error) { return b.extras.Complete(ctx, text, n) })
+}
+
+// Related returns the items most like the item with the given id, cached like a search.
+func (b *Backend) Related(ctx context.Context, id string, n int) ([]search.Item, error) {
+	if b.extras == nil {
+		return nil, errNoExtras
+	}
+	v, ok := b.version()
+	return lookup(ctx, b, opRelated, v, ok, key(opRelated, v, id, strconv.Itoa(n)), false, b.opts.CallTimeout, itemsSize,
+		func(ctx context.Context) ([]search.Item, error) { return b.extras.Related(ctx, id, n) })
+}
+
+// Neighbours returns the indexed words near word, cached like a search.
+func (b *Backend) Neighbours(ctx context.Context, word string, max int) ([]string, error) {
+	if b.extras == nil {
+		return nil, errNoExtras
+	}
+	v, ok := b.version()
+	return lookup(ctx, b, opNeighbours, v, ok, key(opNeighbours, v, word, strconv.Itoa(max)), false, b.opts.CallTimeout, stringsSize,
+		func(ctx context.Context) ([]string, error) { return b.extras.Neighbours(ctx, word, max) })
 }
 
 // Ping asks the engine every time: readiness must reflect it, not the cache.
@@ -349,7 +391,7 @@ func key(parts ...string) string {
 
 func searchKey(v string, q search.Query) string {
 	return key(opSearch, v, q.Text, q.Type, q.Category, q.Author, q.Language, q.From, q.To, string(q.Sort),
-		strconv.Itoa(q.Page), strconv.Itoa(q.PerPage))
+		strconv.Itoa(q.Page), strconv.Itoa(q.PerPage), strconv.Itoa(int(q.Facets)))
 }
 
 // normalizeText trims s and collapses its runs of white space into one space: engines split text
@@ -369,4 +411,7 @@ func normalizeText(s string) string {
 	return s
 }
 
-var _ search.Backend = (*Backend)(nil)
+var (
+	_ search.Backend = (*Backend)(nil)
+	_ search.Extras  = (*Backend)(nil)
+)

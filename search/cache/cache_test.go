@@ -662,8 +662,8 @@ func TestMetrics(t *testing.T) {
 	if err := reg.Register(b); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := testutil.GatherAndCount(reg, "mediagw_cache_requests_total"); err != nil || n != 12 {
-		t.Errorf("mediagw_cache_requests_total has %d series (%v), want 12", n, err)
+	if n, err := testutil.GatherAndCount(reg, "mediagw_cache_requests_total"); err != nil || n != 21 {
+		t.Errorf("mediagw_cache_requests_total has %d series (%v), want 21 (7 operations × hit, miss, shared)", n, err)
 	}
 	for range 3 {
 		if _, err := b.Search(t.Context(), search.Query{Sort: search.SortNewest, Page: 1, PerPage: 10}); err != nil {
@@ -723,5 +723,33 @@ func TestPrewarmOutlastsCallTimeout(t *testing.T) {
 	}
 	if _, err := b.Authors(t.Context()); err != nil || counted(b, opAuthors, resultHit) != 1 {
 		t.Errorf("authors after the prewarm: %v, %d hits; want a hit", err, counted(b, opAuthors, resultHit))
+	}
+}
+
+// facetsOnAsk answers facets exactly when a query asks for them, as a backend must.
+type facetsOnAsk struct{ search.Backend }
+
+func (f facetsOnAsk) Search(ctx context.Context, q search.Query) (search.Result, error) {
+	res, err := f.Backend.Search(ctx, q)
+	if q.Facets.Has(search.FacetType) {
+		res.Facets = map[search.Facet][]search.FacetValue{search.FacetType: {{Value: "photo", Count: 1}}}
+	}
+	return res, err
+}
+
+// TestFacetsAreKeyed: a search with facets and the same search without them are two answers.
+func TestFacetsAreKeyed(t *testing.T) {
+	inner, _ := newCached(t, "local", searchtest.Fixture(t), Options{})
+	b := New(facetsOnAsk{inner}, Options{})
+	q := search.Query{Sort: search.SortNewest, Page: 1, PerPage: 10}
+	for _, facets := range []search.FacetSet{0, search.FacetSet(search.FacetType), 0} {
+		q.Facets = facets
+		res, err := b.Search(t.Context(), q)
+		if err != nil || (res.Facets != nil) != (facets != 0) {
+			t.Errorf("Search with facets %b: Facets %v, %v", facets, res.Facets, err)
+		}
+	}
+	if _, err := b.Complete(t.Context(), "x", 1); !errors.Is(err, errNoExtras) {
+		t.Errorf("Complete on a backend without extras: %v, want errNoExtras", err)
 	}
 }

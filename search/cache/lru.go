@@ -114,9 +114,35 @@ func itemSize(it search.Item) int64 {
 }
 
 func resultSize(r search.Result) int64 {
-	n := int64(unsafe.Sizeof(r))
-	for _, it := range r.Items {
+	n := int64(unsafe.Sizeof(r)) + itemsSize(r.Items)
+	for _, values := range r.Facets {
+		for _, v := range values {
+			n += int64(unsafe.Sizeof(v)) + int64(len(v.Value)+len(v.Name))
+		}
+	}
+	return n
+}
+
+func itemsSize(items []search.Item) int64 {
+	var n int64
+	for _, it := range items {
 		n += itemSize(it)
+	}
+	return n
+}
+
+func completionsSize(cs []search.Completion) int64 {
+	n := int64(unsafe.Sizeof(cs))
+	for _, c := range cs {
+		n += int64(unsafe.Sizeof(c)) + int64(len(c.Text)+len(c.ID))
+	}
+	return n
+}
+
+func stringsSize(ss []string) int64 {
+	n := int64(unsafe.Sizeof(ss))
+	for _, s := range ss {
+		n += int64(unsafe.Sizeof(s)) + int64(len(s))
 	}
 	return n
 }
