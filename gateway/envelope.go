@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"encoding/json"
 	"net/url"
 	"strconv"
 	"strings"
@@ -12,11 +13,32 @@ import (
 // test one thing; lists are [] when empty, never null.
 
 type itemsBody struct {
-	Data        []itemSummary `json:"data"`
-	Pagination  pagination    `json:"pagination"`
-	Links       links         `json:"links"`
-	Attribution string        `json:"attribution"`
+	Data       []itemSummary `json:"data"`
+	Pagination pagination    `json:"pagination"`
+	Links      links         `json:"links"`
+	// Facets is there when the request asked for facets, with a list for each facet asked.
+	Facets map[string][]facetValue `json:"facets,omitzero"`
+	// Suggestion is there when the request searched text: a correction, or null.
+	Suggestion  optionalString `json:"suggestion,omitzero"`
+	Attribution string         `json:"attribution"`
 }
+
+type facetValue struct {
+	Value string `json:"value"`
+	// Name is a category's display name; the other facets have none.
+	Name  string `json:"name,omitempty"`
+	Count int    `json:"count"`
+}
+
+// optionalString is a value that is absent (the zero value), null, or a string.
+type optionalString struct {
+	set   bool
+	value *string
+}
+
+func (o optionalString) IsZero() bool { return !o.set }
+
+func (o optionalString) MarshalJSON() ([]byte, error) { return json.Marshal(o.value) }
 
 type itemSummary struct {
 	ID           string   `json:"id"`
@@ -31,6 +53,8 @@ type itemSummary struct {
 	Tags         []string `json:"tags"`
 	Permalink    string   `json:"permalink"`
 	ThumbnailURL *string  `json:"thumbnail_url"`
+	// Matched is there when the request asked for highlighting of text: {} when no field shows a match.
+	Matched map[string]string `json:"matched,omitzero"`
 }
 
 type pagination struct {
@@ -171,7 +195,24 @@ func (g *Gateway) itemsEnvelope(q search.Query, res search.Result) itemsBody {
 	}
 	strs := make(nullables, 0, summaryNullables*len(res.Items))
 	for _, it := range res.Items {
-		body.Data = append(body.Data, g.summary(it, &strs))
+		sum := g.summary(it, &strs)
+		if q.Highlight && q.Text != "" {
+			sum.Matched = search.Matched(it, q.Text)
+			if sum.Matched == nil {
+				sum.Matched = map[string]string{}
+			}
+		}
+		body.Data = append(body.Data, sum)
+	}
+	if q.Facets != 0 {
+		body.Facets = make(map[string][]facetValue, len(search.Facets))
+		for _, f := range q.Facets.All() {
+			values := make([]facetValue, 0, len(res.Facets[f]))
+			for _, v := range res.Facets[f] {
+				values = append(values, facetValue{Value: v.Value, Name: v.Name, Count: v.Count})
+			}
+			body.Facets[f.String()] = values
+		}
 	}
 	return body
 }

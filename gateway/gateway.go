@@ -64,6 +64,8 @@ type Gateway struct {
 	e       *echo.Echo
 	cfg     Config
 	backend search.Backend
+	// extras is the backend's search-box extras; nil when it answers none.
+	extras  search.Extras
 	limiter Limiter
 	// inspector is limiter, when it can inspect; nil otherwise.
 	inspector Inspector
@@ -111,12 +113,17 @@ func New(cfg Config, backend search.Backend, limiter Limiter, logger *zap.Logger
 		ratePolicy:    fmt.Sprintf(`"default";q=%d;w=%d`, cfg.RatePolicy.Limit, ceilSeconds(cfg.RatePolicy.Window)),
 	}
 	g.inspector, _ = limiter.(Inspector)
+	g.extras, _ = backend.(search.Extras)
 	if cfg.Metrics != nil {
 		g.metrics = newMetrics()
 		if err := cfg.Metrics.Register(g.metrics); err != nil {
 			return nil, fmt.Errorf("gateway: register metrics: %w", err)
 		}
-		g.backend = meteredBackend{next: backend, m: g.metrics}
+		metered := meteredBackend{next: backend, m: g.metrics}
+		g.backend = metered
+		if g.extras != nil {
+			g.extras = meteredExtras{next: g.extras, meteredBackend: metered}
+		}
 	}
 
 	e := echo.New()
@@ -404,6 +411,10 @@ func (g *Gateway) api(c *echo.Context) error {
 		return g.item(c, rq)
 	case resCategories:
 		return g.categories(c)
+	case resSuggest:
+		return g.suggest(c, rq)
+	case resRelated:
+		return g.related(c, rq)
 	default:
 		return g.authors(c)
 	}
@@ -421,6 +432,7 @@ func (g *Gateway) items(c *echo.Context, rq rawQuery) error {
 		return backendError(ctx, err)
 	}
 	body := g.itemsEnvelope(q, res)
+	body.Suggestion = g.suggestion(ctx, q, res.Total)
 	c.Response().Header().Set("Link", linkHeader(body.Links))
 	return g.sendJSON(c, body, g.cfg.MaxAge.Items)
 }

@@ -23,13 +23,16 @@ const (
 	resOther   = "other"
 )
 
-// Backend operations, one per search.Backend method.
+// Backend operations, one per method of search.Backend and search.Extras.
 const (
 	opSearch     = "search"
 	opItem       = "item"
 	opCategories = "categories"
 	opAuthors    = "authors"
 	opPing       = "ping"
+	opComplete   = "complete"
+	opRelated    = "related"
+	opNeighbours = "neighbours"
 )
 
 // Kinds of backend failure, as clients see them: 503, 504, 500.
@@ -40,8 +43,8 @@ const (
 )
 
 var (
-	metricResources = []string{resItems, resItem, resCategories, resAuthors, resQR, resOpenAPI, resProblem, resHealthz, resReadyz, resOther}
-	backendOps      = []string{opSearch, opItem, opCategories, opAuthors, opPing}
+	metricResources = []string{resItems, resItem, resCategories, resAuthors, resSuggest, resRelated, resQR, resOpenAPI, resProblem, resHealthz, resReadyz, resOther}
+	backendOps      = []string{opSearch, opItem, opCategories, opAuthors, opPing, opComplete, opRelated, opNeighbours}
 	errorKinds      = []string{kindUnavailable, kindTimeout, kindOther}
 	// latencyBuckets reach down to a millisecond, where the embedded index answers, and up to the
 	// longest backend timeout worth configuring.

@@ -32,11 +32,12 @@ const (
 		len("&q=") + 4*search.MaxTextRunes + len("&author=") + 4*search.MaxAuthorRunes +
 		len("&type=document") + len("&category=") + search.MaxSlugLen + len("&language=") + longestLanguage +
 		len("&from=YYYY-MM-DD&to=YYYY-MM-DD") + len("&sort=relevance") +
-		len("&page=123456789") + len("&per_page=123456789")
+		len("&page=123456789") + len("&per_page=123456789") +
+		len("&facets=type,category,language,year") + len("&highlight=false")
 	// maxQueryBytes is longestQuery with every byte percent-encoded, plus 2 KiB for parameters
 	// the API ignores (a form's submit button, tracking tags): 9,230 bytes.
 	maxQueryBytes = 3*longestQuery + 2<<10
-	// maxQueryParams is five times the 12 parameters the API reads: room for ignored ones.
+	// maxQueryParams is about five times the 14 parameters the API reads: room for ignored ones.
 	maxQueryParams = 64
 )
 
@@ -46,9 +47,11 @@ const (
 	resItem       = "item"
 	resCategories = "categories"
 	resAuthors    = "authors"
+	resSuggest    = "suggest"
+	resRelated    = "related"
 )
 
-var resources = []string{resItems, resItem, resCategories, resAuthors}
+var resources = []string{resItems, resItem, resCategories, resAuthors, resSuggest, resRelated}
 
 // FieldError is one bad parameter of a request, as the problem body lists it.
 type FieldError struct {
@@ -282,6 +285,20 @@ func parseItems(rq rawQuery) (search.Query, []FieldError) {
 			bad("sort", s, "must be one of relevance, newest, oldest, downloads, az")
 		}
 	}
+	if s, ok := single(rq, "facets", &errs); ok {
+		if f, valid := parseFacets(s); valid {
+			q.Facets = f
+		} else {
+			bad("facets", s, "must be a comma-separated list of type, category, language, year")
+		}
+	}
+	if s, ok := single(rq, "highlight", &errs); ok {
+		if h, valid := parseBool(s); valid {
+			q.Highlight = h
+		} else {
+			bad("highlight", s, "must be true or false")
+		}
+	}
 	q.Page, q.PerPage = 1, search.DefaultPerPage
 	pageOK, perPageOK := true, true
 	if s, ok := single(rq, "page", &errs); ok {
@@ -328,7 +345,94 @@ func itemsQueryValues(q search.Query, page int) url.Values {
 	if q.Sort != search.DefaultSort(q.Text) {
 		set("sort", string(q.Sort))
 	}
+	if q.Facets != 0 {
+		names := make([]string, 0, len(search.Facets))
+		for _, f := range q.Facets.All() {
+			names = append(names, f.String())
+		}
+		v.Set("facets", strings.Join(names, ","))
+	}
+	if q.Highlight {
+		v.Set("highlight", "true")
+	}
 	v.Set("page", strconv.Itoa(page))
 	v.Set("per_page", strconv.Itoa(q.PerPage))
 	return v
+}
+
+// parseFacets reads a comma-separated list of facet names; a name given twice counts once.
+func parseFacets(s string) (search.FacetSet, bool) {
+	var set search.FacetSet
+	for name := range strings.SplitSeq(s, ",") {
+		f, ok := search.ParseFacet(strings.TrimSpace(name))
+		if !ok {
+			return 0, false
+		}
+		set |= search.FacetSet(f)
+	}
+	return set, true
+}
+
+// parseBool accepts the two words a query string uses for a flag.
+func parseBool(s string) (bool, bool) {
+	switch s {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	return false, false
+}
+
+// parsePerPage reads per_page of a resource whose pages hold 1 to max items, def by default.
+func parsePerPage(rq rawQuery, def, max int, errs *[]FieldError) int {
+	s, ok := single(rq, "per_page", errs)
+	if !ok {
+		return def
+	}
+	n, valid := parsePositive(s)
+	if !valid || n > max {
+		*errs = append(*errs, fieldError("per_page", s, fmt.Sprintf("must be an integer from 1 to %d", max)))
+		return def
+	}
+	return n
+}
+
+// completeParams is a validated resource=suggest request.
+type completeParams struct {
+	text string
+	n    int
+}
+
+// parseSuggest validates resource=suggest: q of 1 to search.MaxCompleteRunes characters, and
+// per_page up to search.MaxCompletions.
+func parseSuggest(rq rawQuery) (completeParams, []FieldError) {
+	var errs []FieldError
+	p := completeParams{}
+	s, ok := single(rq, "q", &errs)
+	s = strings.TrimSpace(s)
+	switch {
+	case !ok && len(errs) == 0, ok && s == "":
+		errs = append(errs, missing("q", "is required: the text typed so far"))
+	case utf8.RuneCountInString(s) > search.MaxCompleteRunes:
+		errs = append(errs, fieldError("q", s, fmt.Sprintf("must be at most %d characters", search.MaxCompleteRunes)))
+	default:
+		p.text = s
+	}
+	p.n = parsePerPage(rq, search.DefaultCompletions, search.MaxCompletions, &errs)
+	return p, errs
+}
+
+// relatedParams is a validated resource=related request.
+type relatedParams struct {
+	id string
+	n  int
+}
+
+// parseRelated validates resource=related: an id, and per_page up to search.MaxPerPage.
+func parseRelated(rq rawQuery) (relatedParams, []FieldError) {
+	id, errs := parseItemID(rq)
+	p := relatedParams{id: id}
+	p.n = parsePerPage(rq, search.DefaultRelated, search.MaxPerPage, &errs)
+	return p, errs
 }

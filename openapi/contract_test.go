@@ -260,6 +260,9 @@ func TestResponsesMatchTheDocument(t *testing.T) {
 		"/?resource=items&category=no-such-category",
 		"/?resource=items&page=10000&per_page=1",
 		"/?resource=items&type=&sort=",
+		"/?resource=items&facets=type,category,language,year&highlight=true&q=harbour",
+		"/?resource=items&facets=year&highlight=true",
+		"/?resource=items&q=zzzzqqq&highlight=false",
 		"/?resource=categories",
 		"/?resource=authors",
 		"/openapi.json",
@@ -267,7 +270,7 @@ func TestResponsesMatchTheDocument(t *testing.T) {
 		"/readyz",
 	}
 	for _, it := range items {
-		ok = append(ok, "/?resource=item&id="+url.QueryEscape(it.ID), "/qr/"+it.ID+".png")
+		ok = append(ok, "/?resource=item&id="+url.QueryEscape(it.ID), "/qr/"+url.PathEscape(it.ID)+".png")
 	}
 	if len(items) > 0 && items[0].Author != "" {
 		ok = append(ok, "/?resource=items&author="+url.QueryEscape(items[0].Author))
@@ -305,6 +308,10 @@ func TestResponsesMatchTheDocument(t *testing.T) {
 		"/?resource=items&q=" + strings.Repeat("a", 201),
 		"/?resource=items&author=" + strings.Repeat("b", 201),
 		"/?resource=items&q=%zz",
+		"/?resource=items&facets=colour&highlight=maybe",
+		"/?resource=suggest",
+		"/?resource=suggest&q=" + strings.Repeat("a", 101) + "&per_page=11",
+		"/?resource=related&id=bad%20id&per_page=51",
 		"/?resource=item",
 		"/?resource=item&id=bad%20id",
 		"/?resource=item&id=" + strings.Repeat("x", 513),

@@ -156,7 +156,7 @@ func TestContractCoverage(t *testing.T) {
 	for _, p := range base.Get.Parameters {
 		params[p.Value.Name] = p.Value
 	}
-	for _, name := range []string{"resource", "id", "q", "type", "category", "author", "language", "from", "to", "sort", "page", "per_page"} {
+	for _, name := range []string{"resource", "id", "q", "type", "category", "author", "language", "from", "to", "sort", "page", "per_page", "facets", "highlight"} {
 		if params[name] == nil {
 			t.Errorf("GET / has no parameter %s", name)
 		}
@@ -166,7 +166,7 @@ func TestContractCoverage(t *testing.T) {
 		for _, v := range r.Schema.Value.Enum {
 			enum = append(enum, v.(string))
 		}
-		if !slices.Equal(enum, []string{"items", "item", "categories", "authors"}) || !r.Required {
+		if !slices.Equal(enum, []string{"items", "item", "categories", "authors", "suggest", "related"}) || !r.Required {
 			t.Errorf("resource: required %v, enum %v", r.Required, enum)
 		}
 	}

@@ -88,6 +88,9 @@ type Query struct {
 	PerPage int
 	// Facets asks for the counts of these facets' values (Result.Facets).
 	Facets FacetSet
+	// Highlight asks to show each item's matched fields (Matched). Matched needs only the item,
+	// so backends ignore it and caches need not tell queries apart by it.
+	Highlight bool
 }
 
 // Result is one page of a search.

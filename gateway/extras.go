@@ -1,0 +1,139 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/labstack/echo/v5"
+
+	"mediagw/search"
+)
+
+// The search-box extras: completions (resource=suggest), related items (resource=related) and the
+// did-you-mean correction of a search that found little. Facets and highlighting are part of
+// resource=items (params.go, envelope.go).
+
+// errNoExtras is the cause of a 500 when the backend answers no extras; the backends of this
+// project all do.
+var errNoExtras = errors.New("the backend answers no search-box extras")
+
+type suggestBody struct {
+	Data        []completion `json:"data"`
+	Attribution string       `json:"attribution"`
+}
+
+type completion struct {
+	Text string `json:"text"`
+	ID   string `json:"id"`
+}
+
+// relatedBody is the items envelope without pagination: related items are one short list.
+type relatedBody struct {
+	Data        []itemSummary `json:"data"`
+	Attribution string        `json:"attribution"`
+}
+
+func (g *Gateway) suggest(c *echo.Context, rq rawQuery) error {
+	p, errs := parseSuggest(rq)
+	if errs != nil {
+		return invalidParams(errs)
+	}
+	if g.extras == nil {
+		return internalError(errNoExtras)
+	}
+	ctx, cancel := g.backendCtx(c)
+	defer cancel()
+	cs, err := g.extras.Complete(ctx, p.text, p.n)
+	if err != nil {
+		return backendError(ctx, err)
+	}
+	body := suggestBody{Data: make([]completion, 0, len(cs)), Attribution: g.cfg.Attribution}
+	for _, cpl := range cs {
+		body.Data = append(body.Data, completion{Text: cpl.Text, ID: cpl.ID})
+	}
+	return g.sendJSON(c, body, g.cfg.MaxAge.Items)
+}
+
+func (g *Gateway) related(c *echo.Context, rq rawQuery) error {
+	p, errs := parseRelated(rq)
+	if errs != nil {
+		return invalidParams(errs)
+	}
+	if g.extras == nil {
+		return internalError(errNoExtras)
+	}
+	ctx, cancel := g.backendCtx(c)
+	defer cancel()
+	items, err := g.extras.Related(ctx, p.id, p.n)
+	if errors.Is(err, search.ErrNotFound) {
+		return notFound("no item with id " + shorten(p.id))
+	}
+	if err != nil {
+		return backendError(ctx, err)
+	}
+	body := relatedBody{Data: make([]itemSummary, 0, len(items)), Attribution: g.cfg.Attribution}
+	strs := make(nullables, 0, summaryNullables*len(items))
+	for _, it := range items {
+		body.Data = append(body.Data, g.summary(it, &strs))
+	}
+	return g.sendJSON(c, body, g.cfg.MaxAge.Item)
+}
+
+// suggestion is the items body's correction of a search of text: "" (null) when the search found
+// enough, or no change of one word finds more. A failed correction only leaves it null: the
+// search itself succeeded.
+func (g *Gateway) suggestion(ctx context.Context, q search.Query, total int) optionalString {
+	if q.Text == "" {
+		return optionalString{}
+	}
+	out := optionalString{set: true}
+	if g.extras == nil || total >= search.FewResults {
+		return out
+	}
+	fixed, err := search.Correct(ctx, correcting{g.backend, g.extras}, q, total)
+	if err != nil {
+		g.log.Debug("no correction: " + err.Error())
+		return out
+	}
+	if fixed != "" {
+		out.value = &fixed
+	}
+	return out
+}
+
+// correcting is what search.Correct asks of a backend.
+type correcting struct {
+	search.Backend
+	search.Extras
+}
+
+// meteredExtras times every call of the extras it wraps and counts their failures, as
+// meteredBackend does for the rest.
+type meteredExtras struct {
+	next search.Extras
+	meteredBackend
+}
+
+func (b meteredExtras) Complete(ctx context.Context, text string, n int) ([]search.Completion, error) {
+	start := time.Now()
+	cs, err := b.next.Complete(ctx, text, n)
+	b.observe(ctx, opComplete, start, err)
+	return cs, err
+}
+
+func (b meteredExtras) Related(ctx context.Context, id string, n int) ([]search.Item, error) {
+	start := time.Now()
+	items, err := b.next.Related(ctx, id, n)
+	b.observe(ctx, opRelated, start, err)
+	return items, err
+}
+
+func (b meteredExtras) Neighbours(ctx context.Context, word string, max int) ([]string, error) {
+	start := time.Now()
+	words, err := b.next.Neighbours(ctx, word, max)
+	b.observe(ctx, opNeighbours, start, err)
+	return words, err
+}
+
+var _ search.Extras = meteredExtras{}
