@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"fmt"
+	"io/fs"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -38,6 +39,8 @@ type Config struct {
 	GzipMinSize int
 	// OpenAPI, when not empty, is served as /openapi.json under the base path.
 	OpenAPI []byte
+	// Demo, when not nil, is the search page served at {base}demo/ (package demo).
+	Demo fs.FS
 	// Metrics, when not nil, receives the request and backend metrics (see metrics.go); nil
 	// records none.
 	Metrics prometheus.Registerer

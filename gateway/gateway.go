@@ -86,6 +86,8 @@ type Gateway struct {
 	authorBodies   listBodies[search.Author]
 	openAPIOnce    sync.Once
 	openAPIBody    *encodedBody
+	// demo holds the search page's files, by path; nil when none is served.
+	demo map[string]demoFile
 }
 
 // New returns the API's HTTP handler. The limiter counts every API request (not OPTIONS,
@@ -114,6 +116,12 @@ func New(cfg Config, backend search.Backend, limiter Limiter, logger *zap.Logger
 	}
 	g.inspector, _ = limiter.(Inspector)
 	g.extras, _ = backend.(search.Extras)
+	if cfg.Demo != nil {
+		var err error
+		if g.demo, err = loadDemo(cfg.Demo); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.Metrics != nil {
 		g.metrics = newMetrics()
 		if err := cfg.Metrics.Register(g.metrics); err != nil {
@@ -144,6 +152,10 @@ func New(cfg Config, backend search.Backend, limiter Limiter, logger *zap.Logger
 		e.Any(base+"openapi.json", g.methods(g.openAPI), tag(resOpenAPI))
 	}
 	e.Any(base+"problems/:slug", g.methods(g.problemType), tag(resProblem))
+	if g.demo != nil {
+		e.Any(base+"demo", g.methods(g.demoRedirect), tag(resDemo))
+		e.Any(base+"demo/*", g.methods(g.demoPage), tag(resDemo))
+	}
 	e.Any("/healthz", g.methods(g.healthz), tag(resHealthz))
 	e.Any("/readyz", g.methods(g.readyz), tag(resReadyz))
 	e.RouteNotFound("/*", func(c *echo.Context) error {

@@ -23,6 +23,7 @@ import (
 
 	"mediagw/cmd/internal/backends"
 	"mediagw/config"
+	"mediagw/demo"
 	"mediagw/gateway"
 	"mediagw/openapi"
 	"mediagw/ratelimit"
@@ -93,6 +94,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	gcfg.RatePolicy = ratelimit.Policy{Limit: cfg.RateLimit, Window: cfg.RateWindow}
 	gcfg.RequestTimeout = cfg.BackendTimeout
 	gcfg.OpenAPI = openapi.Document
+	gcfg.Demo = demo.Files()
 	gcfg.Metrics = reg
 	gw, err := gateway.New(gcfg, backend, limiter, log)
 	if err != nil {

@@ -1,0 +1,305 @@
+// The search page: everything it shows comes from the public API through the typed client, and
+// everything it shows follows from its URL, so a view can be shared and the back button works.
+import { ApiError, Client } from "./client.js";
+// The API answers on the base path this page is served under ({base}demo/ -> {base}); ?api=
+// points the page at another origin's API.
+const pageURL = new URL(location.href);
+const client = new Client(pageURL.searchParams.get("api") ?? new URL("../", pageURL).href);
+const $ = (sel) => document.querySelector(sel);
+const form = $("#search");
+const qInput = $("#q");
+const list = $("#completions");
+const view = $("#view");
+const message = $("#message");
+const FILTERS = ["q", "type", "category", "author", "language", "from", "to", "sort"];
+const FACETS = "type,category,language,year";
+function el(tag, props = {}, ...kids) {
+    const e = Object.assign(document.createElement(tag), props);
+    e.append(...kids);
+    return e;
+}
+/** A link to this page with params, keeping ?api=. */
+function pageLink(params) {
+    const u = new URL("./", location.href);
+    const api = pageURL.searchParams.get("api");
+    if (api)
+        u.searchParams.set("api", api);
+    for (const [k, v] of Object.entries(params))
+        if (v !== undefined && v !== "")
+            u.searchParams.set(k, String(v));
+    return u.pathname + u.search;
+}
+function go(href) {
+    history.pushState(null, "", href);
+    void render();
+}
+// Links inside the page navigate without reloading.
+document.addEventListener("click", (ev) => {
+    const a = ev.target.closest("a");
+    if (!a || a.origin !== location.origin || !a.pathname.endsWith("/demo/") || ev.ctrlKey || ev.metaKey)
+        return;
+    ev.preventDefault();
+    go(a.pathname + a.search);
+});
+addEventListener("popstate", () => void render());
+function showStanding(s) {
+    if (!s)
+        return;
+    const left = `${s.remaining} of ${Number.isNaN(s.limit) ? "?" : s.limit} requests left`;
+    $("#standing").textContent = s.remaining > 0 ? `Rate limit: ${left}.` : `Rate limit: ${left}; more in ${s.retryIn} s.`;
+}
+function showError(err) {
+    message.hidden = false;
+    message.className = "";
+    if (err instanceof ApiError) {
+        showStanding(err.standing);
+        if (err.status === 429) {
+            message.textContent = `Too many requests: this page may ask again in ${err.retryAfter ?? "a few"} seconds.`;
+            message.dataset.status = "429";
+            return;
+        }
+        message.dataset.status = String(err.status);
+        const detail = err.problem?.errors?.map((e) => `${e.parameter}: ${e.message}`).join("; ") || err.message;
+        message.textContent = `${err.problem?.title ?? "Error"}: ${detail}`;
+        return;
+    }
+    if (err.name === "AbortError")
+        return;
+    message.dataset.status = "network";
+    message.textContent = `The API could not be reached: ${err.message}`;
+}
+async function call(p) {
+    try {
+        const r = await p;
+        showStanding(r.standing);
+        return r.body;
+    }
+    catch (err) {
+        showError(err);
+        return null;
+    }
+}
+/** matchedHTML shows the API's snippet, whose text is HTML-escaped, keeping only <mark>. */
+function matchedHTML(snippet) {
+    const t = document.createElement("template");
+    t.innerHTML = snippet;
+    for (const e of t.content.querySelectorAll("*"))
+        if (e.tagName !== "MARK")
+            e.replaceWith(e.textContent ?? "");
+    return t.content;
+}
+function result(it) {
+    const li = el("li");
+    li.dataset.id = it.id;
+    const meta = [it.type, it.author, it.date, it.language, `${it.downloads} download${it.downloads === 1 ? "" : "s"}`].filter(Boolean).join(" · ");
+    li.append(el("a", { href: pageLink({ id: it.id }), className: "title" }, it.title), el("div", { className: "meta" }, meta));
+    if (it.matched && Object.keys(it.matched).length > 0) {
+        const dl = el("dl", { className: "matched" });
+        for (const [field, snippet] of Object.entries(it.matched))
+            dl.append(el("dt", {}, field), el("dd", {}, matchedHTML(snippet)));
+        li.append(dl);
+    }
+    return li;
+}
+function fillForm(p) {
+    for (const name of FILTERS) {
+        const input = form.elements.namedItem(name);
+        if (input)
+            input.value = p.get(name) ?? "";
+    }
+}
+async function renderSearch(p) {
+    const params = { facets: FACETS, highlight: "true" };
+    for (const name of [...FILTERS, "page"]) {
+        const v = p.get(name);
+        if (v)
+            Object.assign(params, { [name]: name === "page" ? Number(v) : v });
+    }
+    const body = await call(client.items(params));
+    if (!body)
+        return;
+    $("#attribution").textContent = body.attribution;
+    const { page, total, total_pages } = body.pagination;
+    const frag = document.createDocumentFragment();
+    if (body.suggestion) {
+        frag.append(el("p", { className: "suggestion" }, "Did you mean ", el("a", { href: pageLink({ ...Object.fromEntries(p), q: body.suggestion, page: undefined }) }, body.suggestion), "?"));
+    }
+    const facets = el("aside", { className: "facets", ariaLabel: "Refine" });
+    for (const [name, values] of Object.entries(body.facets ?? {})) {
+        if (!values.length)
+            continue;
+        const ul = el("ul");
+        for (const v of values) {
+            const chosen = name === "year" ? p.get("from") === `${v.value}-01-01` && p.get("to") === `${v.value}-12-31` : p.get(name) === v.value;
+            const btn = el("button", { type: "button" }, `${v.name ?? v.value} `, el("span", { className: "count" }, `(${v.count})`));
+            btn.setAttribute("aria-pressed", String(chosen));
+            btn.dataset.facet = name;
+            btn.dataset.value = v.value;
+            btn.addEventListener("click", () => {
+                const next = new URLSearchParams(p);
+                next.delete("page");
+                if (name === "year") {
+                    chosen ? (next.delete("from"), next.delete("to")) : (next.set("from", `${v.value}-01-01`), next.set("to", `${v.value}-12-31`));
+                }
+                else {
+                    chosen ? next.delete(name) : next.set(name, v.value);
+                }
+                go(pageLink(Object.fromEntries(next)));
+            });
+            ul.append(el("li", {}, btn));
+        }
+        facets.append(el("h2", {}, name), ul);
+    }
+    const results = el("ol", { id: "results" });
+    results.setAttribute("aria-label", "Results");
+    results.append(...body.data.map(result));
+    const pages = el("nav", { className: "pages", ariaLabel: "Pages" });
+    const at = (n) => pageLink({ ...Object.fromEntries(p), page: n });
+    if (body.links.prev)
+        pages.append(el("a", { href: at(page - 1), rel: "prev" }, "← Previous"));
+    pages.append(el("span", {}, total ? `Page ${page} of ${total_pages} · ${total} items` : "Nothing matches."));
+    if (body.links.next)
+        pages.append(el("a", { href: at(page + 1), rel: "next" }, "Next →"));
+    frag.append(el("div", { className: "layout" }, facets, el("section", { ariaLabel: "Results" }, results, pages)));
+    view.replaceChildren(frag);
+}
+async function renderItem(id) {
+    const doc = await call(client.item(id));
+    if (!doc)
+        return;
+    const it = doc.data;
+    document.title = `${it.title} · mediagw`;
+    const dl = el("dl");
+    const row = (k, v) => v !== null && v !== undefined && dl.append(el("dt", {}, k), el("dd", {}, v));
+    row("Type", it.type);
+    row("Author", it.author && el("a", { href: pageLink({ author: it.author }) }, it.author));
+    row("Category", it.category && el("a", { href: pageLink({ category: it.category }) }, it.category));
+    row("Language", it.language);
+    row("Date", it.date);
+    row("Downloads", String(it.downloads));
+    row("Summary", it.summary);
+    row("Tags", it.tags.join(", ") || null);
+    row("Permalink", el("a", { href: it.permalink, className: "permalink" }, it.permalink));
+    row("SHA-256", it.sha256 && el("code", { className: "sha256" }, it.sha256));
+    row("Licence", it.license);
+    const qr = el("img", { src: it.qr_code_url, alt: `QR code of ${it.permalink}`, className: "qr", width: 160, height: 160 });
+    const related = el("ol", { id: "related" });
+    view.replaceChildren(el("article", { className: "item" }, el("h2", {}, it.title), dl, qr, el("h3", {}, "Related items"), related));
+    const rel = await call(client.related(id));
+    if (rel)
+        related.append(...rel.data.map(result));
+}
+async function renderList(kind) {
+    const ul = el("ul", { id: kind });
+    if (kind === "categories") {
+        const body = await call(client.categories());
+        if (!body)
+            return;
+        ul.append(...body.data.map((c) => el("li", {}, el("a", { href: pageLink({ category: c.slug }) }, c.name), ` (${c.count})`)));
+    }
+    else {
+        const body = await call(client.authors());
+        if (!body)
+            return;
+        ul.append(...body.data.map((a) => el("li", {}, el("a", { href: pageLink({ author: a.name }) }, a.name), ` (${a.count})`)));
+    }
+    view.replaceChildren(el("h2", {}, kind === "categories" ? "Categories" : "Authors"), ul);
+}
+async function render() {
+    const p = new URL(location.href).searchParams;
+    message.hidden = true;
+    message.removeAttribute("data-status");
+    fillForm(p);
+    const id = p.get("id");
+    if (id)
+        return renderItem(id);
+    const v = p.get("view");
+    if (v === "categories" || v === "authors")
+        return renderList(v);
+    return renderSearch(p);
+}
+form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    closeCompletions();
+    const params = {};
+    for (const [k, v] of new FormData(form))
+        if (typeof v === "string" && v.trim())
+            params[k] = v.trim();
+    const author = new URL(location.href).searchParams.get("author");
+    if (author)
+        params.author = author;
+    go(pageLink(params));
+});
+for (const name of ["type", "category", "sort"]) {
+    form.elements.namedItem(name).addEventListener("change", () => form.requestSubmit());
+}
+// Completions: one request per pause in typing, the older one cancelled.
+let pending = null;
+let timer = 0;
+function closeCompletions() {
+    list.hidden = true;
+    qInput.setAttribute("aria-expanded", "false");
+    qInput.removeAttribute("aria-activedescendant");
+}
+qInput.addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = setTimeout(async () => {
+        pending?.abort();
+        const text = qInput.value.trim();
+        if (!text)
+            return closeCompletions();
+        pending = new AbortController();
+        try {
+            const r = await client.suggest(text, 8, pending.signal);
+            showStanding(r.standing);
+            list.replaceChildren(...r.body.data.map((c, i) => {
+                const li = el("li", { id: `completion-${i}` }, c.text);
+                li.setAttribute("role", "option");
+                li.dataset.id = c.id;
+                li.addEventListener("mousedown", (ev) => {
+                    ev.preventDefault();
+                    qInput.value = c.text;
+                    form.requestSubmit();
+                });
+                return li;
+            }));
+            list.hidden = r.body.data.length === 0;
+            qInput.setAttribute("aria-expanded", String(!list.hidden));
+        }
+        catch (err) {
+            if (err.name !== "AbortError")
+                showError(err);
+        }
+    }, 120);
+});
+qInput.addEventListener("keydown", (ev) => {
+    const options = [...list.querySelectorAll("li")];
+    if (list.hidden || options.length === 0)
+        return;
+    const at = options.findIndex((o) => o.getAttribute("aria-selected") === "true");
+    let next = at;
+    if (ev.key === "ArrowDown")
+        next = (at + 1) % options.length;
+    else if (ev.key === "ArrowUp")
+        next = (at - 1 + options.length) % options.length;
+    else if (ev.key === "Escape")
+        return closeCompletions();
+    else if (ev.key === "Enter" && at >= 0) {
+        qInput.value = options[at].textContent ?? "";
+        return;
+    }
+    else
+        return;
+    ev.preventDefault();
+    options.forEach((o, i) => o.setAttribute("aria-selected", String(i === next)));
+    qInput.setAttribute("aria-activedescendant", options[next].id);
+});
+qInput.addEventListener("blur", () => setTimeout(closeCompletions, 100));
+// Categories for the filter, once.
+void call(client.categories()).then((body) => {
+    const select = form.elements.namedItem("category");
+    const chosen = new URL(location.href).searchParams.get("category") ?? "";
+    for (const c of body?.data ?? [])
+        select.append(el("option", { value: c.slug, selected: c.slug === chosen }, `${c.name} (${c.count})`));
+});
+void render();

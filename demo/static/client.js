@@ -1,0 +1,78 @@
+/** A problem answer (RFC 9457); retryAfter is set on 429 and 503. */
+export class ApiError extends Error {
+    status;
+    problem;
+    standing;
+    retryAfter;
+    constructor(status, problem, standing, retryAfter) {
+        super(problem?.detail ?? `HTTP ${status}`);
+        this.status = status;
+        this.problem = problem;
+        this.standing = standing;
+        this.retryAfter = retryAfter;
+    }
+}
+/** standing reads the IETF RateLimit fields: RateLimit: "default";r=118;t=0 and RateLimit-Policy: …;q=120. */
+export function standing(headers) {
+    const rl = headers.get("RateLimit");
+    if (!rl)
+        return null;
+    const field = (s, key) => {
+        const m = s?.match(new RegExp(`;${key}=(\\d+)`));
+        return m ? Number(m[1]) : NaN;
+    };
+    const remaining = field(rl, "r");
+    const retryIn = field(rl, "t");
+    const limit = field(headers.get("RateLimit-Policy"), "q");
+    if (Number.isNaN(remaining) || Number.isNaN(retryIn))
+        return null;
+    return { limit, remaining, retryIn };
+}
+export class Client {
+    base;
+    fetchFn;
+    /** base is the API's base URL, ending in "/". */
+    constructor(base, fetchFn = fetch.bind(globalThis)) {
+        this.base = base;
+        this.fetchFn = fetchFn;
+    }
+    async get(params, signal) {
+        const url = new URL(this.base);
+        for (const [k, v] of Object.entries(params)) {
+            if (v !== undefined && v !== null && v !== "")
+                url.searchParams.set(k, String(v));
+        }
+        const res = await this.fetchFn(url, { signal, headers: { Accept: "application/json" } });
+        const st = standing(res.headers);
+        if (!res.ok) {
+            let problem = null;
+            try {
+                problem = (await res.json());
+            }
+            catch {
+                // A body that is not a problem (a proxy's page) leaves only the status.
+            }
+            const retry = res.headers.get("Retry-After");
+            throw new ApiError(res.status, problem, st, retry === null ? null : Number(retry));
+        }
+        return { body: (await res.json()), standing: st, etag: res.headers.get("ETag"), link: res.headers.get("Link") };
+    }
+    items(params, signal) {
+        return this.get({ ...params, resource: "items" }, signal);
+    }
+    item(id, signal) {
+        return this.get({ resource: "item", id }, signal);
+    }
+    suggest(q, perPage, signal) {
+        return this.get({ resource: "suggest", q, per_page: perPage }, signal);
+    }
+    related(id, perPage, signal) {
+        return this.get({ resource: "related", id, per_page: perPage }, signal);
+    }
+    categories(signal) {
+        return this.get({ resource: "categories" }, signal);
+    }
+    authors(signal) {
+        return this.get({ resource: "authors" }, signal);
+    }
+}

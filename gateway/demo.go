@@ -1,0 +1,80 @@
+package gateway
+
+import (
+	"fmt"
+	"io/fs"
+	"mime"
+	"net/http"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v5"
+)
+
+// demoMaxAge is how long the search page's files may be reused: short, so a new release shows
+// within minutes, while a visitor's own navigation reuses them.
+const demoMaxAge = 5 * time.Minute
+
+// demoCSP lets the page load only its own files and the API's QR codes, and call any API origin
+// (the page may be pointed at another one with ?api=).
+const demoCSP = "default-src 'self'; img-src 'self' data:; connect-src *; style-src 'self'; script-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+// demoFile is one file of the search page, encoded once.
+type demoFile struct {
+	contentType string
+	body        *encodedBody
+}
+
+// loadDemo reads every file of files once, at start.
+func loadDemo(files fs.FS) (map[string]demoFile, error) {
+	out := map[string]demoFile{}
+	err := fs.WalkDir(files, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		raw, err := fs.ReadFile(files, name)
+		if err != nil {
+			return err
+		}
+		ct := mime.TypeByExtension(path.Ext(name))
+		if ct == "" {
+			ct = "application/octet-stream"
+		}
+		out[name] = demoFile{contentType: ct, body: newEncodedBody(raw)}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("gateway: read the search page: %w", err)
+	}
+	if _, ok := out["index.html"]; !ok {
+		return nil, fmt.Errorf("gateway: the search page has no index.html")
+	}
+	return out, nil
+}
+
+// demoPage serves {base}demo/ and the files under it; the rate limit does not count them, but the
+// API requests the page makes count as any other.
+func (g *Gateway) demoPage(c *echo.Context) error {
+	name := strings.TrimPrefix(c.Param("*"), "/")
+	if name == "" {
+		name = "index.html"
+	}
+	f, ok := g.demo[name]
+	if !ok {
+		return notFound("the search page has no file " + shorten(name))
+	}
+	h := c.Response().Header()
+	h.Set("Content-Security-Policy", demoCSP)
+	h.Set("Referrer-Policy", "no-referrer")
+	return g.send(c, reply{status: http.StatusOK, contentType: f.contentType, body: f.body.raw, maxAge: demoMaxAge, compressible: true, kept: f.body})
+}
+
+// demoRedirect sends {base}demo to {base}demo/, where the page's relative links work.
+func (g *Gateway) demoRedirect(c *echo.Context) error {
+	target := g.cfg.BasePath + "demo/"
+	if q := c.Request().URL.RawQuery; q != "" {
+		target += "?" + q
+	}
+	return c.Redirect(http.StatusMovedPermanently, target)
+}
