@@ -8,7 +8,7 @@ SEED ?= 1
 VAR := var
 export MEDIA_INDEX_DIR ?= $(CURDIR)/$(VAR)/index
 
-.PHONY: build run test check services services-stop bench api-fuzz clean
+.PHONY: build run test check services services-stop bench api-fuzz browser-test clean
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -57,6 +57,11 @@ bench:
 # Property-based tests of the running server against openapi/openapi.json (schemathesis, ~1.5 min).
 api-fuzz:
 	scripts/schemathesis.sh
+
+# The search page in real Chromium against a real mediagw on the real catalogue (~2 min; installs
+# Debian's chromium and the npm packages when missing); screenshots go to docs/screenshots.
+browser-test:
+	scripts/browser-test.sh
 
 # Keeps var/services, where running services keep their data and pid files (make services-stop first).
 clean:

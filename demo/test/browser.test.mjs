@@ -1,0 +1,207 @@
+// The search page in real Chromium against a real mediagw (scripts/browser-test.sh starts it):
+// what a person does, checked against what the API answers for the same request.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import http from "node:http";
+import { chromium } from "playwright-core";
+
+const api = process.env.MEDIAGW_URL;
+const limited = process.env.MEDIAGW_LIMITED_URL;
+const shots = process.env.SCREENSHOTS;
+assert.ok(api && limited, "run through scripts/browser-test.sh, which starts the servers");
+
+let browser;
+before(async () => {
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+});
+after(async () => browser?.close());
+
+async function page(t) {
+  const ctx = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  t.after(() => ctx.close());
+  const p = await ctx.newPage();
+  const errors = [];
+  p.on("pageerror", (e) => errors.push(e));
+  t.after(() => assert.deepEqual(errors, [], "the page threw"));
+  return p;
+}
+
+/** The API's own answer, from outside the browser. */
+async function apiGet(params, base = api) {
+  const res = await fetch(`${base}?${new URLSearchParams(params)}`);
+  assert.equal(res.status, 200, `${JSON.stringify(params)}: ${res.status}`);
+  return res.json();
+}
+
+const resultIDs = (p) => p.locator("#results > li").evaluateAll((lis) => lis.map((li) => li.dataset.id));
+
+async function shot(p, name) {
+  if (shots) await p.screenshot({ path: `${shots}/${name}.png`, fullPage: false });
+}
+
+test("a search lists the API's first page, in order, and shows why each item matched", async (t) => {
+  const p = await page(t);
+  await p.goto(`${api}demo/?q=thames`);
+  await p.locator("#results > li").first().waitFor();
+  const want = await apiGet({ resource: "items", q: "thames" });
+  assert.deepEqual(await resultIDs(p), want.data.map((d) => d.id));
+  assert.ok((await p.locator("#results mark").count()) > 0, "no highlighted match");
+  assert.equal(await p.inputValue("#q"), "thames");
+  await shot(p, "search");
+});
+
+test("a filter narrows the results and lands in the URL", async (t) => {
+  const p = await page(t);
+  await p.goto(`${api}demo/?q=thames`);
+  await p.locator("#results > li").first().waitFor();
+  await p.selectOption("select[name=type]", "photo");
+  await p.waitForURL(/type=photo/);
+  await p.locator("#results > li").first().waitFor();
+  const want = await apiGet({ resource: "items", q: "thames", type: "photo" });
+  assert.deepEqual(await resultIDs(p), want.data.map((d) => d.id));
+  await p.goBack();
+  await p.waitForURL((u) => !u.search.includes("type=photo"));
+  const all = await apiGet({ resource: "items", q: "thames" });
+  await p.waitForFunction((first) => document.querySelector("#results > li")?.dataset.id === first, all.data[0].id);
+});
+
+test("a facet shows counts that its filter finds", async (t) => {
+  const p = await page(t);
+  await p.goto(`${api}demo/?q=python`);
+  const button = p.locator('.facets button[data-facet="category"]').first();
+  await button.waitFor();
+  const [value, label] = [await button.getAttribute("data-value"), await button.textContent()];
+  const count = Number(label.match(/\((\d+)\)/)[1]);
+  await button.click();
+  await p.waitForURL(new RegExp(`category=${value}`));
+  await p.locator(".pages span").filter({ hasText: `${count} items` }).waitFor();
+  const want = await apiGet({ resource: "items", q: "python", category: value });
+  assert.equal(want.pagination.total, count);
+  await shot(p, "facets");
+});
+
+test("pages: next shows the API's second page, and back returns", async (t) => {
+  const p = await page(t);
+  await p.goto(`${api}demo/?type=document&sort=az`);
+  await p.locator("#results > li").first().waitFor();
+  await p.click("a[rel=next]");
+  await p.waitForURL(/page=2/);
+  const want = await apiGet({ resource: "items", type: "document", sort: "az", page: 2 });
+  await p.waitForFunction((first) => document.querySelector("#results > li")?.dataset.id === first, want.data[0].id);
+  assert.deepEqual(await resultIDs(p), want.data.map((d) => d.id));
+});
+
+test("an item shows its permalink, SHA-256, a QR code that loads, and related items", async (t) => {
+  const p = await page(t);
+  await p.goto(`${api}demo/?q=pride%20and%20prejudice`);
+  const first = p.locator("#results > li").first();
+  await first.waitFor();
+  const id = await first.getAttribute("data-id");
+  await first.locator("a.title").click();
+  await p.waitForURL((u) => u.searchParams.get("id") === id);
+  const doc = await apiGet({ resource: "item", id });
+  await p.locator("a.permalink").waitFor();
+  assert.equal(await p.locator("a.permalink").getAttribute("href"), doc.data.permalink);
+  const qr = p.locator("img.qr");
+  await qr.waitFor();
+  await p.waitForFunction(() => document.querySelector("img.qr")?.complete);
+  assert.ok((await qr.evaluate((img) => img.naturalWidth)) > 0, "the QR code did not load");
+  await p.locator("#related > li").first().waitFor();
+  const related = await apiGet({ resource: "related", id });
+  assert.deepEqual(await p.locator("#related > li").evaluateAll((lis) => lis.map((li) => li.dataset.id)), related.data.map((d) => d.id));
+  await shot(p, "item");
+});
+
+test("typing offers completions; choosing one searches it", async (t) => {
+  const p = await page(t);
+  await p.goto(`${api}demo/`);
+  await p.locator("#q").pressSequentially("pride and prej", { delay: 20 });
+  const option = p.locator("#completions li").first();
+  await option.waitFor();
+  const want = await apiGet({ resource: "suggest", q: "pride and prej", per_page: 8 });
+  assert.equal(await option.textContent(), want.data[0].text);
+  await p.keyboard.press("ArrowDown");
+  assert.equal(await p.getAttribute("#q", "aria-activedescendant"), "completion-0");
+  await shot(p, "completions");
+  await p.keyboard.press("Enter");
+  await p.keyboard.press("Enter");
+  await p.waitForURL(/q=/);
+  assert.equal(new URL(p.url()).searchParams.get("q"), want.data[0].text);
+});
+
+test("a search that finds little offers the API's correction", async (t) => {
+  const p = await page(t);
+  const q = "pride prejudice austen zzyzx";
+  const want = await apiGet({ resource: "items", q });
+  await p.goto(`${api}demo/?q=${encodeURIComponent(q)}`);
+  await p.locator(".pages span").waitFor();
+  if (want.suggestion === null) {
+    assert.equal(await p.locator(".suggestion").count(), 0);
+  } else {
+    assert.equal(await p.locator(".suggestion a").textContent(), want.suggestion);
+  }
+});
+
+test("categories and authors list what the API lists", async (t) => {
+  const p = await page(t);
+  await p.goto(`${api}demo/?view=categories`);
+  await p.locator("#categories li").first().waitFor();
+  const cats = await apiGet({ resource: "categories" });
+  assert.equal(await p.locator("#categories li").count(), cats.data.length);
+  await p.goto(`${api}demo/?view=authors`);
+  await p.locator("#authors li").first().waitFor();
+  const authors = await apiGet({ resource: "authors" });
+  assert.equal(await p.locator("#authors li").count(), authors.data.length);
+});
+
+test("keyboard only: the search box, a filter and a result are reachable with Tab", async (t) => {
+  const p = await page(t);
+  await p.goto(`${api}demo/?q=thames`);
+  await p.locator("#results > li").first().waitFor();
+  const seen = new Set();
+  for (let i = 0; i < 40; i++) {
+    await p.keyboard.press("Tab");
+    seen.add(await p.evaluate(() => document.activeElement?.id || document.activeElement?.getAttribute("name") || document.activeElement?.className));
+  }
+  for (const want of ["q", "type", "title"]) assert.ok(seen.has(want), `Tab never reached ${want}: ${[...seen]}`);
+  for (const label of await p.locator("input, select").evaluateAll((els) => els.map((e) => e.labels?.length ?? 0))) assert.ok(label > 0, "a control without a label");
+});
+
+test("a page on another origin calls the API and reads RateLimit, Link and ETag", async (t) => {
+  const server = http.createServer((_, res) => {
+    res.setHeader("Content-Type", "text/html");
+    res.end(`<!doctype html><pre id="out"></pre><script type="module">
+      const r = await fetch(${JSON.stringify(`${api}?resource=items&q=thames&per_page=5`)});
+      const h = (n) => r.headers.get(n);
+      document.getElementById("out").textContent = JSON.stringify({ status: r.status, ratelimit: h("RateLimit"), policy: h("RateLimit-Policy"), link: h("Link"), etag: h("ETag"), total: (await r.json()).pagination.total });
+    </script>`);
+  });
+  await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
+  t.after(() => server.close());
+  const p = await page(t);
+  await p.goto(`http://127.0.0.1:${server.address().port}/`);
+  await p.waitForFunction(() => document.getElementById("out").textContent !== "");
+  const got = JSON.parse(await p.textContent("#out"));
+  assert.equal(got.status, 200);
+  assert.match(got.ratelimit, /^"default";r=\d+;t=\d+$/);
+  assert.match(got.policy, /q=\d+;w=\d+/);
+  assert.match(got.link, /rel="next"/);
+  assert.match(got.etag, /^W\/"/);
+  assert.ok(got.total > 0);
+});
+
+test("past the rate limit the page says when to try again", async (t) => {
+  const p = await page(t);
+  const message = p.locator('#message[data-status="429"]');
+  for (let i = 0; i < 20 && !(await message.isVisible()); i++) {
+    await p.goto(`${limited}demo/?q=river&page=${i + 1}`);
+    await p.waitForFunction(() => document.querySelector("#results") || !document.getElementById("message").hidden);
+  }
+  await message.waitFor();
+  assert.match(await message.textContent(), /try|again in \d+ seconds/i);
+  assert.match(await p.textContent("#standing"), /0 of 12 requests left; more in \d+ s/);
+  await shot(p, "rate-limited");
+});
