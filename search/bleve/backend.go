@@ -25,7 +25,13 @@ import (
 var (
 	keyCategories = []byte("mediagw:categories")
 	keyAuthors    = []byte("mediagw:authors")
+	keyFormat     = []byte("mediagw:format")
 )
+
+// format is the version of the index layout (mapping and internal keys) this code reads; a
+// change that older indexes lack (a field, doc values) bumps it, so they are refused with advice
+// instead of answering wrongly.
+const format = "2"
 
 // boltTimeout bounds the wait for the index's file lock, so a stuck writer cannot hang a reader.
 const boltTimeout = "10s"
@@ -90,6 +96,11 @@ func openHandle(dir, name string) (*handle, error) {
 		return nil, fmt.Errorf("open index %s: %w: %w", name, search.ErrUnavailable, err)
 	}
 	h := &handle{name: name, idx: idx}
+	if got, err := idx.GetInternal(keyFormat); err != nil || string(got) != format {
+		_ = idx.Close()
+		return nil, fmt.Errorf("index %s has layout %q, this mediagw reads %q: %w: load the catalogue again (mediactl load; make clean before make run)",
+			name, got, format, search.ErrUnavailable)
+	}
 	if err := h.loadInternal(keyCategories, &h.categories); err != nil {
 		_ = idx.Close()
 		return nil, err
@@ -244,6 +255,9 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 			return search.Result{}, err
 		}
 		out.Items = append(out.Items, it)
+	}
+	if err := b.facetsOf(ctx, h, q, &out); err != nil {
+		return search.Result{}, err
 	}
 	return out, nil
 }

@@ -23,6 +23,8 @@ func openFromItems(t *testing.T, items []search.Item) search.Backend {
 
 func TestConformance(t *testing.T) { searchtest.Run(t, openFromItems) }
 
+func TestExtrasConformance(t *testing.T) { searchtest.RunExtras(t, openFromItems) }
+
 func TestRealData(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads the whole real catalogue")

@@ -193,6 +193,9 @@ func fill(ctx context.Context, idx blevesearch.Index, items iter.Seq2[search.Ite
 			return 0, fmt.Errorf("store %s: %w", key, err)
 		}
 	}
+	if err := idx.SetInternal(keyFormat, []byte(format)); err != nil {
+		return 0, fmt.Errorf("store %s: %w", keyFormat, err)
+	}
 	return n, nil
 }
 

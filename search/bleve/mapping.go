@@ -42,6 +42,7 @@ const (
 	fieldDateSort    = "date_sort"
 	fieldDownloads   = "downloads"
 	fieldTitleSort   = "title_sort"
+	fieldYear        = "year"
 	// fieldStored holds the whole item as JSON, so Item and Search return every field as loaded.
 	fieldStored = "stored"
 )
@@ -145,13 +146,14 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		fm.DocValues = false
 		doc.AddFieldMappingsAt(f.name, fm)
 	}
-	for _, name := range []string{fieldType, fieldCategory, fieldAuthor, fieldLanguage, fieldTitleSort, fieldDateSort} {
+	for _, name := range []string{fieldType, fieldCategory, fieldAuthor, fieldLanguage, fieldYear, fieldTitleSort, fieldDateSort} {
 		fm := mapping.NewKeywordFieldMapping()
 		fm.Analyzer = keyword.Name
 		fm.Store = false
 		fm.IncludeInAll = false
 		fm.IncludeTermVectors = false
-		fm.DocValues = name == fieldTitleSort || name == fieldDateSort
+		// Sorts and facets read doc values.
+		fm.DocValues = name != fieldAuthor
 		doc.AddFieldMappingsAt(name, fm)
 	}
 	// Dates are also numbers (YYYYMMDD): numeric ranges are far cheaper than ranges over date
@@ -207,6 +209,7 @@ func document(it search.Item) (map[string]interface{}, error) {
 		}
 		d[fieldDate] = n
 		d[fieldDateSort] = it.Date
+		d[fieldYear] = it.Date[:4]
 	}
 	if len(it.Tags) > 0 {
 		d[fieldTags] = it.Tags
