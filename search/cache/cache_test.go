@@ -31,6 +31,7 @@ var (
 type counting struct {
 	b                                    *bleve.Backend
 	searches, items, categories, authors atomic.Int64
+	extras                               atomic.Int64
 	gate                                 chan struct{}
 	fail                                 atomic.Bool
 	// callErr is the context error the engine call saw when it finished.
@@ -82,6 +83,27 @@ func (c *counting) Authors(ctx context.Context) ([]search.Author, error) {
 
 func (c *counting) Ping(ctx context.Context) error { return c.b.Ping(ctx) }
 
+func (c *counting) Complete(ctx context.Context, text string, n int) ([]search.Completion, error) {
+	if err := c.enter(ctx, &c.extras); err != nil {
+		return nil, err
+	}
+	return c.b.Complete(ctx, text, n)
+}
+
+func (c *counting) Related(ctx context.Context, id string, n int) ([]search.Item, error) {
+	if err := c.enter(ctx, &c.extras); err != nil {
+		return nil, err
+	}
+	return c.b.Related(ctx, id, n)
+}
+
+func (c *counting) Neighbours(ctx context.Context, word string, max int) ([]string, error) {
+	if err := c.enter(ctx, &c.extras); err != nil {
+		return nil, err
+	}
+	return c.b.Neighbours(ctx, word, max)
+}
+
 // remote presents the version as a network call would, as search/opensearch does.
 type remote struct {
 	*counting
@@ -98,7 +120,7 @@ func (r *remote) Version(ctx context.Context) (string, error) {
 }
 
 // unversioned hides the version.
-type unversioned struct{ search.Backend }
+type unversioned struct{ searchtest.ExtrasBackend }
 
 // The ways a backend can tell its version.
 var modes = []string{"local", "remote", "none"}
@@ -210,6 +232,18 @@ func TestConformance(t *testing.T) {
 	for _, mode := range modes {
 		t.Run(mode, func(t *testing.T) {
 			searchtest.Run(t, func(t *testing.T, items []search.Item) search.Backend {
+				b, _ := newCached(t, mode, items, Options{})
+				return b
+			})
+		})
+	}
+}
+
+// TestExtrasConformance: caching never changes the extras' answers either.
+func TestExtrasConformance(t *testing.T) {
+	for _, mode := range modes {
+		t.Run(mode, func(t *testing.T) {
+			searchtest.RunExtras(t, func(t *testing.T, items []search.Item) search.Backend {
 				b, _ := newCached(t, mode, items, Options{})
 				return b
 			})
