@@ -59,9 +59,9 @@ func loadOpenSearch(t testing.TB, b *opensearch.Backend, items []search.Item) {
 	}
 }
 
-// TestOpenSearchConformance: caching never changes OpenSearch's answers either.
+// TestOpenSearchConformance: caching never changes OpenSearch's answers, extras included.
 func TestOpenSearchConformance(t *testing.T) {
-	searchtest.Run(t, func(t *testing.T, items []search.Item) search.Backend {
+	open := func(t *testing.T, items []search.Item) search.Backend {
 		engine := newOpenSearch(t)
 		loadOpenSearch(t, engine, items)
 		b := New(engine, Options{})
@@ -71,7 +71,9 @@ func TestOpenSearchConformance(t *testing.T) {
 		}
 		waitVersion(t, b, v)
 		return b
-	})
+	}
+	searchtest.Run(t, open)
+	t.Run("Extras", func(t *testing.T) { searchtest.RunExtras(t, open) })
 }
 
 // TestOpenSearchAliasMoveInvalidates: a load that moves the alias is noticed at the next version

@@ -288,13 +288,21 @@ func decodeBody(resp *opensearch.Response, v any) error {
 // Search returns one page of the items matching q, in q.Sort order, with the exact total.
 func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, error) {
 	body, err := SearchRequest(q)
-	var resp searchResponse
+	var resp struct {
+		searchResponse
+		Aggregations facetAnswer `json:"aggregations"`
+	}
 	if err := b.doSearch(ctx, "search", body, err, &resp); err != nil {
 		return search.Result{}, err
 	}
 	res := search.Result{Items: make([]search.Item, len(resp.Hits.Hits)), Total: resp.Hits.Total.Value}
 	for i, h := range resp.Hits.Hits {
 		res.Items[i] = h.Source
+	}
+	if q.Facets != 0 {
+		if res.Facets, err = b.facets(ctx, q, resp.Aggregations); err != nil {
+			return search.Result{}, err
+		}
 	}
 	return res, nil
 }

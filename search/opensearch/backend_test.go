@@ -83,6 +83,10 @@ func TestConformance(t *testing.T) {
 	searchtest.Run(t, open)
 }
 
+func TestExtrasConformance(t *testing.T) {
+	searchtest.RunExtras(t, open)
+}
+
 func TestRealData(t *testing.T) {
 	searchtest.RunRealData(t, open)
 }

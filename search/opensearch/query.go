@@ -31,12 +31,24 @@ func searchBody(q search.Query) obj {
 			from = 0
 		}
 	}
+	bq := boolQuery(q)
 	body := obj{
-		"query":            obj{"bool": boolQuery(q)},
+		"query":            obj{"bool": bq},
 		"sort":             sortClauses(q),
 		"from":             from,
 		"size":             size,
 		"track_total_hits": true,
+	}
+	if q.Facets != 0 {
+		// Disjunctive facets: the aggregations see the text alone (each adds the filters but its
+		// own), while post_filter gives the hits and total every filter.
+		text := obj{}
+		if must, ok := bq["must"]; ok {
+			text["must"] = must
+		}
+		body["query"] = obj{"bool": text}
+		body["post_filter"] = obj{"bool": obj{"filter": bq["filter"]}}
+		body["aggs"] = facetAggs(q)
 	}
 	return body
 }

@@ -1,0 +1,258 @@
+package opensearch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"unicode/utf8"
+
+	"mediagw/search"
+)
+
+// The search-box extras on OpenSearch: disjunctive facets as filter aggregations beside the hits
+// (the filters move to post_filter), completions on the title's edge n-grams, related items by
+// more_like_this, and neighbours by term suggesters on the searched fields.
+
+var _ search.Extras = (*Backend)(nil)
+
+// facetFields are the keyword fields the terms facets count; the year facet is a date histogram.
+var facetFields = map[search.Facet]string{
+	search.FacetType: "type", search.FacetCategory: "category", search.FacetLanguage: "language",
+}
+
+// maxFacetTerms is more values than any facet has, on every shard, so each count is exact; the
+// contract then keeps the top search.MaxFacetValues.
+const maxFacetTerms = 10_000
+
+// facetAggs are the aggregations of q's facets: each over q's text and every other filter. The
+// hits keep all the filters through post_filter, so they and the total are unchanged.
+func facetAggs(q search.Query) obj {
+	aggs := obj{}
+	for _, f := range q.Facets.All() {
+		other := boolQuery(q.Without(f))
+		delete(other, "must") // the text is the query's, shared by every aggregation
+		var values obj
+		if f == search.FacetYear {
+			values = obj{"date_histogram": obj{"field": "date", "calendar_interval": "year", "format": "yyyy", "min_doc_count": 1}}
+		} else {
+			values = obj{"terms": obj{"field": facetFields[f], "size": maxFacetTerms, "shard_size": maxFacetTerms}}
+		}
+		aggs["facet_"+f.String()] = obj{"filter": obj{"bool": other}, "aggs": obj{"values": values}}
+	}
+	return aggs
+}
+
+// facetAnswer is the aggregations part of an answer with facets.
+type facetAnswer map[string]struct {
+	Values struct {
+		Buckets []struct {
+			Key         any    `json:"key"`
+			KeyAsString string `json:"key_as_string"`
+			Count       int    `json:"doc_count"`
+		} `json:"buckets"`
+	} `json:"values"`
+}
+
+// facets reads q's facets out of an answer, naming categories as Categories names them.
+func (b *Backend) facets(ctx context.Context, q search.Query, a facetAnswer) (map[search.Facet][]search.FacetValue, error) {
+	out := make(map[search.Facet][]search.FacetValue, len(search.Facets))
+	for _, f := range q.Facets.All() {
+		values := []search.FacetValue{}
+		for _, bk := range a["facet_"+f.String()].Values.Buckets {
+			v := bk.KeyAsString
+			if v == "" {
+				v = fmt.Sprint(bk.Key)
+			}
+			values = append(values, search.FacetValue{Value: v, Count: bk.Count})
+		}
+		out[f] = search.TopFacetValues(values)
+	}
+	if cats := out[search.FacetCategory]; len(cats) > 0 {
+		slugs := make([]string, len(cats))
+		for i, c := range cats {
+			slugs[i] = c.Value
+		}
+		names, err := b.categoryNames(ctx, slugs)
+		if err != nil {
+			return nil, err
+		}
+		for i := range cats {
+			cats[i].Name = names[cats[i].Value]
+		}
+	}
+	return out, nil
+}
+
+// categoryNames names the given categories over all their items, as Categories does: the name
+// most items give, ties to the first in byte order, else one derived from the slug.
+func (b *Backend) categoryNames(ctx context.Context, slugs []string) (map[string]string, error) {
+	body, err := json.Marshal(obj{
+		"size":  0,
+		"query": obj{"terms": obj{"category": slugs}},
+		"aggs": obj{"slugs": obj{
+			"terms": obj{"field": "category", "size": len(slugs)},
+			"aggs": obj{"name": obj{"terms": obj{"field": "category_name", "size": 1,
+				"order": []any{obj{"_count": "desc"}, obj{"_key": "asc"}}}}},
+		}},
+	})
+	var a struct {
+		answerShards
+		Aggregations struct {
+			Slugs struct {
+				Buckets []struct {
+					Key  string `json:"key"`
+					Name struct {
+						Buckets []struct {
+							Key string `json:"key"`
+						} `json:"buckets"`
+					} `json:"name"`
+				} `json:"buckets"`
+			} `json:"slugs"`
+		} `json:"aggregations"`
+	}
+	if err := b.doSearch(ctx, "facet names", body, err, &a); err != nil {
+		return nil, err
+	}
+	names := make(map[string]string, len(slugs))
+	for _, s := range slugs {
+		names[s] = search.CategoryName(s)
+	}
+	for _, bk := range a.Aggregations.Slugs.Buckets {
+		if len(bk.Name.Buckets) > 0 {
+			names[bk.Key] = bk.Name.Buckets[0].Key
+		}
+	}
+	return names, nil
+}
+
+// maxPrefixGram is the longest prefix the title's edge n-grams hold (mappings/items.json).
+const maxPrefixGram = 20
+
+// completeBody: every word but the last a whole title word, the last a prefix of one.
+func completeBody(text string, n int) obj {
+	words := search.Words(text)
+	must := make([]any, 0, len(words))
+	for i, w := range words {
+		switch {
+		case i < len(words)-1:
+			must = append(must, obj{"match": obj{"title": obj{"query": w, "operator": "and"}}})
+		case utf8.RuneCountInString(w) <= maxPrefixGram:
+			must = append(must, obj{"match": obj{"title.prefixes": obj{"query": w, "operator": "and"}}})
+		default:
+			// Longer than any gram: the exact prefix query, on the folded word.
+			must = append(must, obj{"prefix": obj{"title": obj{"value": search.Fold(w)}}})
+		}
+	}
+	return obj{
+		"query":   obj{"bool": obj{"filter": must}},
+		"sort":    []any{obj{"downloads": obj{"order": "desc"}}, obj{"id": obj{"order": "asc"}}},
+		"size":    n,
+		"_source": []string{"id", "title"},
+	}
+}
+
+// Complete returns the titles holding every word of text, the last as a prefix, most downloaded first.
+func (b *Backend) Complete(ctx context.Context, text string, n int) ([]search.Completion, error) {
+	out := []search.Completion{}
+	if len(search.Words(text)) == 0 || n < 1 {
+		return out, nil
+	}
+	body, err := json.Marshal(completeBody(text, n))
+	var resp searchResponse
+	if err := b.doSearch(ctx, "complete", body, err, &resp); err != nil {
+		return nil, err
+	}
+	for _, h := range resp.Hits.Hits {
+		out = append(out, search.Completion{Text: h.Source.Title, ID: h.Source.ID})
+	}
+	return out, nil
+}
+
+// Related returns the items most like the item: more_like_this on its title, tags and keywords,
+// or the same category or author; never the item itself.
+func (b *Backend) Related(ctx context.Context, id string, n int) ([]search.Item, error) {
+	it, err := b.Item(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	should := []any{obj{"more_like_this": obj{
+		"fields":               []string{"title", "tags", "keywords"},
+		"like":                 []any{obj{"_id": id}},
+		"min_term_freq":        1,
+		"min_doc_freq":         1,
+		"max_query_terms":      25,
+		"minimum_should_match": "1",
+	}}}
+	if it.Category != "" {
+		should = append(should, obj{"term": obj{"category": obj{"value": it.Category, "boost": 0.5}}})
+	}
+	if it.Author != "" {
+		should = append(should, obj{"term": obj{"author": obj{"value": it.Author, "boost": 1}}})
+	}
+	body, err := json.Marshal(obj{
+		"query": obj{"bool": obj{"should": should, "minimum_should_match": 1,
+			"must_not": []any{obj{"term": obj{"id": id}}}}},
+		"sort": []any{obj{"_score": obj{"order": "desc"}}, obj{"id": obj{"order": "asc"}}},
+		"size": n,
+	})
+	var resp searchResponse
+	if err := b.doSearch(ctx, "related", body, err, &resp); err != nil {
+		return nil, err
+	}
+	out := make([]search.Item, len(resp.Hits.Hits))
+	for i, h := range resp.Hits.Hits {
+		out[i] = h.Source
+	}
+	return out, nil
+}
+
+// neighbourFields are the searched fields whose terms Neighbours looks through.
+var neighbourFields = []string{"title", "summary", "description", "tags", "keywords", "author.text"}
+
+// maxSuggestions is how many terms each suggester returns before they are filtered.
+const maxSuggestions = 100
+
+// Neighbours returns the indexed words of the searched fields near word: a term suggester per
+// field, filtered by search.EditsWithin.
+func (b *Backend) Neighbours(ctx context.Context, word string, max int) ([]string, error) {
+	w := search.Fold(word)
+	allow := search.TypoAllowance(w)
+	out := []string{}
+	if allow == 0 || max < 1 {
+		return out, nil
+	}
+	suggest := obj{"text": w}
+	for _, f := range neighbourFields {
+		suggest[f] = obj{"term": obj{
+			"field": f, "suggest_mode": "always", "max_edits": allow, "prefix_length": 0,
+			"min_word_length": 1, "min_doc_freq": 0, "accuracy": 0.0, "size": maxSuggestions,
+			"max_inspections": 50, "string_distance": "damerau_levenshtein", "sort": "score",
+		}}
+	}
+	body, err := json.Marshal(obj{"size": 0, "suggest": suggest})
+	var a struct {
+		answerShards
+		Suggest map[string][]struct {
+			Options []struct {
+				Text string `json:"text"`
+			} `json:"options"`
+		} `json:"suggest"`
+	}
+	if err := b.doSearch(ctx, "neighbours", body, err, &a); err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, entries := range a.Suggest {
+		for _, e := range entries {
+			for _, o := range e.Options {
+				if o.Text != w && !seen[o.Text] && search.EditsWithin(w, o.Text, allow) {
+					seen[o.Text] = true
+					out = append(out, o.Text)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out[:min(len(out), max)], nil
+}
