@@ -49,6 +49,9 @@ type Config struct {
 // MaxAge is how long clients and shared caches may reuse each resource's responses.
 type MaxAge struct {
 	Items, Item, Categories, Authors, QR time.Duration
+	// OpenAPI is the OpenAPI document's, ProblemPages the problem types' pages': both change only
+	// with a new release.
+	OpenAPI, ProblemPages time.Duration
 }
 
 // DefaultConfig returns the contract's defaults; PublicURL still has to be set.
@@ -56,11 +59,13 @@ func DefaultConfig() Config {
 	return Config{
 		BasePath: "/",
 		MaxAge: MaxAge{
-			Items:      time.Minute,
-			Item:       5 * time.Minute,
-			Categories: 5 * time.Minute,
-			Authors:    5 * time.Minute,
-			QR:         24 * time.Hour,
+			Items:        time.Minute,
+			Item:         5 * time.Minute,
+			Categories:   5 * time.Minute,
+			Authors:      5 * time.Minute,
+			QR:           24 * time.Hour,
+			OpenAPI:      5 * time.Minute,
+			ProblemPages: 5 * time.Minute,
 		},
 		RatePolicy:     ratelimit.Policy{Limit: 120, Window: 10 * time.Minute},
 		RequestTimeout: 5 * time.Second,
@@ -91,7 +96,8 @@ func (c Config) Validate() error {
 	ages := []struct {
 		name string
 		d    time.Duration
-	}{{"items", c.MaxAge.Items}, {"item", c.MaxAge.Item}, {"categories", c.MaxAge.Categories}, {"authors", c.MaxAge.Authors}, {"qr", c.MaxAge.QR}}
+	}{{"items", c.MaxAge.Items}, {"item", c.MaxAge.Item}, {"categories", c.MaxAge.Categories}, {"authors", c.MaxAge.Authors}, {"qr", c.MaxAge.QR},
+		{"openapi", c.MaxAge.OpenAPI}, {"problem pages", c.MaxAge.ProblemPages}}
 	for _, a := range ages {
 		if a.d < 0 {
 			bad("max-age of %s: %v is negative", a.name, a.d)

@@ -1,9 +1,54 @@
 package gateway
 
 import (
+	"fmt"
 	"slices"
 	"sync"
+
+	"github.com/labstack/echo/v5"
 )
+
+// categories serves resource=categories: every category, ordered by slug.
+func (g *Gateway) categories(c *echo.Context, _ rawQuery) error {
+	ctx, cancel := g.backendCtx(c)
+	defer cancel()
+	cats, err := g.backend.Categories(ctx)
+	if err != nil {
+		return backendError(ctx, err)
+	}
+	body, err := g.categoryBodies.body(cats, func() any {
+		body := categoriesBody{Data: make([]category, 0, len(cats)), Total: len(cats), Attribution: g.cfg.Attribution}
+		for _, ct := range cats {
+			body.Data = append(body.Data, category{Slug: ct.Slug, Name: ct.Name, Count: ct.Count})
+		}
+		return body
+	})
+	if err != nil {
+		return internalError(fmt.Errorf("encode categories: %w", err))
+	}
+	return g.send(c, body.reply(g.cfg.MaxAge.Categories))
+}
+
+// authors serves resource=authors: every credited author, ordered by name.
+func (g *Gateway) authors(c *echo.Context, _ rawQuery) error {
+	ctx, cancel := g.backendCtx(c)
+	defer cancel()
+	as, err := g.backend.Authors(ctx)
+	if err != nil {
+		return backendError(ctx, err)
+	}
+	body, err := g.authorBodies.body(as, func() any {
+		body := authorsBody{Data: make([]author, 0, len(as)), Total: len(as), Attribution: g.cfg.Attribution}
+		for _, a := range as {
+			body.Data = append(body.Data, author{Name: a.Name, Count: a.Count})
+		}
+		return body
+	})
+	if err != nil {
+		return internalError(fmt.Errorf("encode authors: %w", err))
+	}
+	return g.send(c, body.reply(g.cfg.MaxAge.Authors))
+}
 
 // listBodies keeps the encoded response to a list resource (categories or authors) for the last
 // answer the backend gave, so a repeated answer costs a comparison instead of an encoding and a

@@ -44,7 +44,7 @@ const (
 )
 
 var (
-	metricResources = []string{resItems, resItem, resCategories, resAuthors, resSuggest, resRelated, resQR, resOpenAPI, resProblem, resDemo, resHealthz, resReadyz, resOther}
+	metricResources = append(slices.Clone(resources), resQR, resOpenAPI, resProblem, resDemo, resHealthz, resReadyz, resOther)
 	backendOps      = []string{opSearch, opItem, opCategories, opAuthors, opPing, opComplete, opRelated, opNeighbours}
 	errorKinds      = []string{kindUnavailable, kindTimeout, kindOther}
 	// latencyBuckets reach down to a millisecond, where the embedded index answers, and up to the

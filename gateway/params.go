@@ -51,7 +51,14 @@ const (
 	resRelated    = "related"
 )
 
-var resources = []string{resItems, resItem, resCategories, resAuthors, resSuggest, resRelated}
+// resources are the names of the base path's resources (apiResources, in routes.go).
+var resources = func() []string {
+	out := make([]string, len(apiResources))
+	for i, r := range apiResources {
+		out[i] = r.name
+	}
+	return out
+}()
 
 // FieldError is one bad parameter of a request, as the problem body lists it.
 type FieldError struct {

@@ -10,25 +10,72 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v5"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 
+	"mediagw/ratelimit"
 	"mediagw/search"
 )
 
-// Problem types; each is the last segment of the type URI {public}{base}problems/<slug>.
-const (
-	slugInvalidParameter = "invalid-parameter"
-	slugURITooLong       = "uri-too-long"
-	slugNotFound         = "not-found"
-	slugMethodNotAllowed = "method-not-allowed"
-	slugRateLimited      = "rate-limited"
-	slugInternal         = "internal-error"
-	slugUnavailable      = "unavailable"
-	slugTimeout          = "timeout"
-	slugClientClosed     = "client-closed-request"
-)
+// problemType is one kind of problem the API answers with: the last segment of its type URI
+// {public}{base}problems/<slug>, its status and title, and what its page (problemdocs.go) and the
+// OpenAPI document's response say: when it happens and what to do. The title is the same for
+// every problem of a type; each answer's detail says what went wrong with that request.
+type problemType struct {
+	Slug   string
+	Status int
+	Title  string
+	When   string
+	Do     string
+	// Response is the OpenAPI document's component response of this type (its HEAD form adds
+	// "Head"); "" for a status no client receives.
+	Response string
+}
 
 // statusClientClosed is what the log says when the client went away before the answer (nginx's 499).
 const statusClientClosed = 499
+
+// The problem types, one variable each for the code that answers with them.
+var (
+	problemInvalidParameter = &problemType{"invalid-parameter", http.StatusBadRequest, "Invalid parameter",
+		"A parameter is missing, malformed, out of range or given twice. errors[] lists every bad parameter of the request, each with what was sent and what is wrong.",
+		"Correct the parameters errors[] names and send the request again.", "BadRequest"}
+	problemNotFound = &problemType{"not-found", http.StatusNotFound, "Not found",
+		"No item has the requested id, no QR code exists for it, or the path is not one the API serves.",
+		"Check the id against a search; the API answers on its base path.", "NotFound"}
+	problemMethodNotAllowed = &problemType{"method-not-allowed", http.StatusMethodNotAllowed, "Method not allowed",
+		"The API is read-only: it answers GET, HEAD and OPTIONS. Not counted by the rate limit; the rate-limit headers still say where the visitor stands.",
+		"Send a GET (or HEAD); the Allow header lists the methods.", "MethodNotAllowed"}
+	problemURITooLong = &problemType{"uri-too-long", http.StatusRequestURITooLong, "URI too long",
+		number.Sprintf("The query string is longer than any request the API reads (%d bytes) or has more than %d parameters; the longest legal query, every byte percent-encoded, is %d bytes.",
+			maxQueryBytes, maxQueryParams, 3*longestQuery),
+		"Send only the parameters the API reads; the longest legal request is well within the bound.", "URITooLong"}
+	problemRateLimited = &problemType{"rate-limited", http.StatusTooManyRequests, "Too many requests",
+		"This visitor has used up its requests for now; every resource counts against one limit, shared by every replica.",
+		"Wait the seconds Retry-After says; the RateLimit headers of every response say where the visitor stands.", "TooManyRequests"}
+	problemClientClosed = &problemType{"client-closed-request", statusClientClosed, "Client closed request",
+		"The client went away before the answer was ready. Only logs and metrics see this status.",
+		"Nothing: no client receives it.", ""}
+	problemInternal = &problemType{"internal-error", http.StatusInternalServerError, "Internal error",
+		"Something failed inside the service. The response says nothing more; the request_id finds the cause in the service's logs.",
+		"Try again later; if it persists, report the request_id.", "InternalError"}
+	problemUnavailable = &problemType{"unavailable", http.StatusServiceUnavailable, "Service unavailable",
+		"The search engine cannot be reached or has no index to serve, or (on /readyz) this replica is shutting down.",
+		"Try again after the seconds Retry-After says.", "Unavailable"}
+	problemTimeout = &problemType{"timeout", http.StatusGatewayTimeout, "Search engine timeout",
+		"The search engine did not answer in time.",
+		"Try again; a narrower query may answer faster.", "Timeout"}
+)
+
+// problemTypes is every problem type, in the order of their statuses: the one table the errors,
+// the problem pages and (by TestOpenAPIProblemTypes) the OpenAPI document follow.
+var problemTypes = []*problemType{
+	problemInvalidParameter, problemNotFound, problemMethodNotAllowed, problemURITooLong, problemRateLimited,
+	problemClientClosed, problemInternal, problemUnavailable, problemTimeout,
+}
+
+// number writes numbers as the documentation does: 9,230.
+var number = message.NewPrinter(language.English)
 
 // unavailableRetryAfter is what 503 asks clients to wait: long enough for an engine restart or a
 // pod to become ready, short enough not to strand a user.
@@ -37,9 +84,7 @@ const unavailableRetryAfter = 5 * time.Second
 // apiError is the one error type handlers and middleware return; the central error handler turns
 // it into an RFC 9457 body. Cause is logged and never sent.
 type apiError struct {
-	Status int
-	Slug   string
-	Title  string
+	Type   *problemType
 	Detail string
 	Errors []FieldError
 	// RetryAfter, when positive, becomes the Retry-After header.
@@ -49,68 +94,70 @@ type apiError struct {
 
 func (e *apiError) Error() string {
 	if e.Cause != nil {
-		return fmt.Sprintf("%d %s: %v", e.Status, e.Slug, e.Cause)
+		return fmt.Sprintf("%d %s: %v", e.Type.Status, e.Type.Slug, e.Cause)
 	}
-	return fmt.Sprintf("%d %s: %s", e.Status, e.Slug, e.Detail)
+	return fmt.Sprintf("%d %s: %s", e.Type.Status, e.Type.Slug, e.Detail)
 }
 
 func (e *apiError) Unwrap() error { return e.Cause }
 
 // StatusCode lets echo's helpers (echo.ResolveResponseStatus) see the status.
-func (e *apiError) StatusCode() int { return e.Status }
+func (e *apiError) StatusCode() int { return e.Type.Status }
 
 func invalidParams(errs []FieldError) *apiError {
 	details := make([]string, len(errs))
 	for i, fe := range errs {
 		details[i] = fe.Parameter + " " + fe.Message
 	}
-	return &apiError{
-		Status: http.StatusBadRequest, Slug: slugInvalidParameter, Title: "Invalid parameter",
-		Detail: strings.Join(details, "; "), Errors: errs,
-	}
+	return &apiError{Type: problemInvalidParameter, Detail: strings.Join(details, "; "), Errors: errs}
 }
 
 // queryTooLong refuses a query string past maxQueryBytes or maxQueryParams. 414 and not 400:
 // the bound is on the URI as a whole, not on one parameter that errors[] could name, and 414 is
 // what HTTP (RFC 9110, 15.5.15) and proxies answer for a URI longer than the server will read.
 func queryTooLong() *apiError {
-	return &apiError{
-		Status: http.StatusRequestURITooLong, Slug: slugURITooLong, Title: "URI too long",
-		Detail: fmt.Sprintf("the query string may hold at most %d bytes and %d parameters", maxQueryBytes, maxQueryParams),
-	}
+	return &apiError{Type: problemURITooLong,
+		Detail: fmt.Sprintf("the query string may hold at most %d bytes and %d parameters", maxQueryBytes, maxQueryParams)}
 }
 
 func notFound(detail string) *apiError {
-	return &apiError{Status: http.StatusNotFound, Slug: slugNotFound, Title: "Not found", Detail: detail}
+	return &apiError{Type: problemNotFound, Detail: detail}
 }
 
 func methodNotAllowed(method string) *apiError {
-	return &apiError{
-		Status: http.StatusMethodNotAllowed, Slug: slugMethodNotAllowed, Title: "Method not allowed",
-		Detail: "this API is read-only: use " + allowedMethods + ", not " + method,
+	return &apiError{Type: problemMethodNotAllowed, Detail: "this API is read-only: use " + allowedMethods + ", not " + method}
+}
+
+// rateLimited refuses a request past the visitor's limit; retry is when the next one is allowed.
+func rateLimited(policy ratelimit.Policy, retry time.Duration) *apiError {
+	retry = max(retry, time.Second)
+	return &apiError{Type: problemRateLimited,
+		Detail: fmt.Sprintf("at most %d requests per %d seconds per visitor; try again in %d seconds",
+			policy.Limit, ceilSeconds(policy.Window), ceilSeconds(retry)),
+		RetryAfter: retry,
 	}
 }
 
 func internalError(cause error) *apiError {
-	return &apiError{
-		Status: http.StatusInternalServerError, Slug: slugInternal, Title: "Internal error",
-		Detail: "the server failed to answer; the request id identifies it in the server's logs",
-		Cause:  cause,
-	}
+	return &apiError{Type: problemInternal,
+		Detail: "the server failed to answer; the request id identifies it in the server's logs", Cause: cause}
+}
+
+// unavailable is a 503 whose Retry-After is unavailableRetryAfter.
+func unavailable(detail string, cause error) *apiError {
+	return &apiError{Type: problemUnavailable, Detail: detail, RetryAfter: unavailableRetryAfter, Cause: cause}
 }
 
 // backendError maps a search engine failure to what the client may know about it.
 func backendError(ctx context.Context, err error) *apiError {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return &apiError{Status: http.StatusGatewayTimeout, Slug: slugTimeout, Title: "Search engine timeout",
+		return &apiError{Type: problemTimeout,
 			Detail: "the search engine did not answer in time; try again or narrow the query", Cause: err}
 	case errors.Is(err, context.Canceled):
-		return &apiError{Status: statusClientClosed, Slug: slugClientClosed, Title: "Client closed request",
-			Detail: "the client went away before the answer", Cause: err}
+		return &apiError{Type: problemClientClosed, Detail: "the client went away before the answer", Cause: err}
 	case errors.Is(err, search.ErrUnavailable):
-		return &apiError{Status: http.StatusServiceUnavailable, Slug: slugUnavailable, Title: "Search engine unavailable",
-			Detail: "the search engine cannot be reached right now; try again later", RetryAfter: unavailableRetryAfter, Cause: err}
+		return unavailable("the search engine cannot be reached right now; try again later", err)
 	}
 	return internalError(err)
 }
@@ -144,7 +191,8 @@ func asAPIError(err error, method string) *apiError {
 // handleError is the central error handler: every error a handler or middleware returns ends here.
 func (g *Gateway) handleError(c *echo.Context, err error) {
 	ae := asAPIError(err, c.Request().Method)
-	c.Set(ctxCause, ae)
+	st := state(c)
+	st.cause = ae
 	if r, _ := echo.UnwrapResponse(c.Response()); r != nil && r.Committed {
 		return // the status line is out already; the log line still carries the cause
 	}
@@ -153,7 +201,7 @@ func (g *Gateway) handleError(c *echo.Context, err error) {
 	for _, k := range []string{"ETag", "Link", "Content-Encoding"} {
 		h.Del(k)
 	}
-	if ae.Status == http.StatusMethodNotAllowed {
+	if ae.Type == problemMethodNotAllowed {
 		h.Set(echo.HeaderAllow, allowedMethods)
 	}
 	if ae.RetryAfter > 0 {
@@ -162,21 +210,13 @@ func (g *Gateway) handleError(c *echo.Context, err error) {
 	buf := getBuffer()
 	defer putBuffer(buf)
 	if encErr := encodeJSON(buf, problem{
-		Type: g.baseURL + "problems/" + ae.Slug, Title: ae.Title, Status: ae.Status,
-		Detail: ae.Detail, Errors: ae.Errors, RequestID: requestID(c),
+		Type: g.baseURL + "problems/" + ae.Type.Slug, Title: ae.Type.Title, Status: ae.Type.Status,
+		Detail: ae.Detail, Errors: ae.Errors, RequestID: st.id,
 	}); encErr != nil {
-		c.Set(ctxCause, internalError(errors.Join(err, encErr)))
+		st.cause = internalError(errors.Join(err, encErr))
 		c.Response().WriteHeader(http.StatusInternalServerError)
 		return
 	}
 	// A write error here means the client is gone; the log line records the status we meant.
-	_ = g.send(c, reply{status: ae.Status, contentType: "application/problem+json", body: buf.Bytes(), maxAge: noStore, compressible: true})
-}
-
-// ceilSeconds rounds d up to whole seconds, as Retry-After and the RateLimit fields count them.
-func ceilSeconds(d time.Duration) int64 {
-	if d <= 0 {
-		return 0
-	}
-	return int64((d + time.Second - 1) / time.Second)
+	_ = g.send(c, reply{status: ae.Type.Status, contentType: "application/problem+json", body: buf.Bytes(), maxAge: noStore, compressible: true})
 }

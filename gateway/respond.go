@@ -233,3 +233,13 @@ func acceptsGzip(headers []string) bool {
 	}
 	return starQ > 0
 }
+
+// sendJSON sends v as a successful JSON body, cacheable for maxAge.
+func (g *Gateway) sendJSON(c *echo.Context, v any, maxAge time.Duration) error {
+	buf := getBuffer()
+	defer putBuffer(buf)
+	if err := encodeJSON(buf, v); err != nil {
+		return internalError(fmt.Errorf("encode body: %w", err))
+	}
+	return g.send(c, reply{status: http.StatusOK, contentType: contentTypeJSON, body: buf.Bytes(), maxAge: maxAge, compressible: true})
+}

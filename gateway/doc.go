@@ -1,0 +1,10 @@
+// Package gateway serves the public HTTP API of API.md over a search.Backend: parameter
+// validation, envelopes, RFC 9457 errors, caching, compression and CORS headers, and the
+// per-visitor rate limit.
+//
+// Files by concern: routes.go (New, the route table and the base path's resources), state.go
+// (what one request carries through the middleware), observe.go (request id, logging, recovery,
+// metrics), cors.go (methods and preflight), ratelimit.go (the limiter's middleware and headers),
+// problem.go (the table of problem types and the error handler), respond.go and compress.go (the
+// one way a response is written), and one file per resource's handler.
+package gateway

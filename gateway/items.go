@@ -1,0 +1,55 @@
+package gateway
+
+import (
+	"errors"
+
+	"github.com/labstack/echo/v5"
+
+	"mediagw/search"
+)
+
+// items serves resource=items: a page of search results, with its links in the Link header too.
+func (g *Gateway) items(c *echo.Context, rq rawQuery) error {
+	q, errs := parseItems(rq)
+	if errs != nil {
+		return invalidParams(errs)
+	}
+	ctx, cancel := g.backendCtx(c)
+	defer cancel()
+	res, err := g.backend.Search(ctx, q)
+	if err != nil {
+		return backendError(ctx, err)
+	}
+	body := g.itemsEnvelope(q, res)
+	body.Suggestion = g.suggestion(ctx, q, res.Total)
+	c.Response().Header().Set("Link", linkHeader(body.Links))
+	return g.sendJSON(c, body, g.cfg.MaxAge.Items)
+}
+
+// item serves resource=item: one item by id.
+func (g *Gateway) item(c *echo.Context, rq rawQuery) error {
+	id, errs := parseItemID(rq)
+	if errs != nil {
+		return invalidParams(errs)
+	}
+	it, err := g.lookup(c, id)
+	if err != nil {
+		return err
+	}
+	strs := make(nullables, 0, detailNullables)
+	return g.sendJSON(c, itemBody{Data: g.detail(it, &strs), Attribution: g.cfg.Attribution}, g.cfg.MaxAge.Item)
+}
+
+// lookup asks the backend for one item; an unknown id is a 404.
+func (g *Gateway) lookup(c *echo.Context, id string) (search.Item, error) {
+	ctx, cancel := g.backendCtx(c)
+	defer cancel()
+	it, err := g.backend.Item(ctx, id)
+	if errors.Is(err, search.ErrNotFound) {
+		return it, notFound("no item with id " + shorten(id))
+	}
+	if err != nil {
+		return it, backendError(ctx, err)
+	}
+	return it, nil
+}

@@ -1,0 +1,39 @@
+package gateway
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/labstack/echo/v5"
+	"rsc.io/qr"
+
+	"mediagw/search"
+)
+
+// qrCode serves {base}qr/{id}.png: a QR code of the item's permalink.
+func (g *Gateway) qrCode(c *echo.Context) error {
+	// The router matches the escaped path, so the parameter is still percent-encoded:
+	// gen-photo-%32.png is gen-photo-2.png (RFC 3986, 6.2.2.2).
+	file, err := url.PathUnescape(c.Param("file"))
+	if err != nil {
+		return invalidParams([]FieldError{fieldError("id", strings.TrimSuffix(c.Param("file"), ".png"), "is not valid percent-encoding")})
+	}
+	id, ok := strings.CutSuffix(file, ".png")
+	if !ok {
+		return notFound("QR codes are at " + g.cfg.BasePath + "qr/{id}.png")
+	}
+	if err := search.CheckID(id); err != nil {
+		return invalidParams([]FieldError{idError(id, err)})
+	}
+	it, err := g.lookup(c, id)
+	if err != nil {
+		return err
+	}
+	code, err := qr.Encode(g.permalink(it), qr.M)
+	if err != nil {
+		return internalError(fmt.Errorf("qr code of %s: %w", id, err))
+	}
+	return g.send(c, reply{status: http.StatusOK, contentType: contentTypePNG, body: code.PNG(), maxAge: g.cfg.MaxAge.QR})
+}

@@ -1,0 +1,104 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v5"
+	"go.uber.org/zap"
+
+	"mediagw/ratelimit"
+)
+
+// Limiter decides whether a visitor may make another request. Implementations must be safe for
+// concurrent use and honour ctx's deadline; on an error the gateway lets the request through.
+// A Limiter that is also an Inspector gives every response that is not counted the visitor's
+// standing too; without one, those responses carry no rate-limit headers.
+type Limiter interface {
+	Allow(ctx context.Context, key string) (ratelimit.Decision, error)
+}
+
+// Inspector says where a visitor stands without counting a request, and keeps nothing for a
+// visitor it does not know (who stands at the full limit). The same rules as Allow apply; on an
+// error the response goes out without the rate-limit headers.
+type Inspector interface {
+	Inspect(ctx context.Context, key string) (ratelimit.Decision, error)
+}
+
+// limit counts the request against its visitor and says where the visitor stands. A limiter
+// failure lets the request through: a broken counter must not take the API down.
+func (g *Gateway) limit(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c *echo.Context) error {
+		method := c.Request().Method
+		if method != http.MethodGet && method != http.MethodHead {
+			return next(c)
+		}
+		st := state(c)
+		st.counted = true
+		c.Response().Header().Set("RateLimit-Policy", g.ratePolicy)
+		ctx, cancel := context.WithTimeout(c.Request().Context(), g.cfg.LimiterTimeout)
+		d, err := g.limiter.Allow(ctx, st.visitor)
+		cancel()
+		if err != nil {
+			g.log.Warn("rate limiter failed; request let through", zap.String("request_id", st.id), zap.Error(err))
+			return next(c)
+		}
+		g.setStanding(c, d)
+		if !d.Allowed {
+			return rateLimited(g.cfg.RatePolicy, d.RetryAfter)
+		}
+		return next(c)
+	}
+}
+
+// standing gives a response the limit did not count its visitor's standing, without counting it,
+// under the same timeout as a counted request. An inspection that fails leaves the response as it
+// is, with RateLimit-Policy only, as a counted request whose limiter failed.
+func (g *Gateway) standing(c *echo.Context) {
+	st := state(c)
+	if st.counted {
+		return
+	}
+	// Once only: a hook that fails must not run again for the error response that follows.
+	st.counted = true
+	c.Response().Header().Set("RateLimit-Policy", g.ratePolicy)
+	d, err := g.inspect(c, st.visitor)
+	if err != nil {
+		g.log.Warn("rate limiter failed; response sent without the visitor's standing", zap.String("request_id", st.id), zap.Error(err))
+		return
+	}
+	g.setStanding(c, d)
+}
+
+// inspect asks the inspector under the limiter's timeout. It runs while the status line is being
+// written, outside the handler's recovery, so a panic becomes an error here.
+func (g *Gateway) inspect(c *echo.Context, visitor string) (d ratelimit.Decision, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("rate limiter panicked: %v", p)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(c.Request().Context(), g.cfg.LimiterTimeout)
+	defer cancel()
+	return g.inspector.Inspect(ctx, visitor)
+}
+
+// setStanding writes where the visitor stands: RateLimit and the older X-RateLimit-* headers.
+func (g *Gateway) setStanding(c *echo.Context, d ratelimit.Decision) {
+	h := c.Response().Header()
+	h.Set("RateLimit", fmt.Sprintf(`"default";r=%d;t=%d`, d.Remaining, ceilSeconds(d.RetryAfter)))
+	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(ceilSeconds(d.ResetAfter), 10))
+}
+
+// ceilSeconds rounds d up to whole seconds, as Retry-After and the RateLimit fields count them.
+func ceilSeconds(d time.Duration) int64 {
+	if d <= 0 {
+		return 0
+	}
+	return int64((d + time.Second - 1) / time.Second)
+}
