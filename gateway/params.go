@@ -35,7 +35,7 @@ const (
 		len("&page=123456789") + len("&per_page=123456789") +
 		len("&facets=type,category,language,year") + len("&highlight=false")
 	// maxQueryBytes is longestQuery with every byte percent-encoded, plus 2 KiB for parameters
-	// the API ignores (a form's submit button, tracking tags): 9,230 bytes.
+	// the API ignores (a form's submit button, tracking tags): 9,383 bytes.
 	maxQueryBytes = 3*longestQuery + 2<<10
 	// maxQueryParams is about five times the 14 parameters the API reads: room for ignored ones.
 	maxQueryParams = 64

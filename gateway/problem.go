@@ -74,7 +74,7 @@ var problemTypes = []*problemType{
 	problemClientClosed, problemInternal, problemUnavailable, problemTimeout,
 }
 
-// number writes numbers as the documentation does: 9,230.
+// number writes numbers as the documentation does: 9,383.
 var number = message.NewPrinter(language.English)
 
 // unavailableRetryAfter is what 503 asks clients to wait: long enough for an engine restart or a

@@ -384,7 +384,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description A bad or missing parameter; `errors` lists every one. */
+        /** @description A parameter is missing, malformed, out of range or given twice. errors[] lists every bad parameter of the request, each with what was sent and what is wrong. Correct the parameters errors[] names and send the request again. */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -419,10 +419,12 @@ export interface components {
                     /** @constant */
                     status?: 400;
                     type?: unknown;
+                    /** @constant */
+                    title?: "Invalid parameter";
                 };
             };
         };
-        /** @description The query string is longer than 9,230 bytes or has more than 64 parameters; the longest legal query, every byte percent-encoded, is about 7,200 bytes. */
+        /** @description The query string is longer than any request the API reads (9,383 bytes) or has more than 64 parameters; the longest legal query, every byte percent-encoded, is 7,335 bytes. Send only the parameters the API reads; the longest legal request is well within the bound. */
         URITooLong: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -442,7 +444,7 @@ export interface components {
                  *       "type": "https://media.example.org/problems/uri-too-long",
                  *       "title": "URI too long",
                  *       "status": 414,
-                 *       "detail": "the query string may hold at most 9230 bytes and 64 parameters",
+                 *       "detail": "the query string may hold at most 9383 bytes and 64 parameters",
                  *       "request_id": "ZTHQ3V6LUGUVYHZJ4QH6A4L3BQ"
                  *     }
                  */
@@ -450,10 +452,12 @@ export interface components {
                     /** @constant */
                     status?: 414;
                     type?: unknown;
+                    /** @constant */
+                    title?: "URI too long";
                 };
             };
         };
-        /** @description No item with that id, or no such path. */
+        /** @description No item has the requested id, no QR code exists for it, or the path is not one the API serves. Check the id against a search; the API answers on its base path. */
         NotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -481,10 +485,12 @@ export interface components {
                     /** @constant */
                     status?: 404;
                     type?: unknown;
+                    /** @constant */
+                    title?: "Not found";
                 };
             };
         };
-        /** @description Any method but GET, HEAD and OPTIONS: the API changes nothing. Not counted by the rate limit; its headers say where the visitor stands. */
+        /** @description The API is read-only: it answers GET, HEAD and OPTIONS. Not counted by the rate limit; the rate-limit headers still say where the visitor stands. Send a GET (or HEAD); the Allow header lists the methods. */
         MethodNotAllowed: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -513,10 +519,12 @@ export interface components {
                     /** @constant */
                     status?: 405;
                     type?: unknown;
+                    /** @constant */
+                    title?: "Method not allowed";
                 };
             };
         };
-        /** @description The visitor used up the rate limit; `Retry-After` says when to come back. */
+        /** @description This visitor has used up its requests for now; every resource counts against one limit, shared by every replica. Wait the seconds Retry-After says; the RateLimit headers of every response say where the visitor stands. */
         TooManyRequests: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -545,10 +553,12 @@ export interface components {
                     /** @constant */
                     status?: 429;
                     type?: unknown;
+                    /** @constant */
+                    title?: "Too many requests";
                 };
             };
         };
-        /** @description The server failed; the request id finds it in the server's log. */
+        /** @description Something failed inside the service. The response says nothing more; the request_id finds the cause in the service's logs. Try again later; if it persists, report the request_id. */
         InternalError: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -576,10 +586,12 @@ export interface components {
                     /** @constant */
                     status?: 500;
                     type?: unknown;
+                    /** @constant */
+                    title?: "Internal error";
                 };
             };
         };
-        /** @description The search engine cannot be reached (or, on /readyz, this replica is shutting down); `Retry-After` says when to try again. */
+        /** @description The search engine cannot be reached or has no index to serve, or (on /readyz) this replica is shutting down. Try again after the seconds Retry-After says. */
         Unavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -598,7 +610,7 @@ export interface components {
                 /**
                  * @example {
                  *       "type": "https://media.example.org/problems/unavailable",
-                 *       "title": "Search engine unavailable",
+                 *       "title": "Service unavailable",
                  *       "status": 503,
                  *       "detail": "the search engine cannot be reached right now; try again later",
                  *       "request_id": "ZTHQ3V6LUGUVYHZJ4QH6A4L3BQ"
@@ -608,10 +620,12 @@ export interface components {
                     /** @constant */
                     status?: 503;
                     type?: unknown;
+                    /** @constant */
+                    title?: "Service unavailable";
                 };
             };
         };
-        /** @description The search engine did not answer in time. */
+        /** @description The search engine did not answer in time. Try again; a narrower query may answer faster. */
         Timeout: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -639,6 +653,8 @@ export interface components {
                     /** @constant */
                     status?: 504;
                     type?: unknown;
+                    /** @constant */
+                    title?: "Search engine timeout";
                 };
             };
         };
@@ -807,7 +823,7 @@ export interface components {
             };
             content?: never;
         };
-        /** @description A bad or missing parameter; `errors` lists every one. Headers only: HEAD has no body. */
+        /** @description A parameter is missing, malformed, out of range or given twice. errors[] lists every bad parameter of the request, each with what was sent and what is wrong. Correct the parameters errors[] names and send the request again. Headers only: HEAD has no body. */
         BadRequestHead: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -823,7 +839,7 @@ export interface components {
             };
             content?: never;
         };
-        /** @description The query string is longer than 9,230 bytes or has more than 64 parameters; the longest legal query, every byte percent-encoded, is about 7,200 bytes. Headers only: HEAD has no body. */
+        /** @description The query string is longer than any request the API reads (9,383 bytes) or has more than 64 parameters; the longest legal query, every byte percent-encoded, is 7,335 bytes. Send only the parameters the API reads; the longest legal request is well within the bound. Headers only: HEAD has no body. */
         URITooLongHead: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -839,7 +855,7 @@ export interface components {
             };
             content?: never;
         };
-        /** @description No item with that id, or no such path. Headers only: HEAD has no body. */
+        /** @description No item has the requested id, no QR code exists for it, or the path is not one the API serves. Check the id against a search; the API answers on its base path. Headers only: HEAD has no body. */
         NotFoundHead: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -855,7 +871,7 @@ export interface components {
             };
             content?: never;
         };
-        /** @description The visitor used up the rate limit; `Retry-After` says when to come back. Headers only: HEAD has no body. */
+        /** @description This visitor has used up its requests for now; every resource counts against one limit, shared by every replica. Wait the seconds Retry-After says; the RateLimit headers of every response say where the visitor stands. Headers only: HEAD has no body. */
         TooManyRequestsHead: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -872,7 +888,7 @@ export interface components {
             };
             content?: never;
         };
-        /** @description The server failed; the request id finds it in the server's log. Headers only: HEAD has no body. */
+        /** @description Something failed inside the service. The response says nothing more; the request_id finds the cause in the service's logs. Try again later; if it persists, report the request_id. Headers only: HEAD has no body. */
         InternalErrorHead: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -888,7 +904,7 @@ export interface components {
             };
             content?: never;
         };
-        /** @description The search engine cannot be reached (or, on /readyz, this replica is shutting down); `Retry-After` says when to try again. Headers only: HEAD has no body. */
+        /** @description The search engine cannot be reached or has no index to serve, or (on /readyz) this replica is shutting down. Try again after the seconds Retry-After says. Headers only: HEAD has no body. */
         UnavailableHead: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -905,7 +921,7 @@ export interface components {
             };
             content?: never;
         };
-        /** @description The search engine did not answer in time. Headers only: HEAD has no body. */
+        /** @description The search engine did not answer in time. Try again; a narrower query may answer faster. Headers only: HEAD has no body. */
         TimeoutHead: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1119,8 +1135,8 @@ export interface components {
         "Retry-After": number;
         /** @description The methods every path accepts. */
         Allow: "GET, HEAD, OPTIONS";
-        /** @description `gzip` when the client accepts it and the body is worth compressing. */
-        "Content-Encoding": "gzip";
+        /** @description `zstd`, `br` or `gzip` when the client accepts it and the body is worth compressing: the one the client prefers by q-value, zstd before br before gzip among equals. */
+        "Content-Encoding": "zstd" | "br" | "gzip";
     };
     pathItems: never;
 }
