@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/zstd"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
@@ -225,7 +227,35 @@ func (h *harness) search(q search.Query) search.Result {
 	return res
 }
 
-// gunzip is the body of a gzipped response, uncompressed.
+// decompress is the body of a response, uncompressed as its Content-Encoding says.
+func decompress(t *testing.T, rec *httptest.ResponseRecorder) []byte {
+	t.Helper()
+	var r io.Reader
+	switch ce := rec.Header().Get("Content-Encoding"); ce {
+	case "":
+		return rec.Body.Bytes()
+	case "gzip":
+		return gunzip(t, rec)
+	case "br":
+		r = brotli.NewReader(bytes.NewReader(rec.Body.Bytes()))
+	case "zstd":
+		zr, err := zstd.NewReader(bytes.NewReader(rec.Body.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer zr.Close()
+		r = zr
+	default:
+		t.Fatalf("Content-Encoding %q", ce)
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// gunzip is the body of a gzipped response, uncompressed (by the standard library).
 func gunzip(t *testing.T, rec *httptest.ResponseRecorder) []byte {
 	t.Helper()
 	zr, err := gzip.NewReader(bytes.NewReader(rec.Body.Bytes()))

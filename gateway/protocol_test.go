@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"mediagw/gateway"
+	"mediagw/openapi"
 	"mediagw/ratelimit"
 	"mediagw/search"
 	"mediagw/search/searchtest"
@@ -147,7 +148,8 @@ func TestCaching(t *testing.T) {
 func TestGzip(t *testing.T) {
 	h := newHarness(t)
 	plain := h.get("/?resource=items&per_page=50")
-	zipped := h.get("/?resource=items&per_page=50", "Accept-Encoding", "br;q=1, gzip;q=0.8")
+	// A coding the gateway does not send, preferred, leaves gzip.
+	zipped := h.get("/?resource=items&per_page=50", "Accept-Encoding", "deflate;q=1, gzip;q=0.8")
 	if plain.Header().Get("Content-Encoding") != "" || zipped.Header().Get("Content-Encoding") != "gzip" {
 		t.Fatalf("Content-Encoding plain %q, zipped %q", plain.Header().Get("Content-Encoding"), zipped.Header().Get("Content-Encoding"))
 	}
@@ -168,6 +170,54 @@ func TestGzip(t *testing.T) {
 	small := h.get("/healthz", "Accept-Encoding", "gzip")
 	if small.Header().Get("Content-Encoding") != "" {
 		t.Errorf("a body under the minimum size was compressed")
+	}
+}
+
+// TestCompression: the coding is the client's preference by q-value, zstd before br before gzip
+// among equals; each decodes to the plain body and carries its ETag, Vary and Content-Length.
+func TestCompression(t *testing.T) {
+	// A page of results is compressed per response; the OpenAPI document once (and the problem
+	// pages, under the 1 KiB minimum, never).
+	h := newHarness(t, withConfig(func(c *gateway.Config) { c.OpenAPI = openapi.Document }))
+	for _, target := range []string{"/?resource=items&per_page=50", "/openapi.json"} {
+		checkCompression(t, h, target)
+	}
+}
+
+func checkCompression(t *testing.T, h *harness, target string) {
+	t.Helper()
+	plain := h.get(target)
+	for accept, want := range map[string]string{
+		"zstd":                             "zstd",
+		"br":                               "br",
+		"gzip":                             "gzip",
+		"x-gzip":                           "gzip",
+		"gzip, deflate, br, zstd":          "zstd",
+		"gzip, deflate, br":                "br",
+		"br;q=0.9, gzip":                   "gzip",
+		"zstd;q=0.5, br;q=0.6, gzip;q=0.4": "br",
+		"zstd;q=0.5, br;q=0.5, gzip;q=0.5": "zstd",
+		"gzip;q=0.8, br;q=0.8":             "br",
+		"*":                                "zstd",
+		"*, zstd;q=0":                      "br",
+		"*;q=0.5, gzip":                    "gzip",
+		"identity":                         "",
+		"deflate":                          "",
+		"zstd;q=0, br;q=0, gzip;q=0, *":    "",
+		"ZSTD;Q=0.001, gzip;q=0":           "zstd",
+	} {
+		rec := h.get(target, "Accept-Encoding", accept)
+		if got := rec.Header().Get("Content-Encoding"); got != want {
+			t.Errorf("%s, Accept-Encoding %q: Content-Encoding %q, want %q", target, accept, got, want)
+			continue
+		}
+		if !bytes.Equal(decompress(t, rec), plain.Body.Bytes()) || rec.Header().Get("ETag") != plain.Header().Get("ETag") ||
+			!strings.Contains(rec.Header().Get("Vary"), "Accept-Encoding") || rec.Header().Get("Content-Length") != itoa(rec.Body.Len()) {
+			t.Errorf("%s, Accept-Encoding %q: %s changed the content, ETag, Vary or Content-Length: %v", target, accept, want, rec.Header())
+		}
+		if want != "" && rec.Body.Len() >= plain.Body.Len() {
+			t.Errorf("%s in %s: %d bytes, plain %d", target, want, rec.Body.Len(), plain.Body.Len())
+		}
 	}
 }
 

@@ -2,12 +2,10 @@ package gateway
 
 import (
 	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -58,16 +56,16 @@ type reply struct {
 	body        []byte
 	// maxAge is how long caches may keep the response, or noStore.
 	maxAge time.Duration
-	// compressible bodies are gzipped for clients that accept it, from GzipMinSize bytes.
+	// compressible bodies are compressed for clients that accept it, from GzipMinSize bytes.
 	compressible bool
-	// kept, when set, is body encoded for many responses: its ETag and gzipped form are reused.
+	// kept, when set, is body encoded for many responses: its ETag and compressed forms are reused.
 	kept *encodedBody
 }
 
 // send writes a complete response: the one place that sets Cache-Control, ETag, Vary and
 // Content-Encoding, answers If-None-Match with 304, and leaves the body out for HEAD. maxAge
 // noStore means not cacheable; a cacheable response also gets a weak ETag of its uncompressed bytes
-// (weak, because gzip changes the bytes but not the meaning).
+// (weak, because compression changes the bytes but not the meaning: every encoding has the same).
 func (g *Gateway) send(c *echo.Context, r reply) error {
 	req, w := c.Request(), c.Response()
 	h := w.Header()
@@ -91,20 +89,20 @@ func (g *Gateway) send(c *echo.Context, r reply) error {
 		}
 	}
 	body := r.body
-	if r.compressible && len(body) >= g.cfg.GzipMinSize && acceptsGzip(req.Header.Values(echo.HeaderAcceptEncoding)) {
+	if enc := parseAcceptEncoding(req.Header.Values(echo.HeaderAcceptEncoding)).best(); r.compressible && len(body) >= g.cfg.GzipMinSize && enc != identity {
 		var err error
 		if r.kept != nil {
-			body, err = r.kept.gzipped()
+			body, err = r.kept.compressed(enc)
 		} else {
 			buf := getBuffer()
 			defer putBuffer(buf)
-			err = gzipTo(buf, body)
+			err = compressTo(buf, enc, body)
 			body = buf.Bytes()
 		}
 		if err != nil {
-			return internalError(fmt.Errorf("gzip: %w", err))
+			return internalError(fmt.Errorf("%s: %w", enc, err))
 		}
-		h.Set(echo.HeaderContentEncoding, "gzip")
+		h.Set(echo.HeaderContentEncoding, enc.String())
 	}
 	h.Set(echo.HeaderContentType, r.contentType)
 	h.Set(echo.HeaderContentLength, strconv.Itoa(len(body)))
@@ -116,36 +114,19 @@ func (g *Gateway) send(c *echo.Context, r reply) error {
 	return err
 }
 
-// gzipWriters reuses compressors, whose state is far larger than most bodies. BestSpeed: on a
-// page of results it takes less than half the default level's CPU for output about 12% larger,
-// and the CPU is taken from a request's latency (or from the engine, when they share cores).
-var gzipWriters = sync.Pool{New: func() any {
-	zw, err := gzip.NewWriterLevel(io.Discard, gzip.BestSpeed)
-	if err != nil {
-		panic(err) // BestSpeed is a valid level
-	}
-	return zw
-}}
-
-// gzipTo appends b, gzipped, to buf.
-func gzipTo(buf *bytes.Buffer, b []byte) error {
-	zw := gzipWriters.Get().(*gzip.Writer)
-	defer gzipWriters.Put(zw)
-	zw.Reset(buf)
-	if _, err := zw.Write(b); err != nil {
-		return err
-	}
-	return zw.Close()
+// encodedBody is a body served many times (a list resource, the OpenAPI document, a page): its
+// ETag is computed once, and each compressed form once, when a client first asks for it.
+type encodedBody struct {
+	raw  []byte
+	etag string
+	// compressed holds one form per encoding; identity's stays unused.
+	forms [numEncodings]compressedForm
 }
 
-// encodedBody is a JSON body served many times (a list resource, the OpenAPI document): its
-// ETag is computed once, and its gzipped form once, when a client first accepts gzip.
-type encodedBody struct {
-	raw    []byte
-	etag   string
-	gzOnce sync.Once
-	gz     []byte
-	gzErr  error
+type compressedForm struct {
+	once sync.Once
+	body []byte
+	err  error
 }
 
 func newEncodedBody(raw []byte) *encodedBody {
@@ -162,18 +143,19 @@ func encodeBody(v any) (*encodedBody, error) {
 	return newEncodedBody(bytes.Clone(buf.Bytes())), nil
 }
 
-// gzipped compresses the body once, at BestSpeed like every response: the default level would
-// make it about 10% smaller, but the first visitor after a reindex would wait for it (140 ms
-// instead of 25 ms for 100,000 authors).
-func (e *encodedBody) gzipped() ([]byte, error) {
-	e.gzOnce.Do(func() {
+// compressed is the body in encoding e, compressed on first use at the fastest level like every
+// response: a higher level would make it about 10% smaller, but the first visitor after a reindex
+// would wait for it (140 ms instead of 25 ms for 100,000 authors in gzip).
+func (e *encodedBody) compressed(enc encoding) ([]byte, error) {
+	f := &e.forms[enc]
+	f.once.Do(func() {
 		buf := getBuffer()
 		defer putBuffer(buf)
-		if e.gzErr = gzipTo(buf, e.raw); e.gzErr == nil {
-			e.gz = bytes.Clone(buf.Bytes())
+		if f.err = compressTo(buf, enc, e.raw); f.err == nil {
+			f.body = bytes.Clone(buf.Bytes())
 		}
 	})
-	return e.gz, e.gzErr
+	return f.body, f.err
 }
 
 // reply is the response of e: JSON, compressible, cacheable for maxAge.
@@ -202,36 +184,6 @@ func etagMatches(headers []string, etag string) bool {
 		}
 	}
 	return false
-}
-
-// acceptsGzip reads Accept-Encoding, where "gzip;q=0" is a refusal and "*" accepts gzip unless
-// gzip itself is refused.
-func acceptsGzip(headers []string) bool {
-	gzipQ, starQ := -1.0, -1.0
-	for _, h := range headers {
-		for part := range strings.SplitSeq(h, ",") {
-			coding, params, _ := strings.Cut(part, ";")
-			q := 1.0
-			for p := range strings.SplitSeq(params, ";") {
-				k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
-				if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
-					if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
-						q = f
-					}
-				}
-			}
-			switch strings.ToLower(strings.TrimSpace(coding)) {
-			case "gzip", "x-gzip":
-				gzipQ = q
-			case "*":
-				starQ = q
-			}
-		}
-	}
-	if gzipQ >= 0 {
-		return gzipQ > 0
-	}
-	return starQ > 0
 }
 
 // sendJSON sends v as a successful JSON body, cacheable for maxAge.

@@ -8,6 +8,9 @@ import (
 	"mediagw/ratelimit"
 )
 
+// acceptsGzip is whether Accept-Encoding accepts gzip, whatever else it prefers.
+func acceptsGzip(headers []string) bool { return parseAcceptEncoding(headers)[encGzip] > 0 }
+
 func TestAcceptsGzip(t *testing.T) {
 	for h, want := range map[string]bool{
 		"":                      false,
@@ -101,6 +104,14 @@ func FuzzAcceptsGzip(f *testing.F) {
 		}
 		if !acceptsGzip([]string{h, "gzip"}) {
 			t.Fatalf("%q then gzip refused gzip", h)
+		}
+		// The coding sent is one the client accepts at the highest q-value it gives any of them.
+		a := parseAcceptEncoding([]string{h})
+		best := a.best()
+		for e := encGzip; e < numEncodings; e++ {
+			if a[e] > a[best] || (best == identity && a[e] > 0) {
+				t.Fatalf("%q: sends %s though %s has q=%v", h, best, e, a[e])
+			}
 		}
 	})
 }
