@@ -17,7 +17,7 @@ from schemathesis.core.parameters import ParameterLocation
 
 RESOURCE_OF = {
     "id": "item",
-    **{p: "items" for p in ("q", "type", "category", "author", "language", "from", "to", "sort", "page", "per_page")},
+    **{p: "items" for p in ("q", "type", "category", "author", "language", "from", "to", "sort", "page", "per_page", "facets", "highlight")},
 }
 MAX_DEPTH = 10000
 DEFAULT_PER_PAGE = 20
