@@ -1,53 +1,54 @@
 package gateway
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/labstack/echo/v5"
+
+	"mediagw/search"
 )
 
 // categories serves resource=categories: every category, ordered by slug.
 func (g *Gateway) categories(c *echo.Context, _ rawQuery) error {
-	ctx, cancel := g.backendCtx(c)
-	defer cancel()
-	cats, err := g.backend.Categories(ctx)
-	if err != nil {
-		return backendError(ctx, err)
-	}
-	body, err := g.categoryBodies.body(cats, func() any {
+	return serveList(g, c, resCategories, g.backend.Categories, &g.categoryBodies, func(cats []search.Category) any {
 		body := categoriesBody{Data: make([]category, 0, len(cats)), Total: len(cats), Attribution: g.cfg.Attribution}
 		for _, ct := range cats {
 			body.Data = append(body.Data, category{Slug: ct.Slug, Name: ct.Name, Count: ct.Count})
 		}
 		return body
-	})
-	if err != nil {
-		return internalError(fmt.Errorf("encode categories: %w", err))
-	}
-	return g.send(c, body.reply(g.cfg.MaxAge.Categories))
+	}, g.cfg.MaxAge.Categories)
 }
 
 // authors serves resource=authors: every credited author, ordered by name.
 func (g *Gateway) authors(c *echo.Context, _ rawQuery) error {
-	ctx, cancel := g.backendCtx(c)
-	defer cancel()
-	as, err := g.backend.Authors(ctx)
-	if err != nil {
-		return backendError(ctx, err)
-	}
-	body, err := g.authorBodies.body(as, func() any {
+	return serveList(g, c, resAuthors, g.backend.Authors, &g.authorBodies, func(as []search.Author) any {
 		body := authorsBody{Data: make([]author, 0, len(as)), Total: len(as), Attribution: g.cfg.Attribution}
 		for _, a := range as {
 			body.Data = append(body.Data, author{Name: a.Name, Count: a.Count})
 		}
 		return body
-	})
+	}, g.cfg.MaxAge.Authors)
+}
+
+// serveList answers a list resource: the backend's answer, encoded (and compressed) once for as
+// long as the answer stays the same.
+func serveList[T comparable](g *Gateway, c *echo.Context, what string, fetch func(context.Context) ([]T, error),
+	bodies *listBodies[T], envelope func([]T) any, maxAge time.Duration) error {
+	ctx, cancel := g.backendCtx(c)
+	defer cancel()
+	answer, err := fetch(ctx)
 	if err != nil {
-		return internalError(fmt.Errorf("encode authors: %w", err))
+		return backendError(ctx, err)
 	}
-	return g.send(c, body.reply(g.cfg.MaxAge.Authors))
+	body, err := bodies.body(answer, func() any { return envelope(answer) })
+	if err != nil {
+		return internalError(fmt.Errorf("encode %s: %w", what, err))
+	}
+	return g.send(c, body.reply(maxAge))
 }
 
 // listBodies keeps the encoded response to a list resource (categories or authors) for the last
