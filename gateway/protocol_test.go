@@ -566,3 +566,22 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		t.Errorf("config without a public URL: %v", err)
 	}
 }
+
+// TestMaxAgeOfDocuments: the OpenAPI document and the problem pages have max-ages of their own,
+// not a resource's.
+func TestMaxAgeOfDocuments(t *testing.T) {
+	h := newHarness(t, withConfig(func(c *gateway.Config) {
+		c.OpenAPI = openapi.Document
+		c.MaxAge.OpenAPI = 7 * time.Second
+		c.MaxAge.ProblemPages = 11 * time.Second
+	}))
+	for target, want := range map[string]string{
+		"/openapi.json":       "public, max-age=7",
+		"/problems/not-found": "public, max-age=11",
+		"/?resource=authors":  "public, max-age=300",
+	} {
+		if got := h.get(target).Header().Get("Cache-Control"); got != want {
+			t.Errorf("%s: Cache-Control %q, want %q", target, got, want)
+		}
+	}
+}
