@@ -89,7 +89,11 @@ func (g *Gateway) send(c *echo.Context, r reply) error {
 		}
 	}
 	body := r.body
-	if enc := parseAcceptEncoding(req.Header.Values(echo.HeaderAcceptEncoding)).best(); r.compressible && len(body) >= g.cfg.GzipMinSize && enc != identity {
+	enc := identity
+	if r.compressible && len(body) >= g.cfg.GzipMinSize {
+		enc = parseAcceptEncoding(req.Header.Values(echo.HeaderAcceptEncoding)).best()
+	}
+	if enc != identity {
 		var err error
 		if r.kept != nil {
 			body, err = r.kept.compressed(enc)
