@@ -7,11 +7,18 @@ ITEMS ?= 20000
 SEED ?= 1
 VAR := var
 export MEDIA_INDEX_DIR ?= $(CURDIR)/$(VAR)/index
+# What -version and mediagw_build_info report (cmd/internal/buildinfo). Stamped from git here rather
+# than by the go command, which stamps nothing in a git worktree or with -buildvcs=false.
+VERSION ?= $(shell git describe --tags --always 2>/dev/null || echo devel)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
+MODIFIED ?= $(shell [ -z "$$(git status --porcelain 2>/dev/null)" ] && echo false || echo true)
+LDFLAGS := -X mediagw/cmd/internal/buildinfo.version=$(VERSION) -X mediagw/cmd/internal/buildinfo.revision=$(REVISION) \
+	-X mediagw/cmd/internal/buildinfo.modified=$(MODIFIED)
 
 .PHONY: build run test check services services-stop bench api-fuzz browser-test clean
 
 build:
-	$(GO) build -o $(BIN)/ ./cmd/...
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
 
 # Serves the embedded index. With CATALOGUE=file it loads that file first (bad lines set aside in
 # $(VAR)/rejects.ndjson); otherwise it reuses the index already built, or builds one from a generated
