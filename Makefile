@@ -15,7 +15,7 @@ MODIFIED ?= $(shell [ -z "$$(git status --porcelain 2>/dev/null)" ] && echo fals
 LDFLAGS := -X mediagw/cmd/internal/buildinfo.version=$(VERSION) -X mediagw/cmd/internal/buildinfo.revision=$(REVISION) \
 	-X mediagw/cmd/internal/buildinfo.modified=$(MODIFIED)
 
-.PHONY: build run test check services services-stop bench api-fuzz browser-test clean
+.PHONY: build run test check image image-test services services-stop bench api-fuzz browser-test clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
@@ -48,6 +48,17 @@ check:
 	cd deploy && $(GO) vet ./...
 	gofmt -l . | (! grep .)
 	$(MAKE) test
+
+# The image without a registry: static binaries from go build, assembled FROM scratch by podman
+# (deploy/image/Containerfile; installs Debian's podman and buildah when missing). Tagged
+# localhost/mediagw:$(VERSION) and localhost/mediagw:local.
+image:
+	VERSION=$(VERSION) REVISION=$(REVISION) MODIFIED=$(MODIFIED) GO=$(GO) scripts/image.sh build
+
+# Runs the image built by make image: gen and load in the container, then mediagw, /healthz, API
+# requests, the health check, -version, a clean stop (~10 s).
+image-test:
+	scripts/image.sh run
 
 # Starts Redis and OpenSearch on loopback (installing them when missing) and prints the variables
 # that tests and the server read.

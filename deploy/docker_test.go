@@ -22,28 +22,34 @@ import (
 // No Docker engine is needed: the Dockerfile is parsed and linted with BuildKit's own frontend
 // packages, the ones `docker build` runs.
 
-// stages parses ../Dockerfile into its build stages, failing on a syntax error or any warning of
+// stages parses a Dockerfile into its build stages, failing on a syntax error or any warning of
 // BuildKit's linter (the checks `docker build --check` runs).
-func stages(t *testing.T) []instructions.Stage {
+func stages(t *testing.T, file string) []instructions.Stage {
 	t.Helper()
-	data, err := os.ReadFile("../Dockerfile")
+	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	res, err := parser.Parse(bytes.NewReader(data))
 	if err != nil {
-		t.Fatalf("Dockerfile: %v", err)
+		t.Fatalf("%s: %v", file, err)
 	}
 	for _, w := range res.Warnings {
-		t.Errorf("Dockerfile: %s", w.Short)
+		t.Errorf("%s: %s", file, w.Short)
 	}
 	lint := linter.New(&linter.Config{Warn: func(rule, _, _, msg string, loc []parser.Range) {
-		t.Errorf("Dockerfile line %v: %s: %s", loc, rule, msg)
+		t.Errorf("%s line %v: %s: %s", file, loc, rule, msg)
 	}})
 	st, _, err := instructions.Parse(res.AST, lint)
 	if err != nil {
-		t.Fatalf("Dockerfile: %v", err)
+		t.Fatalf("%s: %v", file, err)
 	}
+	return st
+}
+
+// dockerfileStages are ../Dockerfile's stages: a builder and the final image.
+func dockerfileStages(t *testing.T) []instructions.Stage {
+	st := stages(t, "../Dockerfile")
 	if len(st) < 2 {
 		t.Fatalf("Dockerfile has %d stages, want a builder and a final stage", len(st))
 	}
@@ -61,7 +67,7 @@ func commands[T any](s instructions.Stage) []T {
 }
 
 func TestDockerfileBuilder(t *testing.T) {
-	build := stages(t)[0]
+	build := dockerfileStages(t)[0]
 	if !strings.HasPrefix(build.BaseName, "golang:1.26") {
 		t.Errorf("builder FROM %s, want golang:1.26", build.BaseName)
 	}
@@ -83,11 +89,21 @@ func TestDockerfileBuilder(t *testing.T) {
 }
 
 func TestDockerfileFinalImage(t *testing.T) {
-	all := stages(t)
+	all := dockerfileStages(t)
 	final := all[len(all)-1]
 	if !strings.HasPrefix(final.BaseName, "gcr.io/distroless/static") || !strings.HasSuffix(final.BaseName, ":nonroot") {
 		t.Errorf("final FROM %s, want distroless/static nonroot", final.BaseName)
 	}
+	if len(commands[*instructions.HealthCheckCommand](final)) != 0 {
+		t.Error("HEALTHCHECK in a distroless image: there is no shell or client to run it")
+	}
+	checkFinalImage(t, final)
+}
+
+// checkFinalImage holds a final stage, of ../Dockerfile or of the offline image's Containerfile,
+// to what the compose file, the Kubernetes manifests and the settings expect of the image.
+func checkFinalImage(t *testing.T, final instructions.Stage) {
+	t.Helper()
 	users := commands[*instructions.UserCommand](final)
 	if len(users) == 0 {
 		t.Fatal("final stage sets no USER")
@@ -95,9 +111,6 @@ func TestDockerfileFinalImage(t *testing.T) {
 	uid, _, _ := strings.Cut(users[len(users)-1].User, ":")
 	if n, err := strconv.Atoi(uid); err != nil || n == 0 {
 		t.Errorf("USER %q: want a numeric non-root user, which runAsNonRoot can verify", users[len(users)-1].User)
-	}
-	if len(commands[*instructions.HealthCheckCommand](final)) != 0 {
-		t.Error("HEALTHCHECK in a distroless image: there is no shell or client to run it")
 	}
 
 	// Both binaries land where the compose file and the Job call them.
