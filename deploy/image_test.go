@@ -30,17 +30,7 @@ func TestContainerfile(t *testing.T) {
 	final := st[0]
 	checkFinalImage(t, final)
 	checkHealthcheck(t, final)
-	labels := map[string]bool{}
-	for _, l := range commands[*instructions.LabelCommand](final) {
-		for _, kv := range l.Labels {
-			labels[kv.Key] = true
-		}
-	}
-	for _, l := range ociLabels {
-		if !labels["org.opencontainers.image."+l] {
-			t.Errorf("no LABEL org.opencontainers.image.%s", l)
-		}
-	}
+	checkLabels(t, final)
 	// The user the image runs as exists in the passwd and group it carries, with /data as home.
 	users := commands[*instructions.UserCommand](final)
 	uid, gid, _ := strings.Cut(users[len(users)-1].User, ":")
@@ -64,6 +54,28 @@ func checkHealthcheck(t *testing.T, final instructions.Stage) {
 	}
 	if h := hcs[0].Health; h.Interval <= 0 || h.Timeout <= 0 || h.Timeout >= h.Interval || h.Retries < 1 {
 		t.Errorf("HEALTHCHECK interval %v, timeout %v, retries %d: want a timeout shorter than the interval", h.Interval, h.Timeout, h.Retries)
+	}
+}
+
+// checkLabels: the final stage labels the image with the OCI keys, the version and revision
+// from the build arguments the builds pass.
+func checkLabels(t *testing.T, final instructions.Stage) {
+	t.Helper()
+	labels := map[string]string{}
+	for _, l := range commands[*instructions.LabelCommand](final) {
+		for _, kv := range l.Labels {
+			labels[kv.Key] = kv.Value
+		}
+	}
+	for _, l := range ociLabels {
+		if _, ok := labels["org.opencontainers.image."+l]; !ok {
+			t.Errorf("no LABEL org.opencontainers.image.%s", l)
+		}
+	}
+	for key, arg := range map[string]string{"version": "$VERSION", "revision": "$REVISION"} {
+		if v := labels["org.opencontainers.image."+key]; v != arg {
+			t.Errorf("LABEL org.opencontainers.image.%s=%s, want %s", key, v, arg)
+		}
 	}
 }
 
