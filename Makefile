@@ -12,7 +12,7 @@ export MEDIA_INDEX_DIR ?= $(CURDIR)/$(VAR)/index
 VERSION ?= $(shell git describe --tags --always 2>/dev/null || echo devel)
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 MODIFIED ?= $(shell [ -z "$$(git status --porcelain 2>/dev/null)" ] && echo false || echo true)
-LDFLAGS := -X mediagw/cmd/internal/buildinfo.version=$(VERSION) -X mediagw/cmd/internal/buildinfo.revision=$(REVISION) \
+LDFLAGS = -X mediagw/cmd/internal/buildinfo.version=$(VERSION) -X mediagw/cmd/internal/buildinfo.revision=$(REVISION) \
 	-X mediagw/cmd/internal/buildinfo.modified=$(MODIFIED)
 
 .PHONY: build run test check image image-test services services-stop bench api-fuzz browser-test clean
