@@ -7,11 +7,18 @@ ITEMS ?= 20000
 SEED ?= 1
 VAR := var
 export MEDIA_INDEX_DIR ?= $(CURDIR)/$(VAR)/index
+# What -version and mediagw_build_info report (cmd/internal/buildinfo). Stamped from git here rather
+# than by the go command, which stamps nothing in a git worktree or with -buildvcs=false.
+VERSION ?= $(shell git describe --tags --always 2>/dev/null || echo devel)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
+MODIFIED ?= $(shell [ -z "$$(git status --porcelain 2>/dev/null)" ] && echo false || echo true)
+LDFLAGS = -X mediagw/cmd/internal/buildinfo.version=$(VERSION) -X mediagw/cmd/internal/buildinfo.revision=$(REVISION) \
+	-X mediagw/cmd/internal/buildinfo.modified=$(MODIFIED)
 
-.PHONY: build run test check services services-stop bench api-fuzz browser-test clean
+.PHONY: build run test check image image-test services services-stop bench api-fuzz browser-test clean
 
 build:
-	$(GO) build -o $(BIN)/ ./cmd/...
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
 
 # Serves the embedded index. With CATALOGUE=file it loads that file first (bad lines set aside in
 # $(VAR)/rejects.ndjson); otherwise it reuses the index already built, or builds one from a generated
@@ -41,6 +48,17 @@ check:
 	cd deploy && $(GO) vet ./...
 	gofmt -l . | (! grep .)
 	$(MAKE) test
+
+# The image without a registry: static binaries from go build, assembled FROM scratch by podman
+# (deploy/image/Containerfile; installs Debian's podman and buildah when missing). Tagged
+# localhost/mediagw:$(VERSION) and localhost/mediagw:local.
+image:
+	VERSION=$(VERSION) REVISION=$(REVISION) MODIFIED=$(MODIFIED) GO=$(GO) scripts/image.sh build
+
+# Runs the image built by make image: gen and load in the container, then mediagw, /healthz, API
+# requests, the health check, -version, a clean stop (~10 s).
+image-test:
+	scripts/image.sh run
 
 # Starts Redis and OpenSearch on loopback (installing them when missing) and prints the variables
 # that tests and the server read.

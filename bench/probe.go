@@ -1,15 +1,14 @@
 package bench
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"strconv"
+	"math"
 	"text/tabwriter"
 	"time"
+
+	"github.com/prometheus/procfs"
 )
 
 // ProbeResult is the latency of one resource on one target: its first answer, which found every
@@ -152,47 +151,30 @@ func mean(s []int64) int64 {
 	return sum / int64(len(s))
 }
 
-// ReadRSS returns pid's resident set size in KiB, from /proc/<pid>/status.
+// ReadRSS returns pid's resident set size in KiB (VmRSS of /proc/<pid>/status).
 func ReadRSS(pid int) (int64, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	p, err := procfs.NewProc(pid)
 	if err != nil {
 		return 0, fmt.Errorf("read rss: %w", err)
 	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		line := sc.Bytes()
-		if v, ok := bytes.CutPrefix(line, []byte("VmRSS:")); ok {
-			f := bytes.Fields(v)
-			if len(f) >= 1 {
-				return strconv.ParseInt(string(f[0]), 10, 64)
-			}
-		}
+	st, err := p.NewStatus()
+	if err != nil {
+		return 0, fmt.Errorf("read rss: %w", err)
 	}
-	return 0, fmt.Errorf("read rss: no VmRSS for pid %d", pid)
+	return int64(st.VmRSS / 1024), nil
 }
 
-// clockTick is USER_HZ, the unit of /proc/<pid>/stat times: 100 on every Linux ABI.
-const clockTick = 10 * time.Millisecond
-
-// ReadCPU returns the CPU time (user and system) pid has used so far, from /proc/<pid>/stat.
+// ReadCPU returns the CPU time (user and system) pid has used so far (/proc/<pid>/stat).
 func ReadCPU(pid int) (time.Duration, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	p, err := procfs.NewProc(pid)
 	if err != nil {
 		return 0, fmt.Errorf("read cpu: %w", err)
 	}
-	// The command name may hold spaces; the fields after it are fixed: utime and stime are the
-	// 12th and 13th after the closing parenthesis.
-	i := bytes.LastIndexByte(b, ')')
-	f := bytes.Fields(b[i+1:])
-	if i < 0 || len(f) < 13 {
-		return 0, fmt.Errorf("read cpu: unexpected /proc/%d/stat", pid)
+	st, err := p.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("read cpu: %w", err)
 	}
-	utime, err1 := strconv.ParseInt(string(f[11]), 10, 64)
-	stime, err2 := strconv.ParseInt(string(f[12]), 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("read cpu: unexpected /proc/%d/stat", pid)
-	}
-	return time.Duration(utime+stime) * clockTick, nil
+	return time.Duration(math.Round(st.CPUTime() * float64(time.Second))), nil
 }
 
 // WriteRSSTable prints RSS reports in MiB.

@@ -3,12 +3,14 @@ package deploy
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -18,6 +20,7 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -40,6 +43,8 @@ type manifests struct {
 	hpas        []*autoscalingv2.HorizontalPodAutoscaler
 	pdbs        []*policyv1.PodDisruptionBudget
 	jobs        []*batchv1.Job
+	namespaces  []*corev1.Namespace
+	policies    []*networkingv1.NetworkPolicy
 }
 
 // decodeStrict decodes every YAML document of data into the API type of its apiVersion and kind,
@@ -85,6 +90,12 @@ func decodeStrict(data []byte, into *manifests) error {
 		case "batch/v1 Job":
 			o := &batchv1.Job{}
 			into.jobs, obj = append(into.jobs, o), o
+		case "v1 Namespace":
+			o := &corev1.Namespace{}
+			into.namespaces, obj = append(into.namespaces, o), o
+		case "networking.k8s.io/v1 NetworkPolicy":
+			o := &networkingv1.NetworkPolicy{}
+			into.policies, obj = append(into.policies, o), o
 		default:
 			return fmt.Errorf("document %d: unexpected apiVersion %q kind %q", i, meta.APIVersion, meta.Kind)
 		}
@@ -203,10 +214,12 @@ func TestKustomizationResourcesExist(t *testing.T) {
 func TestManifestsDecodeStrictly(t *testing.T) {
 	m := baseFiles(t)
 	counts := map[string]int{"ConfigMap": len(m.configMaps), "Deployment": len(m.deployments), "Service": len(m.services),
-		"HorizontalPodAutoscaler": len(m.hpas), "PodDisruptionBudget": len(m.pdbs), "Job": len(m.jobs)}
+		"HorizontalPodAutoscaler": len(m.hpas), "PodDisruptionBudget": len(m.pdbs), "Job": len(m.jobs),
+		"Namespace": len(m.namespaces), "NetworkPolicy": len(m.policies)}
+	want := map[string]int{"NetworkPolicy": 2} // the default deny and the gateway's
 	for kind, n := range counts {
-		if n != 1 {
-			t.Errorf("want one %s in the base, have %d", kind, n)
+		if w := cmp.Or(want[kind], 1); n != w {
+			t.Errorf("want %d %s in the base, have %d", w, kind, n)
 		}
 	}
 }
@@ -235,19 +248,43 @@ func TestStrictDecodingCatchesTypos(t *testing.T) {
 func TestKustomizeBuild(t *testing.T) {
 	m := built(t)
 	d := one(t, "Deployment", m.deployments)
-	for _, c := range d.Spec.Template.Spec.Containers {
-		if !strings.HasPrefix(c.Image, "registry.example.org/mediagw:") {
-			t.Errorf("container %s: image %q, want the kustomization's images entry applied", c.Name, c.Image)
+	job := one(t, "Job", m.jobs)
+	k := kustomization(t)
+	img := one(t, "images entry", k.Images)
+	// A release's tag or a digest: "latest" (or no tag) lets a rescheduled pod run another build.
+	if img.Digest == "" && !regexp.MustCompile(`^v?\d+\.\d+\.\d+$`).MatchString(img.NewTag) {
+		t.Errorf("kustomization image %s: tag %q, want a release version (or a digest)", img.Name, img.NewTag)
+	}
+	want := img.NewName + ":" + img.NewTag
+	for what, c := range map[string]corev1.Container{"deployment": d.Spec.Template.Spec.Containers[0], "job": job.Spec.Template.Spec.Containers[0]} {
+		if c.Image != want {
+			t.Errorf("%s container %s: image %q, want %q from the kustomization", what, c.Name, c.Image, want)
 		}
 	}
-	job := one(t, "Job", m.jobs)
-	for _, c := range job.Spec.Template.Spec.Containers {
-		if !strings.HasPrefix(c.Image, "registry.example.org/mediagw:") {
-			t.Errorf("job container %s: image %q, want the kustomization's images entry applied", c.Name, c.Image)
+	// Every other image is pulled by its full name, pinned by digest.
+	for _, c := range job.Spec.Template.Spec.InitContainers {
+		if !pinned.MatchString(c.Image) {
+			t.Errorf("job init container %s: image %q is not a full name pinned by digest", c.Name, c.Image)
 		}
 	}
 	if got := d.Labels["app.kubernetes.io/part-of"]; got != "mediagw" {
 		t.Errorf("common label part-of = %q", got)
+	}
+
+	// Everything lands in the namespace the base creates.
+	ns := one(t, "Namespace", m.namespaces)
+	if k.Namespace != ns.Name {
+		t.Errorf("kustomization namespace %q, the base creates %q", k.Namespace, ns.Name)
+	}
+	for _, o := range []metav1.Object{d, job, one(t, "Service", m.services), one(t, "ConfigMap", m.configMaps),
+		one(t, "HorizontalPodAutoscaler", m.hpas), one(t, "PodDisruptionBudget", m.pdbs), m.policies[0], m.policies[1]} {
+		if o.GetNamespace() != ns.Name {
+			t.Errorf("%s is in namespace %q, want %q", o.GetName(), o.GetNamespace(), ns.Name)
+		}
+	}
+	// The pods meet the restricted Pod Security profile the namespace enforces (checkPodSecurity).
+	if ns.Labels["pod-security.kubernetes.io/enforce"] != "restricted" {
+		t.Errorf("namespace %s does not enforce the restricted Pod Security profile", ns.Name)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"mediagw/cmd/internal/buildinfo"
 	"mediagw/config"
 )
 
@@ -29,6 +30,7 @@ commands:
   bench     [-mode mix|probe|load] -gateway URL -catalogue FILE
                                      measure the gateway against OpenSearch itself (see -h)
 
+mediactl -version prints the build (module version, VCS revision, Go version).
 Every command also takes the settings of mediagw (see -h of a command), from flags or environment.
 `
 
@@ -36,6 +38,10 @@ Every command also takes the settings of mediagw (see -h of a command), from fla
 var errUsage = errors.New("usage")
 
 func main() {
+	if buildinfo.Requested(os.Args[1:]) {
+		buildinfo.Print(os.Stdout, "mediactl")
+		return
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()

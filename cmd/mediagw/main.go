@@ -22,6 +22,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"mediagw/cmd/internal/backends"
+	"mediagw/cmd/internal/buildinfo"
 	"mediagw/config"
 	"mediagw/demo"
 	"mediagw/gateway"
@@ -41,6 +42,10 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
+	if buildinfo.Requested(os.Args[1:]) {
+		buildinfo.Print(os.Stdout, "mediagw")
+		return
+	}
 	run := run
 	if len(os.Args) > 1 && os.Args[1] == "healthcheck" {
 		os.Args = append(os.Args[:1], os.Args[2:]...)
@@ -65,7 +70,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	defer log.Sync() //nolint:errcheck // nothing useful to do if stderr fails
 
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		buildinfo.Read().Collector())
 
 	backend, closeBackend, err := openBackend(ctx, cfg, log)
 	if err != nil {

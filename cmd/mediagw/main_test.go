@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -374,6 +375,8 @@ func TestAdminMetrics(t *testing.T) {
 		`mediagw_http_requests_in_flight 0`,
 		`mediagw_ratelimit_decisions_total{result="allowed"} 1`,
 		`go_goroutines `,
+		// A test binary records no VCS revision; built ones do (buildinfo.TestBinariesShowTheirBuild).
+		`mediagw_build_info{goversion="` + runtime.Version() + `",revision="unknown",version=`,
 	} {
 		if !bytes.Contains(body, []byte(want)) {
 			t.Errorf("/metrics lacks %s", want)
