@@ -138,7 +138,7 @@ func TestSearchBody(t *testing.T) {
 			var words []string
 			for _, m := range must {
 				mm := m.(obj)["multi_match"].(obj)
-				if mm["fuzziness"] != "AUTO" || mm["operator"] != "and" {
+				if mm["fuzziness"] != fuzziness || mm["operator"] != "and" {
 					t.Errorf("text %q: multi_match %v, want fuzzy and every token", tt.text, mm)
 				}
 				words = append(words, mm["query"].(string))

@@ -1,6 +1,8 @@
 package opensearch
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 
 	"mediagw/search"
@@ -9,9 +11,29 @@ import (
 // maxWindow is OpenSearch's default index.max_result_window: from+size may not pass it.
 const maxWindow = 10000
 
-// textFields are the fields the user's text is matched against, with their boosts: a word in the
-// title or the author says more about an item than one deep in its description.
-var textFields = []string{"title^3", "author.text^2", "tags^2", "keywords^1.5", "summary^1.5", "description"}
+// indexFields names each searched field as the index mapping (mappings/items.json) does.
+var indexFields = map[search.Field]string{
+	search.FieldTitle:       "title",
+	search.FieldSummary:     "summary",
+	search.FieldDescription: "description",
+	search.FieldTags:        "tags",
+	search.FieldKeywords:    "keywords",
+	search.FieldAuthor:      "author.text",
+}
+
+// textFields are the searched fields as multi_match takes them, each boosted by its weight in
+// search.SearchedFields.
+var textFields = func() []string {
+	out := make([]string, len(search.SearchedFields))
+	for i, f := range search.SearchedFields {
+		out[i] = indexFields[f.Field] + "^" + strconv.FormatFloat(f.Weight, 'g', -1, 64)
+	}
+	return out
+}()
+
+// fuzziness is search's typo allowance in OpenSearch's terms, applied to each token of a word as
+// search/bleve applies it to each term.
+var fuzziness = fmt.Sprintf("AUTO:%d,%d", search.OneTypoFrom, search.TwoTyposFrom)
 
 // obj is a JSON object in a request body.
 type obj = map[string]any
@@ -85,7 +107,7 @@ func boolQuery(q search.Query) obj {
 				// an item that matches in several fields.
 				"type":        "best_fields",
 				"fields":      textFields,
-				"fuzziness":   "AUTO",
+				"fuzziness":   fuzziness,
 				"tie_breaker": 0.3,
 				"operator":    "and",
 				// A word the analyzer drops entirely leaves the others to decide.
