@@ -87,14 +87,7 @@ const rankingPage = 10
 // for every query, the same first ten for at least 95%. It logs both backends' Relevance. It
 // skips when the real catalogue is not there.
 func RunRankingAgreement(t *testing.T, openA, openB Open) {
-	path, ok := RealDataPath()
-	if !ok {
-		t.Skip("no real catalogue at ../shared/data/catalogue.ndjson beside the module root")
-	}
-	items, _, err := readReal(path)
-	if err != nil {
-		t.Fatalf("read real catalogue: %v", err)
-	}
+	_, items, _ := realCatalogue(t)
 	a, b := openA(t, items), openB(t, items)
 	queries := KnownItems(items)
 	var sameFirst, sameTen int
