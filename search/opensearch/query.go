@@ -101,18 +101,7 @@ func boolQuery(q search.Query) obj {
 		// bigrams); those must all be in the one field that matches.
 		must := make([]any, len(words))
 		for i, w := range words {
-			must[i] = obj{"multi_match": obj{
-				"query": w,
-				// best_fields, since cross_fields cannot be fuzzy; the tie breaker still rewards
-				// an item that matches in several fields.
-				"type":        "best_fields",
-				"fields":      textFields,
-				"fuzziness":   fuzziness,
-				"tie_breaker": 0.3,
-				"operator":    "and",
-				// A word the analyzer drops entirely leaves the others to decide.
-				"zero_terms_query": "all",
-			}}
+			must[i] = wordQuery(w)
 		}
 		b["must"] = must
 	} else if strings.TrimSpace(q.Text) != "" {
@@ -120,6 +109,35 @@ func boolQuery(q search.Query) obj {
 		b["must"] = []any{obj{"match_none": obj{}}}
 	}
 	return b
+}
+
+// wordQuery matches one word of the text in any searched field, exactly or within the typo
+// allowance. As in search/bleve, an exact hit scores at the field's weight and a hit within the
+// allowance at half of it: a fuzzy query alone would score the exact word with the document
+// frequency of its most common neighbour.
+func wordQuery(w string) obj {
+	match := func(fuzzy bool, boost float64) obj {
+		m := obj{
+			"query": w,
+			// best_fields, since cross_fields cannot be fuzzy; the tie breaker still rewards an
+			// item that matches in several fields.
+			"type":        "best_fields",
+			"fields":      textFields,
+			"tie_breaker": 0.3,
+			"operator":    "and",
+			// A word the analyzer drops entirely leaves the others to decide.
+			"zero_terms_query": "all",
+			"boost":            boost,
+		}
+		if fuzzy {
+			m["fuzziness"] = fuzziness
+		}
+		return obj{"multi_match": m}
+	}
+	return obj{"bool": obj{
+		"should":               []any{match(false, 1), match(true, 0.5)},
+		"minimum_should_match": 1,
+	}}
 }
 
 // sortClauses is the contract's total order for q: every order ends with id ascending, and items
