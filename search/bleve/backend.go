@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
-	"unicode/utf8"
 
 	blevesearch "github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -340,18 +339,6 @@ func analyze(m mapping.IndexMapping, text string) []string {
 	return terms
 }
 
-// fuzziness is the number of edits a term may differ by, like OpenSearch's AUTO.
-func fuzziness(term string) int {
-	switch n := utf8.RuneCountInString(term); {
-	case n <= 2:
-		return 0
-	case n <= 5:
-		return 1
-	default:
-		return 2
-	}
-}
-
 // buildQuery: every term must match some text field (exactly or within its fuzziness); filters
 // restrict without scoring.
 func buildQuery(terms []string, q search.Query) (query.Query, error) {
@@ -359,18 +346,18 @@ func buildQuery(terms []string, q search.Query) (query.Query, error) {
 	if len(terms) > 0 {
 		conj := make([]query.Query, 0, len(terms))
 		for _, term := range terms {
-			dis := make([]query.Query, 0, 2*len(textFields))
-			for _, f := range textFields {
+			dis := make([]query.Query, 0, 2*len(search.SearchedFields))
+			for _, f := range search.SearchedFields {
 				tq := query.NewTermQuery(term)
-				tq.SetField(f.name)
-				tq.SetBoost(f.boost)
+				tq.SetField(textFields[f.Field])
+				tq.SetBoost(f.Weight)
 				dis = append(dis, tq)
-				if fz := fuzziness(term); fz > 0 {
+				if fz := search.TypoAllowance(term); fz > 0 {
 					fq := query.NewFuzzyQuery(term)
-					fq.SetField(f.name)
+					fq.SetField(textFields[f.Field])
 					fq.SetFuzziness(fz)
 					// An exact hit also matches the fuzzy query, so exact terms score higher.
-					fq.SetBoost(f.boost / 2)
+					fq.SetBoost(f.Weight / 2)
 					dis = append(dis, fq)
 				}
 			}

@@ -215,16 +215,17 @@ func (b *Backend) Neighbours(ctx context.Context, word string, max int) ([]strin
 		return nil, errors.New("neighbours: the index has no fuzzy term dictionary")
 	}
 	seen := map[string]bool{}
-	for _, f := range textFields {
-		dict, err := fuzzy.FieldDictFuzzy(f.name, w, min(allow+1, 2), "")
+	for _, sf := range search.SearchedFields {
+		field := textFields[sf.Field]
+		dict, err := fuzzy.FieldDictFuzzy(field, w, min(allow+1, 2), "")
 		if err != nil {
-			return nil, fmt.Errorf("neighbours of %q in %s: %w", word, f.name, err)
+			return nil, fmt.Errorf("neighbours of %q in %s: %w", word, field, err)
 		}
 		for {
 			e, err := dict.Next()
 			if err != nil {
 				dict.Close()
-				return nil, fmt.Errorf("neighbours of %q in %s: %w", word, f.name, err)
+				return nil, fmt.Errorf("neighbours of %q in %s: %w", word, field, err)
 			}
 			if e == nil {
 				break
@@ -235,7 +236,7 @@ func (b *Backend) Neighbours(ctx context.Context, word string, max int) ([]strin
 			}
 		}
 		if err := dict.Close(); err != nil {
-			return nil, fmt.Errorf("neighbours of %q in %s: %w", word, f.name, err)
+			return nil, fmt.Errorf("neighbours of %q in %s: %w", word, field, err)
 		}
 	}
 	slices.Sort(out)

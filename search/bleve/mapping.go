@@ -47,17 +47,14 @@ const (
 	fieldStored = "stored"
 )
 
-// textFields are the fields free text searches, with their boosts: a title hit counts most.
-var textFields = []struct {
-	name  string
-	boost float64
-}{
-	{fieldTitle, 5},
-	{fieldAuthorText, 3},
-	{fieldTags, 2},
-	{fieldKeywords, 2},
-	{fieldSummary, 1.5},
-	{fieldDescription, 1},
+// textFields names the index field of each field free text searches (search.SearchedFields).
+var textFields = map[search.Field]string{
+	search.FieldTitle:       fieldTitle,
+	search.FieldSummary:     fieldSummary,
+	search.FieldDescription: fieldDescription,
+	search.FieldTags:        fieldTags,
+	search.FieldKeywords:    fieldKeywords,
+	search.FieldAuthor:      fieldAuthorText,
 }
 
 func init() {
@@ -137,14 +134,15 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	im.DocValuesDynamic = false
 
 	doc := mapping.NewDocumentStaticMapping()
-	for _, f := range textFields {
+	for _, sf := range search.SearchedFields {
+		name := textFields[sf.Field]
 		fm := mapping.NewTextFieldMapping()
 		fm.Analyzer = textAnalyzer
 		fm.Store = false
 		fm.IncludeInAll = false
 		fm.IncludeTermVectors = false
 		fm.DocValues = false
-		doc.AddFieldMappingsAt(f.name, fm)
+		doc.AddFieldMappingsAt(name, fm)
 	}
 	for _, name := range []string{fieldType, fieldCategory, fieldAuthor, fieldLanguage, fieldYear, fieldTitleSort, fieldDateSort} {
 		fm := mapping.NewKeywordFieldMapping()

@@ -38,10 +38,21 @@ func TestAnalyzeFoldsLikeSearchFold(t *testing.T) {
 	}
 }
 
-func TestFuzziness(t *testing.T) {
-	for term, want := range map[string]int{"a": 0, "ab": 0, "abc": 1, "abcde": 1, "abcdef": 2, "羅生": 0, "ελάφι": 1} {
-		if got := fuzziness(term); got != want {
-			t.Errorf("fuzziness(%q) = %d, want %d", term, got, want)
+// TestSearchedFieldsAreIndexed: every field search.SearchedFields weighs has an analysed field
+// in the mapping.
+func TestSearchedFieldsAreIndexed(t *testing.T) {
+	m, err := newMapping()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range search.SearchedFields {
+		name, ok := textFields[f.Field]
+		if !ok {
+			t.Errorf("search.SearchedFields has %q, which textFields does not name", f.Field)
+			continue
+		}
+		if fm := m.DefaultMapping.Properties[name]; fm == nil || len(fm.Fields) == 0 || fm.Fields[0].Analyzer != textAnalyzer {
+			t.Errorf("%s (%s) is not an analysed field of the mapping", f.Field, name)
 		}
 	}
 }

@@ -105,7 +105,7 @@ func TestSearchBody(t *testing.T) {
 		}
 		return string(b)
 	}
-	t.Run("text is only ever multi_match queries, one per word", func(t *testing.T) {
+	t.Run("text is only ever multi_match queries, each word exactly and within its typo allowance", func(t *testing.T) {
 		for _, tt := range []struct {
 			text  string
 			words []string // nil: nothing searchable, so match_none
@@ -137,14 +137,15 @@ func TestSearchBody(t *testing.T) {
 			}
 			var words []string
 			for _, m := range must {
-				mm := m.(obj)["multi_match"].(obj)
-				if mm["fuzziness"] != "AUTO" || mm["operator"] != "and" {
-					t.Errorf("text %q: multi_match %v, want fuzzy and every token", tt.text, mm)
+				should := m.(obj)["bool"].(obj)["should"].([]any)
+				exact, fuzzy := should[0].(obj)["multi_match"].(obj), should[1].(obj)["multi_match"].(obj)
+				if exact["fuzziness"] != nil || fuzzy["fuzziness"] != fuzziness || exact["operator"] != "and" || fuzzy["operator"] != "and" || exact["query"] != fuzzy["query"] {
+					t.Errorf("text %q: %s, want the word exactly and within the typo allowance, every token", tt.text, encode(m))
 				}
-				words = append(words, mm["query"].(string))
+				words = append(words, exact["query"].(string))
 			}
 			if !slices.Equal(words, tt.words) {
-				t.Errorf("text %q: one multi_match for each of %q, want %q", tt.text, words, tt.words)
+				t.Errorf("text %q: multi_match queries for each of %q, want %q", tt.text, words, tt.words)
 			}
 		}
 	})

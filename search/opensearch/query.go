@@ -1,6 +1,8 @@
 package opensearch
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 
 	"mediagw/search"
@@ -9,9 +11,29 @@ import (
 // maxWindow is OpenSearch's default index.max_result_window: from+size may not pass it.
 const maxWindow = 10000
 
-// textFields are the fields the user's text is matched against, with their boosts: a word in the
-// title or the author says more about an item than one deep in its description.
-var textFields = []string{"title^3", "author.text^2", "tags^2", "keywords^1.5", "summary^1.5", "description"}
+// indexFields names each searched field as the index mapping (mappings/items.json) does.
+var indexFields = map[search.Field]string{
+	search.FieldTitle:       "title",
+	search.FieldSummary:     "summary",
+	search.FieldDescription: "description",
+	search.FieldTags:        "tags",
+	search.FieldKeywords:    "keywords",
+	search.FieldAuthor:      "author.text",
+}
+
+// textFields are the searched fields as multi_match takes them, each boosted by its weight in
+// search.SearchedFields.
+var textFields = func() []string {
+	out := make([]string, len(search.SearchedFields))
+	for i, f := range search.SearchedFields {
+		out[i] = indexFields[f.Field] + "^" + strconv.FormatFloat(f.Weight, 'g', -1, 64)
+	}
+	return out
+}()
+
+// fuzziness is search's typo allowance in OpenSearch's terms, applied to each token of a word as
+// search/bleve applies it to each term.
+var fuzziness = fmt.Sprintf("AUTO:%d,%d", search.OneTypoFrom, search.TwoTyposFrom)
 
 // obj is a JSON object in a request body.
 type obj = map[string]any
@@ -79,18 +101,7 @@ func boolQuery(q search.Query) obj {
 		// bigrams); those must all be in the one field that matches.
 		must := make([]any, len(words))
 		for i, w := range words {
-			must[i] = obj{"multi_match": obj{
-				"query": w,
-				// best_fields, since cross_fields cannot be fuzzy; the tie breaker still rewards
-				// an item that matches in several fields.
-				"type":        "best_fields",
-				"fields":      textFields,
-				"fuzziness":   "AUTO",
-				"tie_breaker": 0.3,
-				"operator":    "and",
-				// A word the analyzer drops entirely leaves the others to decide.
-				"zero_terms_query": "all",
-			}}
+			must[i] = wordQuery(w)
 		}
 		b["must"] = must
 	} else if strings.TrimSpace(q.Text) != "" {
@@ -98,6 +109,35 @@ func boolQuery(q search.Query) obj {
 		b["must"] = []any{obj{"match_none": obj{}}}
 	}
 	return b
+}
+
+// wordQuery matches one word of the text in any searched field, exactly or within the typo
+// allowance. As in search/bleve, an exact hit scores at the field's weight and a hit within the
+// allowance at half of it: a fuzzy query alone would score the exact word with the document
+// frequency of its most common neighbour.
+func wordQuery(w string) obj {
+	match := func(fuzzy bool, boost float64) obj {
+		m := obj{
+			"query": w,
+			// best_fields, since cross_fields cannot be fuzzy; the tie breaker still rewards an
+			// item that matches in several fields.
+			"type":        "best_fields",
+			"fields":      textFields,
+			"tie_breaker": 0.3,
+			"operator":    "and",
+			// A word the analyzer drops entirely leaves the others to decide.
+			"zero_terms_query": "all",
+			"boost":            boost,
+		}
+		if fuzzy {
+			m["fuzziness"] = fuzziness
+		}
+		return obj{"multi_match": m}
+	}
+	return obj{"bool": obj{
+		"should":               []any{match(false, 1), match(true, 0.5)},
+		"minimum_should_match": 1,
+	}}
 }
 
 // sortClauses is the contract's total order for q: every order ends with id ascending, and items

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -150,5 +151,18 @@ func TestCounterRefusesPartialAnswers(t *testing.T) {
 	c := NewCounter(ListAuthors)
 	if _, err := c.Answer([]byte(`{"_shards":{"failed":1,"failures":[{"reason":{"type":"x"}}]},"aggregations":{"values":{"value":3}}}`)); err == nil {
 		t.Error("an answer some shards failed was taken")
+	}
+}
+
+// TestSearchedFieldsAreIndexed: every field search.SearchedFields weighs is searched, by its index name.
+func TestSearchedFieldsAreIndexed(t *testing.T) {
+	for i, f := range search.SearchedFields {
+		name, ok := indexFields[f.Field]
+		if !ok {
+			t.Errorf("search.SearchedFields has %q, which indexFields does not name", f.Field)
+		}
+		if want := name + "^" + strconv.FormatFloat(f.Weight, 'g', -1, 64); textFields[i] != want {
+			t.Errorf("textFields[%d] = %q, want %q", i, textFields[i], want)
+		}
 	}
 }

@@ -46,14 +46,7 @@ type realStats struct {
 // RunRealData loads the real catalogue (8,222 items) into a backend and checks that it answers
 // sensibly: counts, known titles, every order. It skips when the file is not there.
 func RunRealData(t *testing.T, open Open) {
-	path, ok := RealDataPath()
-	if !ok {
-		t.Skip("no real catalogue at ../shared/data/catalogue.ndjson beside the module root")
-	}
-	items, rejected, err := readReal(path)
-	if err != nil {
-		t.Fatalf("read real catalogue: %v", err)
-	}
+	path, items, rejected := realCatalogue(t)
 	raw, err := os.ReadFile(filepath.Join(filepath.Dir(path), "stats.json"))
 	if err != nil {
 		t.Fatalf("read stats.json: %v", err)
@@ -226,6 +219,21 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// realCatalogue reads the real catalogue at RealDataPath, with the lines the reader rejects; it
+// skips the test when the file is not there.
+func realCatalogue(t *testing.T) (string, []search.Item, []*catalogue.LineError) {
+	t.Helper()
+	path, ok := RealDataPath()
+	if !ok {
+		t.Skip("no real catalogue at ../shared/data/catalogue.ndjson beside the module root")
+	}
+	items, rejected, err := readReal(path)
+	if err != nil {
+		t.Fatalf("read real catalogue: %v", err)
+	}
+	return path, items, rejected
 }
 
 // readReal reads the real catalogue, setting aside the lines that break the format.

@@ -1,0 +1,31 @@
+package opensearch
+
+import (
+	"testing"
+
+	"mediagw/search"
+	"mediagw/search/bleve"
+	"mediagw/search/searchtest"
+)
+
+// TestRankingAgreesWithBleve: the two backends rank the real catalogue alike (the same fields,
+// weights and typo allowance, both on BM25).
+func TestRankingAgreesWithBleve(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads the whole real catalogue twice")
+	}
+	engineURL(t)
+	openBleve := func(t *testing.T, items []search.Item) search.Backend {
+		b, err := bleve.NewFromItems(t.Context(), t.TempDir(), items)
+		if err != nil {
+			t.Fatalf("bleve.NewFromItems: %v", err)
+		}
+		t.Cleanup(func() {
+			if err := b.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+		})
+		return b
+	}
+	searchtest.RunRankingAgreement(t, openBleve, open)
+}
