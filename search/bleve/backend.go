@@ -241,23 +241,20 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 	req := blevesearch.NewSearchRequestOptions(bq, perPage, (page-1)*perPage, false)
 	req.SortByCustom(sortOrder(q.Sort, len(text) > 0))
 	req.Fields = []string{fieldStored}
-	res, err := h.idx.SearchInContext(ctx, req)
+	res, facets, err := searchFaceted(ctx, h, q, req)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return search.Result{}, fmt.Errorf("search: %w", ctxErr)
 		}
 		return search.Result{}, fmt.Errorf("search: %w", err)
 	}
-	out := search.Result{Items: make([]search.Item, 0, len(res.Hits)), Total: int(res.Total)}
+	out := search.Result{Items: make([]search.Item, 0, len(res.Hits)), Total: int(res.Total), Facets: facets}
 	for _, hit := range res.Hits {
 		it, err := storedItem(hit)
 		if err != nil {
 			return search.Result{}, err
 		}
 		out.Items = append(out.Items, it)
-	}
-	if err := b.facetsOf(ctx, h, q, &out); err != nil {
-		return search.Result{}, err
 	}
 	return out, nil
 }

@@ -9,7 +9,6 @@ import (
 	blevesearch "github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
-	"golang.org/x/sync/errgroup"
 
 	"mediagw/search"
 )
@@ -20,62 +19,6 @@ import (
 // term dictionaries.
 
 var _ search.Extras = (*Backend)(nil)
-
-// facetFields are the keyword fields the facets count.
-var facetFields = map[search.Facet]string{
-	search.FacetType: fieldType, search.FacetCategory: fieldCategory,
-	search.FacetLanguage: fieldLanguage, search.FacetYear: fieldYear,
-}
-
-// maxFacetTerms is more values than any facet has (languages, years, types, and every
-// category), so each count is exact; the contract then keeps the top search.MaxFacetValues.
-const maxFacetTerms = 100_000
-
-// facets counts each facet of q over q without that facet's filter, one search each, at once.
-func (b *Backend) facets(ctx context.Context, h *handle, q search.Query) (map[search.Facet][]search.FacetValue, error) {
-	names := make(map[string]string, len(h.categories))
-	for _, c := range h.categories {
-		names[c.Slug] = c.Name
-	}
-	asked := q.Facets.All()
-	out := make([][]search.FacetValue, len(asked))
-	g, ctx := errgroup.WithContext(ctx)
-	for i, f := range asked {
-		g.Go(func() error {
-			other := q.Without(f)
-			bq, err := buildQuery(analyze(h.idx.Mapping(), other.Text), other)
-			if err != nil {
-				return err
-			}
-			req := blevesearch.NewSearchRequestOptions(bq, 0, 0, false)
-			req.AddFacet(f.String(), blevesearch.NewFacetRequest(facetFields[f], maxFacetTerms))
-			res, err := h.idx.SearchInContext(ctx, req)
-			if err != nil {
-				return fmt.Errorf("facet %s: %w", f, err)
-			}
-			values := []search.FacetValue{}
-			if fr := res.Facets[f.String()]; fr != nil && fr.Terms != nil {
-				for _, t := range fr.Terms.Terms() {
-					v := search.FacetValue{Value: t.Term, Count: t.Count}
-					if f == search.FacetCategory {
-						v.Name = names[t.Term]
-					}
-					values = append(values, v)
-				}
-			}
-			out[i] = search.TopFacetValues(values)
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	m := make(map[search.Facet][]search.FacetValue, len(asked))
-	for i, f := range asked {
-		m[f] = out[i]
-	}
-	return m, nil
-}
 
 // Complete returns the titles holding every word of text, the last as a prefix, most downloaded first.
 func (b *Backend) Complete(ctx context.Context, text string, n int) ([]search.Completion, error) {
@@ -107,6 +50,7 @@ func (b *Backend) Complete(ctx context.Context, text string, n int) ([]search.Co
 	defer h.release()
 	req := blevesearch.NewSearchRequestOptions(query.NewConjunctionQuery(conj), n, 0, false)
 	req.SortBy([]string{"-" + fieldDownloads, "_id"})
+	req.Score = blevesearch.ScoreNone
 	req.Fields = []string{fieldStored}
 	res, err := h.idx.SearchInContext(ctx, req)
 	if err != nil {
@@ -240,17 +184,4 @@ func (b *Backend) Neighbours(ctx context.Context, word string, max int) ([]strin
 	}
 	slices.Sort(out)
 	return out[:min(len(out), max)], nil
-}
-
-// facetsOf adds the facets q asks for to res.
-func (b *Backend) facetsOf(ctx context.Context, h *handle, q search.Query, res *search.Result) error {
-	if q.Facets == 0 {
-		return nil
-	}
-	f, err := b.facets(ctx, h, q)
-	if err != nil {
-		return fmt.Errorf("search: %w", err)
-	}
-	res.Facets = f
-	return nil
 }
