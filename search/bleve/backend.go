@@ -42,7 +42,10 @@ type handle struct {
 	idx        blevesearch.Index
 	categories []search.Category
 	authors    []search.Author
-	inflight   sync.WaitGroup
+	// popularFloor is the downloads of the most downloaded items, if popular (see Complete).
+	popularFloor float64
+	popular      bool
+	inflight     sync.WaitGroup
 }
 
 // Backend serves searches from the index that the directory's `current` link points at.
@@ -108,6 +111,10 @@ func openHandle(dir, name string) (*handle, error) {
 	if err := h.loadInternal(keyAuthors, &h.authors); err != nil {
 		_ = idx.Close()
 		return nil, err
+	}
+	if h.popularFloor, h.popular, err = popularFloor(context.Background(), idx); err != nil {
+		_ = idx.Close()
+		return nil, fmt.Errorf("index %s: %w", name, err)
 	}
 	return h, nil
 }

@@ -20,52 +20,6 @@ import (
 
 var _ search.Extras = (*Backend)(nil)
 
-// Complete returns the titles holding every word of text, the last as a prefix, most downloaded first.
-func (b *Backend) Complete(ctx context.Context, text string, n int) ([]search.Completion, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("complete: %w", err)
-	}
-	words := search.Words(text)
-	out := []search.Completion{}
-	if len(words) == 0 || n < 1 {
-		return out, nil
-	}
-	conj := make([]query.Query, 0, len(words))
-	for i, w := range words {
-		w = search.Fold(w)
-		if i == len(words)-1 {
-			pq := query.NewPrefixQuery(w)
-			pq.SetField(fieldTitle)
-			conj = append(conj, pq)
-			continue
-		}
-		tq := query.NewTermQuery(w)
-		tq.SetField(fieldTitle)
-		conj = append(conj, tq)
-	}
-	h, err := b.acquire()
-	if err != nil {
-		return nil, err
-	}
-	defer h.release()
-	req := blevesearch.NewSearchRequestOptions(query.NewConjunctionQuery(conj), n, 0, false)
-	req.SortBy([]string{"-" + fieldDownloads, "_id"})
-	req.Score = blevesearch.ScoreNone
-	req.Fields = []string{fieldStored}
-	res, err := h.idx.SearchInContext(ctx, req)
-	if err != nil {
-		return nil, fmt.Errorf("complete %q: %w", text, err)
-	}
-	for _, hit := range res.Hits {
-		it, err := storedItem(hit)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, search.Completion{Text: it.Title, ID: it.ID})
-	}
-	return out, nil
-}
-
 // Related returns the items sharing the most of the item's title words, tags, keywords,
 // category and author, scored by the engine, then by id.
 func (b *Backend) Related(ctx context.Context, id string, n int) ([]search.Item, error) {
@@ -127,9 +81,9 @@ func (b *Backend) Related(ctx context.Context, id string, n int) ([]search.Item,
 	return out, nil
 }
 
-// Neighbours returns the indexed words of the searched fields near word. Bleve's fuzzy
-// dictionaries count plain Levenshtein edits, at most 2: they are asked for 2, and the answer is
-// filtered by search.EditsWithin (a transposition is one edit there, two here).
+// Neighbours returns the indexed words of the searched fields near word, from the fields' fuzzy
+// term dictionaries. Their automata count a transposition as one edit, like search.EditsWithin;
+// EditsWithin still filters, as it is the contract's definition.
 func (b *Backend) Neighbours(ctx context.Context, word string, max int) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("neighbours: %w", err)
@@ -160,7 +114,7 @@ func (b *Backend) Neighbours(ctx context.Context, word string, max int) ([]strin
 	}
 	seen := map[string]bool{}
 	for _, f := range textFields {
-		dict, err := fuzzy.FieldDictFuzzy(f.name, w, min(allow+1, 2), "")
+		dict, err := fuzzy.FieldDictFuzzy(f.name, w, allow, "")
 		if err != nil {
 			return nil, fmt.Errorf("neighbours of %q in %s: %w", word, f.name, err)
 		}
