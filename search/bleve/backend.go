@@ -42,10 +42,9 @@ type handle struct {
 	idx        blevesearch.Index
 	categories []search.Category
 	authors    []search.Author
-	// popularFloor is the downloads of the most downloaded items, if popular (see Complete).
-	popularFloor float64
-	popular      bool
-	inflight     sync.WaitGroup
+	// popular are the most downloaded titles, in completions' order (see Complete).
+	popular  []popularTitle
+	inflight sync.WaitGroup
 }
 
 // Backend serves searches from the index that the directory's `current` link points at.
@@ -112,7 +111,7 @@ func openHandle(dir, name string) (*handle, error) {
 		_ = idx.Close()
 		return nil, err
 	}
-	if h.popularFloor, h.popular, err = popularFloor(context.Background(), idx); err != nil {
+	if h.popular, err = popularTitles(context.Background(), idx); err != nil {
 		_ = idx.Close()
 		return nil, fmt.Errorf("index %s: %w", name, err)
 	}

@@ -3,6 +3,8 @@ package bleve
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	blevesearch "github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
@@ -10,34 +12,60 @@ import (
 	"mediagw/search"
 )
 
-// popularItems is how many of the most downloaded items a completion looks among first.
+// popularItems is how many of the most downloaded titles a handle keeps for completions.
 const popularItems = 1000
 
-// popularFloor is the downloads of the popularItems-th most downloaded item: the items with at
-// least as many are the few a short prefix's completions almost always come from. Without that
-// many items, it is false.
-func popularFloor(ctx context.Context, idx blevesearch.Index) (float64, bool, error) {
-	req := blevesearch.NewSearchRequestOptions(query.NewMatchAllQuery(), 1, popularItems-1, false)
-	req.SortBy([]string{"-" + fieldDownloads, "_id"})
+// popularTitle is a title among the most downloaded, with its terms as the index holds them.
+type popularTitle struct {
+	completion search.Completion
+	terms      []string
+}
+
+// completionOrder is the order of completions: the most downloaded first, then by id.
+var completionOrder = []string{"-" + fieldDownloads, "_id"}
+
+// popularTitles are the first popularItems titles in completions' order. A short prefix matches
+// much of the catalogue, and ordering all of it by downloads is what a completion costs (a doc
+// value read per item): most are answered from these alone.
+func popularTitles(ctx context.Context, idx blevesearch.Index) ([]popularTitle, error) {
+	req := blevesearch.NewSearchRequestOptions(query.NewMatchAllQuery(), popularItems, 0, false)
+	req.SortBy(completionOrder)
 	req.Fields = []string{fieldStored}
 	res, err := idx.SearchInContext(ctx, req)
 	if err != nil {
-		return 0, false, fmt.Errorf("most downloaded items: %w", err)
+		return nil, fmt.Errorf("most downloaded items: %w", err)
 	}
-	if len(res.Hits) == 0 {
-		return 0, false, nil
+	a := idx.Mapping().AnalyzerNamed(textAnalyzer)
+	out := make([]popularTitle, 0, len(res.Hits))
+	for _, hit := range res.Hits {
+		it, err := storedItem(hit)
+		if err != nil {
+			return nil, err
+		}
+		p := popularTitle{completion: search.Completion{Text: it.Title, ID: it.ID}}
+		for _, tok := range a.Analyze([]byte(it.Title)) {
+			p.terms = append(p.terms, string(tok.Term))
+		}
+		out = append(out, p)
 	}
-	it, err := storedItem(res.Hits[0])
-	if err != nil {
-		return 0, false, err
+	return out, nil
+}
+
+// completes reports whether p holds every term, the last as a prefix, as the completion query asks.
+func (p popularTitle) completes(terms []string) bool {
+	last := len(terms) - 1
+	for _, t := range terms[:last] {
+		if !slices.Contains(p.terms, t) {
+			return false
+		}
 	}
-	return float64(it.Downloads), true, nil
+	return slices.ContainsFunc(p.terms, func(pt string) bool { return strings.HasPrefix(pt, terms[last]) })
 }
 
 // Complete returns the titles holding every word of text, the last as a prefix, most downloaded
-// first. Words are the title field's terms (analysed as the index analyses titles). A short
-// prefix matches much of the catalogue, and ordering all of it by downloads is what costs: the
-// popular items are asked first, and when n of them match, no other item can come before them.
+// first. Words are the title field's terms (analysed as the index analyses titles). The popular
+// titles are a prefix of the answer's order, so when n of them complete the text they are the
+// answer; else the index is asked.
 func (b *Backend) Complete(ctx context.Context, text string, n int) ([]search.Completion, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("complete: %w", err)
@@ -55,7 +83,24 @@ func (b *Backend) Complete(ctx context.Context, text string, n int) ([]search.Co
 	if len(terms) == 0 {
 		return out, nil
 	}
-	conj := make([]query.Query, 0, len(terms)+1)
+	for _, p := range h.popular {
+		if p.completes(terms) {
+			out = append(out, p.completion)
+			if len(out) == n {
+				return out, nil
+			}
+		}
+	}
+	if len(h.popular) < popularItems {
+		// The popular titles are every title.
+		return out, nil
+	}
+	return completeFromIndex(ctx, h, terms, n)
+}
+
+// completeFromIndex asks the index for the first n titles holding terms, the last as a prefix.
+func completeFromIndex(ctx context.Context, h *handle, terms []string, n int) ([]search.Completion, error) {
+	conj := make([]query.Query, 0, len(terms))
 	for _, t := range terms[:len(terms)-1] {
 		tq := query.NewTermQuery(t)
 		tq.SetField(fieldTitle)
@@ -64,35 +109,22 @@ func (b *Backend) Complete(ctx context.Context, text string, n int) ([]search.Co
 	pq := query.NewPrefixQuery(terms[len(terms)-1])
 	pq.SetField(fieldTitle)
 	conj = append(conj, pq)
-
-	complete := func(conj []query.Query) ([]search.Completion, error) {
-		req := blevesearch.NewSearchRequestOptions(query.NewConjunctionQuery(conj), n, 0, false)
-		req.SortBy([]string{"-" + fieldDownloads, "_id"})
-		// The order needs no scores, and scoreless disjunctions (a prefix's terms) are unions of postings.
-		req.Score = blevesearch.ScoreNone
-		req.Fields = []string{fieldStored}
-		res, err := h.idx.SearchInContext(ctx, req)
+	req := blevesearch.NewSearchRequestOptions(query.NewConjunctionQuery(conj), n, 0, false)
+	req.SortBy(completionOrder)
+	// The order needs no scores, and scoreless disjunctions (a prefix's terms) are unions of postings.
+	req.Score = blevesearch.ScoreNone
+	req.Fields = []string{fieldStored}
+	res, err := h.idx.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("complete %q: %w", terms, err)
+	}
+	out := make([]search.Completion, 0, len(res.Hits))
+	for _, hit := range res.Hits {
+		it, err := storedItem(hit)
 		if err != nil {
-			return nil, fmt.Errorf("complete %q: %w", text, err)
+			return nil, err
 		}
-		got := make([]search.Completion, 0, len(res.Hits))
-		for _, hit := range res.Hits {
-			it, err := storedItem(hit)
-			if err != nil {
-				return nil, err
-			}
-			got = append(got, search.Completion{Text: it.Title, ID: it.ID})
-		}
-		return got, nil
+		out = append(out, search.Completion{Text: it.Title, ID: it.ID})
 	}
-	if h.popular {
-		yes := true
-		popular := query.NewNumericRangeInclusiveQuery(&h.popularFloor, nil, &yes, nil)
-		popular.SetField(fieldDownloads)
-		got, err := complete(append(conj, popular))
-		if err != nil || len(got) == n {
-			return got, err
-		}
-	}
-	return complete(conj)
+	return out, nil
 }

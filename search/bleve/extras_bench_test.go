@@ -24,6 +24,7 @@ func BenchmarkFacets(b *testing.B) {
 		q    search.Query
 	}{
 		{"newest", search.Query{Sort: search.SortNewest}},
+		{"filter", search.Query{Type: search.TypePhoto, Sort: search.SortNewest}},
 		{"text", search.Query{Text: word, Sort: search.SortRelevance}},
 		{"text with filters", search.Query{Text: word, Type: items[0].Type, From: "1990-01-01", Sort: search.SortRelevance}},
 	} {
@@ -46,7 +47,8 @@ func BenchmarkFacets(b *testing.B) {
 	}
 }
 
-// BenchmarkComplete measures completions as they are typed: one letter, a word, two words.
+// BenchmarkComplete measures completions as they are typed: one letter, three, a word, and a
+// second word's first letter, which the popular titles may not answer.
 func BenchmarkComplete(b *testing.B) {
 	items := searchtest.Generated(b, benchItems, 1)
 	be := benchBackend(b, items)
