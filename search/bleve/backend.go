@@ -43,7 +43,9 @@ type handle struct {
 	categories []search.Category
 	authors    []search.Author
 	// popular are the most downloaded titles, in completions' order (see Complete).
-	popular  []popularTitle
+	popular []popularTitle
+	// facets are the facet fields' values (see searchFaceted).
+	facets   *facetIndex
 	inflight sync.WaitGroup
 }
 
@@ -110,6 +112,10 @@ func openHandle(dir, name string) (*handle, error) {
 	if err := h.loadInternal(keyAuthors, &h.authors); err != nil {
 		_ = idx.Close()
 		return nil, err
+	}
+	if h.facets, err = loadFacetIndex(context.Background(), idx); err != nil {
+		_ = idx.Close()
+		return nil, fmt.Errorf("index %s: %w", name, err)
 	}
 	if h.popular, err = popularTitles(context.Background(), idx); err != nil {
 		_ = idx.Close()

@@ -3,8 +3,11 @@ package bleve
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 
 	blevesearch "github.com/blevesearch/bleve/v2"
+	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
 	"golang.org/x/sync/errgroup"
@@ -12,132 +15,273 @@ import (
 	"mediagw/search"
 )
 
-// facetFields are the keyword fields (with doc values) the facets count.
-var facetFields = map[search.Facet]string{
-	search.FacetType: fieldType, search.FacetCategory: fieldCategory,
-	search.FacetLanguage: fieldLanguage, search.FacetYear: fieldYear,
+// facetFields are the keyword fields the facets count, in search.Facets' order.
+var facetFields = []string{fieldType, fieldCategory, fieldLanguage, fieldYear}
+
+// facetIndex holds, by document number, what the facets read of each document: each facet
+// field's value (the index of the value in values, plus one; 0: none) and the date (YYYYMMDD; 0:
+// none). Read from the doc values, that is a compressed chunk per document and field, which
+// costs a faceted search more than its hits; in memory it is an array lookup. The index is
+// read-only, so its document numbers never change.
+type facetIndex struct {
+	values [][]string
+	of     [][]uint32
+	date   []uint32
 }
 
-// maxFacetTerms is more values than any facet has (languages, years, types, and every
-// category), so each count is exact; the contract then keeps the top search.MaxFacetValues.
-const maxFacetTerms = 100_000
+// loadFacetIndex reads the facet fields and dates of every document from their postings. (Not
+// counts from the term dictionary: zapx v17.2.5 reuses one postings list across dictionary
+// entries and, after a term of one document, counts every later term of that segment as one.)
+func loadFacetIndex(ctx context.Context, idx blevesearch.Index) (*facetIndex, error) {
+	fi := &facetIndex{}
+	err := withReader(idx, func(r index.IndexReader) error {
+		n, err := r.DocCount()
+		if err != nil {
+			return err
+		}
+		for _, field := range append(facetFields, fieldDateSort) {
+			var values []string
+			of := make([]uint32, n)
+			err := visitPostings(ctx, r, field, func(term string) error {
+				values = append(values, term)
+				return nil
+			}, func(doc uint64) error {
+				for doc >= uint64(len(of)) {
+					of = append(of, 0)
+				}
+				if field != fieldDateSort {
+					of[doc] = uint32(len(values))
+					return nil
+				}
+				d, err := dateNumber(values[len(values)-1])
+				of[doc] = uint32(d)
+				return err
+			})
+			if err != nil {
+				return fmt.Errorf("%s: %w", field, err)
+			}
+			if field == fieldDateSort {
+				fi.date = of
+			} else {
+				fi.values, fi.of = append(fi.values, values), append(fi.of, of)
+			}
+		}
+		// One length for all, so that a document number within one is within every one.
+		for _, of := range fi.of {
+			fi.date = append(fi.date, make([]uint32, max(0, len(of)-len(fi.date)))...)
+		}
+		for i := range fi.of {
+			fi.of[i] = append(fi.of[i], make([]uint32, len(fi.date)-len(fi.of[i]))...)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("facet values: %w", err)
+	}
+	return fi, nil
+}
+
+// visitPostings calls term for each term of field, then doc for each document holding it.
+func visitPostings(ctx context.Context, r index.IndexReader, field string, term func(string) error, doc func(uint64) error) error {
+	dict, err := r.FieldDict(field)
+	if err != nil {
+		return err
+	}
+	defer dict.Close()
+	for {
+		e, err := dict.Next()
+		if err != nil || e == nil {
+			return err
+		}
+		if err := term(e.Term); err != nil {
+			return err
+		}
+		tr, err := r.TermFieldReader(ctx, []byte(e.Term), field, false, false, false)
+		if err != nil {
+			return err
+		}
+		var d *index.TermFieldDoc
+		for d, err = tr.Next(nil); d != nil && err == nil; d, err = tr.Next(d) {
+			err = doc(d.ID.Value())
+			if err != nil {
+				break
+			}
+		}
+		if cerr := tr.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// facetFilter is q's facet filters as facetIndex reads them.
+type facetFilter struct {
+	// want is, by facet, the ordinal a document must have; 0 when q does not filter on it,
+	// -1 when no document has the value.
+	want     [3]int64
+	from, to uint32
+}
+
+func newFacetFilter(fi *facetIndex, q search.Query) (facetFilter, error) {
+	var ff facetFilter
+	for i, v := range []string{q.Type, q.Category, q.Language} {
+		if v == "" {
+			continue
+		}
+		ff.want[i] = -1
+		for o, have := range fi.values[i] {
+			if have == v {
+				ff.want[i] = int64(o + 1)
+			}
+		}
+	}
+	ff.to = ^uint32(0)
+	for _, b := range []struct {
+		date string
+		to   *uint32
+	}{{q.From, &ff.from}, {q.To, &ff.to}} {
+		if b.date != "" {
+			n, err := strconv.Atoi(strings.ReplaceAll(b.date, "-", ""))
+			if err != nil {
+				return ff, fmt.Errorf("date %q: %w", b.date, err)
+			}
+			*b.to = uint32(n)
+		}
+	}
+	return ff, nil
+}
+
+// count adds doc to the counts of the asked facets whose other filters it passes.
+func (fi *facetIndex) count(counts [][]int, asked search.FacetSet, ff *facetFilter, doc uint64) {
+	if doc >= uint64(len(fi.date)) {
+		return
+	}
+	// fails[f] tells whether doc fails facet f's own filter; failed counts them.
+	var fails [4]bool
+	failed := 0
+	for f := range 3 {
+		if w := ff.want[f]; w != 0 && int64(fi.of[f][doc]) != w {
+			fails[f] = true
+			failed++
+		}
+	}
+	if d := fi.date[doc]; (ff.from > 0 || ff.to < ^uint32(0)) && (d == 0 || d < ff.from || d > ff.to) {
+		fails[3] = true
+		failed++
+	}
+	for f, facet := range search.Facets {
+		// A facet counts doc when doc passes every filter but, perhaps, its own.
+		if asked.Has(facet) && failed-b2i(fails[f]) == 0 {
+			counts[f][fi.of[f][doc]]++
+		}
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
 
 // searchFaceted runs req, the hits of q, and counts the facets q asks for. A facet counts over q
-// without its own filter (disjunctive facets): over every item, from its field's term dictionary;
-// else, when q does not set its filter, in req itself; else in one hitless search per distinct
-// query, run beside req. Without facets it is req alone.
+// without its own filter (disjunctive facets): one scoreless pass over the documents matching q
+// without any facet's filter counts them all, beside req, reading each document's facet values
+// and date from facetIndex. Without facets it is req alone.
 func searchFaceted(ctx context.Context, h *handle, q search.Query, req *blevesearch.SearchRequest) (*blevesearch.SearchResult, map[search.Facet][]search.FacetValue, error) {
 	if q.Facets == 0 {
 		res, err := h.idx.SearchInContext(ctx, req)
 		return res, nil, err
 	}
-	asked := q.Facets.All()
-	q.Facets = 0
-	counts := make(map[search.Facet]map[string]int, len(asked))
-	var others []search.Query
-	byQuery := map[search.Query]*blevesearch.SearchRequest{q: req}
-	for _, f := range asked {
-		other := q.Without(f)
-		r, ok := byQuery[other]
-		if !ok {
-			bq, err := buildQuery(analyze(h.idx.Mapping(), other.Text), other)
-			if err != nil {
-				return nil, nil, err
-			}
-			r = blevesearch.NewSearchRequestOptions(bq, 0, 0, false)
-			// Counting needs no scores: scoreless disjunctions are unions of postings.
-			r.Score = blevesearch.ScoreNone
-			byQuery[other] = r
-			others = append(others, other)
-		}
-		if _, all := r.Query.(*query.MatchAllQuery); all {
-			c, err := dictionaryCounts(ctx, h, facetFields[f])
-			if err != nil {
-				return nil, nil, err
-			}
-			counts[f] = c
-			continue
-		}
-		r.AddFacet(f.String(), blevesearch.NewFacetRequest(facetFields[f], maxFacetTerms))
+	fi := h.facets
+	ff, err := newFacetFilter(fi, q)
+	if err != nil {
+		return nil, nil, err
 	}
-	results := make([]*blevesearch.SearchResult, len(others)+1)
+	base := q
+	for _, f := range search.Facets {
+		base = base.Without(f)
+	}
+	bq, err := buildQuery(analyze(h.idx.Mapping(), base.Text), base)
+	if err != nil {
+		return nil, nil, err
+	}
+	counts := make([][]int, len(search.Facets))
+	for f := range counts {
+		counts[f] = make([]int, len(fi.values[f])+1)
+	}
+	var res *blevesearch.SearchResult
 	g, gctx := errgroup.WithContext(ctx)
-	for i, r := range append([]*blevesearch.SearchRequest{req}, requests(byQuery, others)...) {
-		if i > 0 && len(r.Facets) == 0 {
-			continue
+	g.Go(func() (err error) {
+		res, err = h.idx.SearchInContext(gctx, req)
+		return err
+	})
+	g.Go(func() error {
+		if _, all := bq.(*query.MatchAllQuery); all {
+			for doc := range fi.date {
+				fi.count(counts, q.Facets, &ff, uint64(doc))
+			}
+			return nil
 		}
-		g.Go(func() (err error) {
-			results[i], err = h.idx.SearchInContext(gctx, r)
-			return err
+		err := withReader(h.idx, func(r index.IndexReader) error {
+			s, err := bq.Searcher(gctx, r, h.idx.Mapping(), bsearch.SearcherOptions{Score: blevesearch.ScoreNone})
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			sctx := &bsearch.SearchContext{DocumentMatchPool: bsearch.NewDocumentMatchPool(s.DocumentMatchPoolSize(), 0)}
+			for n := 0; ; n++ {
+				if n%4096 == 0 {
+					if err := gctx.Err(); err != nil {
+						return err
+					}
+				}
+				dm, err := s.Next(sctx)
+				if err != nil || dm == nil {
+					return err
+				}
+				fi.count(counts, q.Facets, &ff, dm.IndexInternalID.Value())
+				sctx.DocumentMatchPool.Put(dm)
+			}
 		})
-	}
+		if err != nil {
+			return fmt.Errorf("facets: %w", err)
+		}
+		return nil
+	})
 	if err := g.Wait(); err != nil {
 		return nil, nil, err
 	}
-	for _, res := range results {
-		if res == nil {
+	names := make(map[string]string, len(h.categories))
+	for _, c := range h.categories {
+		names[c.Slug] = c.Name
+	}
+	out := map[search.Facet][]search.FacetValue{}
+	for f, facet := range search.Facets {
+		if !q.Facets.Has(facet) {
 			continue
 		}
-		for name, r := range res.Facets {
-			f, _ := search.ParseFacet(name)
-			counts[f] = map[string]int{}
-			if r.Terms != nil {
-				for _, t := range r.Terms.Terms() {
-					counts[f][t.Term] = t.Count
-				}
+		values := []search.FacetValue{}
+		for o, n := range counts[f][1:] {
+			if n == 0 {
+				continue
 			}
+			v := search.FacetValue{Value: fi.values[f][o], Count: n}
+			if facet == search.FacetCategory {
+				v.Name = names[v.Value]
+			}
+			values = append(values, v)
 		}
+		out[facet] = search.TopFacetValues(values)
 	}
-	// The caller's result holds hits only, as without facets.
-	results[0].Facets = nil
-	return results[0], facetValues(h, counts), nil
+	return res, out, nil
 }
 
-// requests are the requests of queries, in their order.
-func requests(byQuery map[search.Query]*blevesearch.SearchRequest, queries []search.Query) []*blevesearch.SearchRequest {
-	out := make([]*blevesearch.SearchRequest, len(queries))
-	for i, q := range queries {
-		out[i] = byQuery[q]
-	}
-	return out
-}
-
-// dictionaryCounts counts the values of field over every item: the field's terms, each with
-// its number of items (an item has at most one value). The dictionary's own counts are not
-// used: zapx v17.2.5 reuses one postings list across its entries and, after a term of one item,
-// counts every later term of that segment as one item.
-func dictionaryCounts(ctx context.Context, h *handle, field string) (map[string]int, error) {
-	counts := map[string]int{}
-	err := withReader(h, func(r index.IndexReader) error {
-		dict, err := r.FieldDict(field)
-		if err != nil {
-			return err
-		}
-		defer dict.Close()
-		for {
-			e, err := dict.Next()
-			if err != nil || e == nil {
-				return err
-			}
-			tr, err := r.TermFieldReader(ctx, []byte(e.Term), field, false, false, false)
-			if err != nil {
-				return err
-			}
-			counts[e.Term] = int(tr.Count())
-			if err := tr.Close(); err != nil {
-				return err
-			}
-		}
-	})
-	if err != nil {
-		return nil, fmt.Errorf("facet counts of %s: %w", field, err)
-	}
-	return counts, nil
-}
-
-// withReader runs fn on a reader of h's index.
-func withReader(h *handle, fn func(index.IndexReader) error) error {
-	ix, err := h.idx.Advanced()
+// withReader runs fn on a reader of idx.
+func withReader(idx blevesearch.Index, fn func(index.IndexReader) error) error {
+	ix, err := idx.Advanced()
 	if err != nil {
 		return err
 	}
@@ -147,25 +291,4 @@ func withReader(h *handle, fn func(index.IndexReader) error) error {
 	}
 	defer r.Close()
 	return fn(r)
-}
-
-// facetValues are the contract's lists of counts, categories named as Categories names them.
-func facetValues(h *handle, counts map[search.Facet]map[string]int) map[search.Facet][]search.FacetValue {
-	names := make(map[string]string, len(h.categories))
-	for _, c := range h.categories {
-		names[c.Slug] = c.Name
-	}
-	out := make(map[search.Facet][]search.FacetValue, len(counts))
-	for f, c := range counts {
-		values := make([]search.FacetValue, 0, len(c))
-		for v, n := range c {
-			fv := search.FacetValue{Value: v, Count: n}
-			if f == search.FacetCategory {
-				fv.Name = names[v]
-			}
-			values = append(values, fv)
-		}
-		out[f] = search.TopFacetValues(values)
-	}
-	return out
 }
