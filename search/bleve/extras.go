@@ -2,9 +2,9 @@ package bleve
 
 import "mediagw/search"
 
-// The search-box extras on the embedded index: facets by terms facets over the query without
-// each facet's filter (facets.go), completions by term and prefix queries on the title
-// (complete.go), related items by a disjunction of the item's own terms (related.go), and
-// neighbours from the fields' fuzzy term dictionaries (neighbours.go).
+// The search-box extras on the embedded index: facets counted in one pass over the search
+// without the facets' filters (facets.go), completions from the most downloaded titles or by term
+// and prefix queries on the title (complete.go), related items by a disjunction of the item's own
+// terms (related.go), and neighbours from the fields' fuzzy term dictionaries (neighbours.go).
 
 var _ search.Extras = (*Backend)(nil)

@@ -29,42 +29,39 @@ func (b *Backend) Neighbours(ctx context.Context, word string, max int) ([]strin
 		return nil, err
 	}
 	defer h.release()
-	ix, err := h.idx.Advanced()
-	if err != nil {
-		return nil, fmt.Errorf("neighbours: %w", err)
-	}
-	r, err := ix.Reader()
-	if err != nil {
-		return nil, fmt.Errorf("neighbours: %w", err)
-	}
-	defer r.Close()
-	fuzzy, ok := r.(index.IndexReaderFuzzy)
-	if !ok {
-		return nil, errors.New("neighbours: the index has no fuzzy term dictionary")
-	}
 	seen := map[string]bool{}
-	for _, f := range textFields {
-		dict, err := fuzzy.FieldDictFuzzy(f.name, w, allow, "")
-		if err != nil {
-			return nil, fmt.Errorf("neighbours of %q in %s: %w", word, f.name, err)
+	err = withReader(h.idx, func(r index.IndexReader) error {
+		fuzzy, ok := r.(index.IndexReaderFuzzy)
+		if !ok {
+			return errors.New("the index has no fuzzy term dictionary")
 		}
-		for {
-			e, err := dict.Next()
+		for _, f := range textFields {
+			dict, err := fuzzy.FieldDictFuzzy(f.name, w, allow, "")
 			if err != nil {
-				dict.Close()
-				return nil, fmt.Errorf("neighbours of %q in %s: %w", word, f.name, err)
+				return fmt.Errorf("%s: %w", f.name, err)
 			}
-			if e == nil {
-				break
+			for {
+				e, err := dict.Next()
+				if err != nil {
+					dict.Close()
+					return fmt.Errorf("%s: %w", f.name, err)
+				}
+				if e == nil {
+					break
+				}
+				if e.Term != w && !seen[e.Term] && search.EditsWithin(w, e.Term, allow) {
+					seen[e.Term] = true
+					out = append(out, e.Term)
+				}
 			}
-			if e.Term != w && !seen[e.Term] && search.EditsWithin(w, e.Term, allow) {
-				seen[e.Term] = true
-				out = append(out, e.Term)
+			if err := dict.Close(); err != nil {
+				return fmt.Errorf("%s: %w", f.name, err)
 			}
 		}
-		if err := dict.Close(); err != nil {
-			return nil, fmt.Errorf("neighbours of %q in %s: %w", word, f.name, err)
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("neighbours of %q: %w", word, err)
 	}
 	slices.Sort(out)
 	return out[:min(len(out), max)], nil
