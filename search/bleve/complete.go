@@ -1,6 +1,7 @@
 package bleve
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -8,6 +9,7 @@ import (
 
 	blevesearch "github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
+	index "github.com/blevesearch/bleve_index_api"
 
 	"mediagw/search"
 )
@@ -99,6 +101,8 @@ func (b *Backend) Complete(ctx context.Context, text string, n int) ([]search.Co
 }
 
 // completeFromIndex asks the index for the first n titles holding terms, the last as a prefix.
+// The matches are ordered by the downloads the facet index holds (the doc values would cost a
+// compressed chunk per match); ids are read only for the first n and those tied with the last.
 func completeFromIndex(ctx context.Context, h *handle, terms []string, n int) ([]search.Completion, error) {
 	conj := make([]query.Query, 0, len(terms))
 	for _, t := range terms[:len(terms)-1] {
@@ -109,22 +113,66 @@ func completeFromIndex(ctx context.Context, h *handle, terms []string, n int) ([
 	pq := query.NewPrefixQuery(terms[len(terms)-1])
 	pq.SetField(fieldTitle)
 	conj = append(conj, pq)
-	req := blevesearch.NewSearchRequestOptions(query.NewConjunctionQuery(conj), n, 0, false)
-	req.SortBy(completionOrder)
-	// The order needs no scores, and scoreless disjunctions (a prefix's terms) are unions of postings.
-	req.Score = blevesearch.ScoreNone
+	downloads := h.facets.downloads
+	var ids []string
+	err := withReader(h.idx, func(r index.IndexReader) error {
+		var docs []uint64
+		err := eachMatch(ctx, r, h.idx.Mapping(), query.NewConjunctionQuery(conj), func(doc uint64) {
+			if doc < uint64(len(downloads)) {
+				docs = append(docs, doc)
+			}
+		})
+		if err != nil || len(docs) == 0 {
+			return err
+		}
+		slices.SortFunc(docs, func(a, b uint64) int { return cmp.Compare(downloads[b], downloads[a]) })
+		end := min(n, len(docs))
+		for end < len(docs) && downloads[docs[end]] == downloads[docs[end-1]] {
+			end++
+		}
+		type match struct {
+			downloads int64
+			id        string
+		}
+		first := make([]match, end)
+		for i, doc := range docs[:end] {
+			id, err := r.ExternalID(index.NewIndexInternalID(nil, doc))
+			if err != nil {
+				return err
+			}
+			first[i] = match{downloads[doc], id}
+		}
+		slices.SortFunc(first, func(a, b match) int {
+			return cmp.Or(cmp.Compare(b.downloads, a.downloads), strings.Compare(a.id, b.id))
+		})
+		for _, m := range first[:min(n, end)] {
+			ids = append(ids, m.id)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("complete %q: %w", terms, err)
+	}
+	out := make([]search.Completion, 0, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	req := blevesearch.NewSearchRequestOptions(query.NewDocIDQuery(ids), len(ids), 0, false)
 	req.Fields = []string{fieldStored}
 	res, err := h.idx.SearchInContext(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("complete %q: %w", terms, err)
 	}
-	out := make([]search.Completion, 0, len(res.Hits))
+	byID := make(map[string]search.Completion, len(res.Hits))
 	for _, hit := range res.Hits {
 		it, err := storedItem(hit)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, search.Completion{Text: it.Title, ID: it.ID})
+		byID[it.ID] = search.Completion{Text: it.Title, ID: it.ID}
+	}
+	for _, id := range ids {
+		out = append(out, byID[id])
 	}
 	return out, nil
 }

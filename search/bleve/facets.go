@@ -3,10 +3,11 @@ package bleve
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
+	"slices"
 
 	blevesearch "github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/numeric"
 	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
@@ -18,15 +19,16 @@ import (
 // facetFields are the keyword fields the facets count, in search.Facets' order.
 var facetFields = []string{fieldType, fieldCategory, fieldLanguage, fieldYear}
 
-// facetIndex holds, by document number, what the facets read of each document: each facet
-// field's value (the index of the value in values, plus one; 0: none) and the date (YYYYMMDD; 0:
-// none). Read from the doc values, that is a compressed chunk per document and field, which
-// costs a faceted search more than its hits; in memory it is an array lookup. The index is
-// read-only, so its document numbers never change.
+// facetIndex holds, by document number, what the facets and completions read of each document:
+// each facet field's value (the index of the value in values, plus one; 0: none), the date
+// (YYYYMMDD; 0: none) and the downloads. Read from the doc values, that is a compressed chunk per
+// document and field, which costs a faceted search more than its hits; in memory it is an array
+// lookup. The index is read-only, so its document numbers never change.
 type facetIndex struct {
-	values [][]string
-	of     [][]uint32
-	date   []uint32
+	values    [][]string
+	of        [][]uint32
+	date      []uint32
+	downloads []int64
 }
 
 // loadFacetIndex reads the facet fields and dates of every document from their postings. (Not
@@ -39,12 +41,12 @@ func loadFacetIndex(ctx context.Context, idx blevesearch.Index) (*facetIndex, er
 		if err != nil {
 			return err
 		}
-		for _, field := range append(facetFields, fieldDateSort) {
+		for _, field := range append(slices.Clone(facetFields), fieldDateSort) {
 			var values []string
 			of := make([]uint32, n)
-			err := visitPostings(ctx, r, field, func(term string) error {
+			err := visitPostings(ctx, r, field, func(term string) (bool, error) {
 				values = append(values, term)
-				return nil
+				return true, nil
 			}, func(doc uint64) error {
 				for doc >= uint64(len(of)) {
 					of = append(of, 0)
@@ -66,13 +68,37 @@ func loadFacetIndex(ctx context.Context, idx blevesearch.Index) (*facetIndex, er
 				fi.values, fi.of = append(fi.values, values), append(fi.of, of)
 			}
 		}
+		// Numbers are indexed at several precisions; the terms of shift 0 are the exact values.
+		fi.downloads = make([]int64, n)
+		var value int64
+		err = visitPostings(ctx, r, fieldDownloads, func(term string) (bool, error) {
+			p := numeric.PrefixCoded(term)
+			if shift, err := p.Shift(); err != nil || shift != 0 {
+				return false, err
+			}
+			v, err := p.Int64()
+			value = int64(numeric.Int64ToFloat64(v))
+			return true, err
+		}, func(doc uint64) error {
+			for doc >= uint64(len(fi.downloads)) {
+				fi.downloads = append(fi.downloads, 0)
+			}
+			fi.downloads[doc] = value
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %w", fieldDownloads, err)
+		}
 		// One length for all, so that a document number within one is within every one.
+		size := max(len(fi.date), len(fi.downloads))
 		for _, of := range fi.of {
-			fi.date = append(fi.date, make([]uint32, max(0, len(of)-len(fi.date)))...)
+			size = max(size, len(of))
 		}
 		for i := range fi.of {
-			fi.of[i] = append(fi.of[i], make([]uint32, len(fi.date)-len(fi.of[i]))...)
+			fi.of[i] = append(fi.of[i], make([]uint32, size-len(fi.of[i]))...)
 		}
+		fi.date = append(fi.date, make([]uint32, size-len(fi.date))...)
+		fi.downloads = append(fi.downloads, make([]int64, size-len(fi.downloads))...)
 		return nil
 	})
 	if err != nil {
@@ -81,8 +107,9 @@ func loadFacetIndex(ctx context.Context, idx blevesearch.Index) (*facetIndex, er
 	return fi, nil
 }
 
-// visitPostings calls term for each term of field, then doc for each document holding it.
-func visitPostings(ctx context.Context, r index.IndexReader, field string, term func(string) error, doc func(uint64) error) error {
+// visitPostings calls term for each term of field, then, if it says so, doc for each document
+// holding the term.
+func visitPostings(ctx context.Context, r index.IndexReader, field string, term func(string) (bool, error), doc func(uint64) error) error {
 	dict, err := r.FieldDict(field)
 	if err != nil {
 		return err
@@ -93,8 +120,11 @@ func visitPostings(ctx context.Context, r index.IndexReader, field string, term 
 		if err != nil || e == nil {
 			return err
 		}
-		if err := term(e.Term); err != nil {
-			return err
+		if keep, err := term(e.Term); err != nil || !keep {
+			if err != nil {
+				return err
+			}
+			continue
 		}
 		tr, err := r.TermFieldReader(ctx, []byte(e.Term), field, false, false, false)
 		if err != nil {
@@ -143,9 +173,9 @@ func newFacetFilter(fi *facetIndex, q search.Query) (facetFilter, error) {
 		to   *uint32
 	}{{q.From, &ff.from}, {q.To, &ff.to}} {
 		if b.date != "" {
-			n, err := strconv.Atoi(strings.ReplaceAll(b.date, "-", ""))
+			n, err := dateNumber(b.date)
 			if err != nil {
-				return ff, fmt.Errorf("date %q: %w", b.date, err)
+				return ff, err
 			}
 			*b.to = uint32(n)
 		}
@@ -226,25 +256,9 @@ func searchFaceted(ctx context.Context, h *handle, q search.Query, req *blevesea
 			return nil
 		}
 		err := withReader(h.idx, func(r index.IndexReader) error {
-			s, err := bq.Searcher(gctx, r, h.idx.Mapping(), bsearch.SearcherOptions{Score: blevesearch.ScoreNone})
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			sctx := &bsearch.SearchContext{DocumentMatchPool: bsearch.NewDocumentMatchPool(s.DocumentMatchPoolSize(), 0)}
-			for n := 0; ; n++ {
-				if n%4096 == 0 {
-					if err := gctx.Err(); err != nil {
-						return err
-					}
-				}
-				dm, err := s.Next(sctx)
-				if err != nil || dm == nil {
-					return err
-				}
-				fi.count(counts, q.Facets, &ff, dm.IndexInternalID.Value())
-				sctx.DocumentMatchPool.Put(dm)
-			}
+			return eachMatch(gctx, r, h.idx.Mapping(), bq, func(doc uint64) {
+				fi.count(counts, q.Facets, &ff, doc)
+			})
 		})
 		if err != nil {
 			return fmt.Errorf("facets: %w", err)
@@ -291,4 +305,27 @@ func withReader(idx blevesearch.Index, fn func(index.IndexReader) error) error {
 	}
 	defer r.Close()
 	return fn(r)
+}
+
+// eachMatch calls fn with the number of each document bq matches in r, unscored and unordered.
+func eachMatch(ctx context.Context, r index.IndexReader, m mapping.IndexMapping, bq query.Query, fn func(doc uint64)) error {
+	s, err := bq.Searcher(ctx, r, m, bsearch.SearcherOptions{Score: blevesearch.ScoreNone})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	sctx := &bsearch.SearchContext{DocumentMatchPool: bsearch.NewDocumentMatchPool(s.DocumentMatchPoolSize(), 0)}
+	for n := 0; ; n++ {
+		if n%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		dm, err := s.Next(sctx)
+		if err != nil || dm == nil {
+			return err
+		}
+		fn(dm.IndexInternalID.Value())
+		sctx.DocumentMatchPool.Put(dm)
+	}
 }
