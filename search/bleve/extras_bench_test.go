@@ -77,3 +77,26 @@ func benchBackend(b *testing.B, items []search.Item) *Backend {
 	b.Cleanup(func() { _ = be.Close() })
 	return be
 }
+
+// BenchmarkOpen measures opening a built index, which reads what facets and completions keep
+// in memory (every document's facet values, date and downloads; the most downloaded titles):
+// the cost of each reload.
+func BenchmarkOpen(b *testing.B) {
+	dir := b.TempDir()
+	be, err := NewFromItems(context.Background(), dir, searchtest.Generated(b, benchItems, 1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := be.Close(); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		be, err := Open(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := be.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
