@@ -117,7 +117,7 @@ func openHandle(dir, name string) (*handle, error) {
 		_ = idx.Close()
 		return nil, fmt.Errorf("index %s: %w", name, err)
 	}
-	if h.popular, err = popularTitles(context.Background(), idx); err != nil {
+	if h.popular, err = popularTitles(context.Background(), idx, h.facets); err != nil {
 		_ = idx.Close()
 		return nil, fmt.Errorf("index %s: %w", name, err)
 	}

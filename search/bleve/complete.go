@@ -23,32 +23,97 @@ type popularTitle struct {
 	terms      []string
 }
 
-// completionOrder is the order of completions: the most downloaded first, then by id.
-var completionOrder = []string{"-" + fieldDownloads, "_id"}
-
 // popularTitles are the first popularItems titles in completions' order. A short prefix matches
-// much of the catalogue, and ordering all of it by downloads is what a completion costs (a doc
-// value read per item): most are answered from these alone.
-func popularTitles(ctx context.Context, idx blevesearch.Index) ([]popularTitle, error) {
-	req := blevesearch.NewSearchRequestOptions(query.NewMatchAllQuery(), popularItems, 0, false)
-	req.SortBy(completionOrder)
-	req.Fields = []string{fieldStored}
-	res, err := idx.SearchInContext(ctx, req)
+// much of the catalogue, and ordering all of it by downloads is what a completion costs: most
+// are answered from these alone.
+func popularTitles(ctx context.Context, idx blevesearch.Index, fi *facetIndex) ([]popularTitle, error) {
+	var items []search.Item
+	err := withReader(idx, func(r index.IndexReader) error {
+		docs := make([]uint64, len(fi.downloads))
+		for doc := range docs {
+			docs[doc] = uint64(doc)
+		}
+		ids, err := firstByDownloads(r, fi, docs, popularItems)
+		if err != nil {
+			return err
+		}
+		items, err = storedItems(ctx, idx, ids)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("most downloaded items: %w", err)
 	}
 	a := idx.Mapping().AnalyzerNamed(textAnalyzer)
-	out := make([]popularTitle, 0, len(res.Hits))
-	for _, hit := range res.Hits {
-		it, err := storedItem(hit)
-		if err != nil {
-			return nil, err
-		}
+	out := make([]popularTitle, 0, len(items))
+	for _, it := range items {
 		p := popularTitle{completion: search.Completion{Text: it.Title, ID: it.ID}}
 		for _, tok := range a.Analyze([]byte(it.Title)) {
 			p.terms = append(p.terms, string(tok.Term))
 		}
 		out = append(out, p)
+	}
+	return out, nil
+}
+
+// firstByDownloads returns the ids of the first n of docs (document numbers, reordered) in
+// completions' order: the most downloaded first (as the facet index holds the downloads; the
+// doc values would cost a compressed chunk per document), then by id, read only for the first
+// n and those tied with the last.
+func firstByDownloads(r index.IndexReader, fi *facetIndex, docs []uint64, n int) ([]string, error) {
+	downloads := fi.downloads
+	slices.SortFunc(docs, func(a, b uint64) int { return cmp.Compare(downloads[b], downloads[a]) })
+	end := min(n, len(docs))
+	for end > 0 && end < len(docs) && downloads[docs[end]] == downloads[docs[end-1]] {
+		end++
+	}
+	type match struct {
+		downloads int64
+		id        string
+	}
+	first := make([]match, end)
+	for i, doc := range docs[:end] {
+		id, err := r.ExternalID(index.NewIndexInternalID(nil, doc))
+		if err != nil {
+			return nil, err
+		}
+		first[i] = match{downloads[doc], id}
+	}
+	slices.SortFunc(first, func(a, b match) int {
+		return cmp.Or(cmp.Compare(b.downloads, a.downloads), strings.Compare(a.id, b.id))
+	})
+	ids := make([]string, 0, min(n, end))
+	for _, m := range first[:min(n, end)] {
+		ids = append(ids, m.id)
+	}
+	return ids, nil
+}
+
+// storedItems returns the items with the given ids, in that order.
+func storedItems(ctx context.Context, idx blevesearch.Index, ids []string) ([]search.Item, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	req := blevesearch.NewSearchRequestOptions(query.NewDocIDQuery(ids), len(ids), 0, false)
+	req.Fields = []string{fieldStored}
+	res, err := idx.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]search.Item, len(res.Hits))
+	for _, hit := range res.Hits {
+		it, err := storedItem(hit)
+		if err != nil {
+			return nil, err
+		}
+		byID[it.ID] = it
+	}
+	out := make([]search.Item, 0, len(ids))
+	for _, id := range ids {
+		it, ok := byID[id]
+		if !ok {
+			return nil, fmt.Errorf("item %q: %w", id, search.ErrNotFound)
+		}
+		out = append(out, it)
 	}
 	return out, nil
 }
@@ -101,8 +166,6 @@ func (b *Backend) Complete(ctx context.Context, text string, n int) ([]search.Co
 }
 
 // completeFromIndex asks the index for the first n titles holding terms, the last as a prefix.
-// The matches are ordered by the downloads the facet index holds (the doc values would cost a
-// compressed chunk per match); ids are read only for the first n and those tied with the last.
 func completeFromIndex(ctx context.Context, h *handle, terms []string, n int) ([]search.Completion, error) {
 	conj := make([]query.Query, 0, len(terms))
 	for _, t := range terms[:len(terms)-1] {
@@ -113,66 +176,30 @@ func completeFromIndex(ctx context.Context, h *handle, terms []string, n int) ([
 	pq := query.NewPrefixQuery(terms[len(terms)-1])
 	pq.SetField(fieldTitle)
 	conj = append(conj, pq)
-	downloads := h.facets.downloads
-	var ids []string
+	var items []search.Item
 	err := withReader(h.idx, func(r index.IndexReader) error {
 		var docs []uint64
 		err := eachMatch(ctx, r, h.idx.Mapping(), query.NewConjunctionQuery(conj), func(doc uint64) {
-			if doc < uint64(len(downloads)) {
+			if doc < uint64(len(h.facets.downloads)) {
 				docs = append(docs, doc)
 			}
 		})
-		if err != nil || len(docs) == 0 {
+		if err != nil {
 			return err
 		}
-		slices.SortFunc(docs, func(a, b uint64) int { return cmp.Compare(downloads[b], downloads[a]) })
-		end := min(n, len(docs))
-		for end < len(docs) && downloads[docs[end]] == downloads[docs[end-1]] {
-			end++
+		ids, err := firstByDownloads(r, h.facets, docs, n)
+		if err != nil {
+			return err
 		}
-		type match struct {
-			downloads int64
-			id        string
-		}
-		first := make([]match, end)
-		for i, doc := range docs[:end] {
-			id, err := r.ExternalID(index.NewIndexInternalID(nil, doc))
-			if err != nil {
-				return err
-			}
-			first[i] = match{downloads[doc], id}
-		}
-		slices.SortFunc(first, func(a, b match) int {
-			return cmp.Or(cmp.Compare(b.downloads, a.downloads), strings.Compare(a.id, b.id))
-		})
-		for _, m := range first[:min(n, end)] {
-			ids = append(ids, m.id)
-		}
-		return nil
+		items, err = storedItems(ctx, h.idx, ids)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("complete %q: %w", terms, err)
 	}
-	out := make([]search.Completion, 0, len(ids))
-	if len(ids) == 0 {
-		return out, nil
-	}
-	req := blevesearch.NewSearchRequestOptions(query.NewDocIDQuery(ids), len(ids), 0, false)
-	req.Fields = []string{fieldStored}
-	res, err := h.idx.SearchInContext(ctx, req)
-	if err != nil {
-		return nil, fmt.Errorf("complete %q: %w", terms, err)
-	}
-	byID := make(map[string]search.Completion, len(res.Hits))
-	for _, hit := range res.Hits {
-		it, err := storedItem(hit)
-		if err != nil {
-			return nil, err
-		}
-		byID[it.ID] = search.Completion{Text: it.Title, ID: it.ID}
-	}
-	for _, id := range ids {
-		out = append(out, byID[id])
+	out := make([]search.Completion, 0, len(items))
+	for _, it := range items {
+		out = append(out, search.Completion{Text: it.Title, ID: it.ID})
 	}
 	return out, nil
 }
