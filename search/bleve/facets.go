@@ -31,8 +31,8 @@ type facetIndex struct {
 	downloads []int64
 }
 
-// loadFacetIndex reads the facet fields and dates of every document from their postings. (Not
-// counts from the term dictionary: zapx v17.2.5 reuses one postings list across dictionary
+// loadFacetIndex reads the facet fields, dates and downloads of every document from their
+// postings. (Not counts from the term dictionary: zapx v17.2.5 reuses one postings list across dictionary
 // entries and, after a term of one document, counts every later term of that segment as one.)
 func loadFacetIndex(ctx context.Context, idx blevesearch.Index) (*facetIndex, error) {
 	fi := &facetIndex{}
@@ -120,10 +120,11 @@ func visitPostings(ctx context.Context, r index.IndexReader, field string, term 
 		if err != nil || e == nil {
 			return err
 		}
-		if keep, err := term(e.Term); err != nil || !keep {
-			if err != nil {
-				return err
-			}
+		keep, err := term(e.Term)
+		if err != nil {
+			return err
+		}
+		if !keep {
 			continue
 		}
 		tr, err := r.TermFieldReader(ctx, []byte(e.Term), field, false, false, false)
@@ -148,8 +149,8 @@ func visitPostings(ctx context.Context, r index.IndexReader, field string, term 
 
 // facetFilter is q's facet filters as facetIndex reads them.
 type facetFilter struct {
-	// want is, by facet, the ordinal a document must have; 0 when q does not filter on it,
-	// -1 when no document has the value.
+	// want is, for type, category and language, the ordinal a document must have; 0 when q does
+	// not filter on it, -1 when no document has the value.
 	want     [3]int64
 	from, to uint32
 }
@@ -197,6 +198,7 @@ func (fi *facetIndex) count(counts [][]int, asked search.FacetSet, ff *facetFilt
 			failed++
 		}
 	}
+	// The dates are the year facet's filter (search.Facets[3]).
 	if d := fi.date[doc]; (ff.from > 0 || ff.to < ^uint32(0)) && (d == 0 || d < ff.from || d > ff.to) {
 		fails[3] = true
 		failed++
