@@ -41,7 +41,11 @@ type handle struct {
 	idx        blevesearch.Index
 	categories []search.Category
 	authors    []search.Author
-	inflight   sync.WaitGroup
+	// popular are the most downloaded titles, in completions' order (see Complete).
+	popular []popularTitle
+	// facets are the facet fields' values (see searchFaceted).
+	facets   *facetIndex
+	inflight sync.WaitGroup
 }
 
 // Backend serves searches from the index that the directory's `current` link points at.
@@ -107,6 +111,14 @@ func openHandle(dir, name string) (*handle, error) {
 	if err := h.loadInternal(keyAuthors, &h.authors); err != nil {
 		_ = idx.Close()
 		return nil, err
+	}
+	if h.facets, err = loadFacetIndex(context.Background(), idx); err != nil {
+		_ = idx.Close()
+		return nil, fmt.Errorf("index %s: %w", name, err)
+	}
+	if h.popular, err = popularTitles(context.Background(), idx, h.facets); err != nil {
+		_ = idx.Close()
+		return nil, fmt.Errorf("index %s: %w", name, err)
 	}
 	return h, nil
 }
@@ -240,23 +252,20 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 	req := blevesearch.NewSearchRequestOptions(bq, perPage, (page-1)*perPage, false)
 	req.SortByCustom(sortOrder(q.Sort, len(text) > 0))
 	req.Fields = []string{fieldStored}
-	res, err := h.idx.SearchInContext(ctx, req)
+	res, facets, err := searchFaceted(ctx, h, q, req)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return search.Result{}, fmt.Errorf("search: %w", ctxErr)
 		}
 		return search.Result{}, fmt.Errorf("search: %w", err)
 	}
-	out := search.Result{Items: make([]search.Item, 0, len(res.Hits)), Total: int(res.Total)}
+	out := search.Result{Items: make([]search.Item, 0, len(res.Hits)), Total: int(res.Total), Facets: facets}
 	for _, hit := range res.Hits {
 		it, err := storedItem(hit)
 		if err != nil {
 			return search.Result{}, err
 		}
 		out.Items = append(out.Items, it)
-	}
-	if err := b.facetsOf(ctx, h, q, &out); err != nil {
-		return search.Result{}, err
 	}
 	return out, nil
 }

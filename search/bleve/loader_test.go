@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 
+	blevesearch "github.com/blevesearch/bleve/v2"
+
 	"mediagw/search"
 )
 
@@ -380,5 +382,26 @@ func TestNamesSortByTime(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, a, "index_meta.json")); err != nil {
 		t.Errorf("index %s: %v", a, err)
+	}
+}
+
+// TestOpenOlderLayout: an index built by an older mediagw (another layout) is refused, saying
+// what to do, rather than answering without the fields this one reads.
+func TestOpenOlderLayout(t *testing.T) {
+	dir := t.TempDir()
+	load(t, NewLoader(dir, 1), genItems("a", 3))
+	idx, err := blevesearch.Open(filepath.Join(dir, current(t, dir)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.SetInternal(keyFormat, []byte("1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(dir)
+	if !errors.Is(err, search.ErrUnavailable) || !strings.Contains(err.Error(), "load the catalogue again") {
+		t.Fatalf("Open(older layout): %v, want search.ErrUnavailable saying to load again", err)
 	}
 }

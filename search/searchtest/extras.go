@@ -26,11 +26,38 @@ func RunExtras(t *testing.T, open Open) {
 	if !ok {
 		t.Fatal("the backend does not implement search.Extras")
 	}
-	t.Run("Facets", func(t *testing.T) { testFacets(t, b, items) })
-	t.Run("Complete", func(t *testing.T) { testComplete(t, b, items) })
-	t.Run("Related", func(t *testing.T) { testRelated(t, b, items) })
-	t.Run("Neighbours", func(t *testing.T) { testNeighbours(t, b, items) })
+	t.Run("Facets", func(t *testing.T) { testFacets(t, b, items, facetQueries) })
+	t.Run("Complete", func(t *testing.T) { testComplete(t, b, items, completions) })
+	t.Run("Related", func(t *testing.T) { testRelated(t, b, items, items) })
+	t.Run("Neighbours", func(t *testing.T) { testNeighbours(t, b, items, typos) })
 	t.Run("Correct", func(t *testing.T) { testCorrect(t, b) })
+}
+
+// runRealExtras checks the extras on the real catalogue, where they meet thousands of titles,
+// every script and long-tailed downloads: the same checks on searches, prefixes and words of it.
+func runRealExtras(t *testing.T, b ExtrasBackend, items []search.Item) {
+	t.Run("Facets", func(t *testing.T) {
+		testFacets(t, b, items, []search.Query{
+			{}, {Language: "fr"}, {Type: search.TypeDocument, From: "1900-01-01", To: "1999-12-31"},
+			{Text: "history"}, {Text: "python", Type: search.TypeVideo},
+		})
+	})
+	t.Run("Complete", func(t *testing.T) {
+		testComplete(t, b, items, []completion{
+			{"p", 10}, {"pr", 10}, {"pride", 10}, {"pride and p", 10}, {"the", 10}, {"history of", 10},
+			{"a", 3}, {"e", 10}, {"ηλ", 10}, {"jons", 10}, {"python", 10}, {"python t", 10},
+		})
+	})
+	t.Run("Related", func(t *testing.T) {
+		var sample []search.Item
+		for i := 0; i < len(items); i += 211 {
+			sample = append(sample, items[i])
+		}
+		testRelated(t, b, items, sample)
+	})
+	t.Run("Neighbours", func(t *testing.T) {
+		testNeighbours(t, b, items, []string{"prejudise", "histroy", "pyhton", "ptyhno", "elektra", "jons", "berzelus", "teh"})
+	})
 }
 
 // facetQueries are searches whose facets the suite checks: with and without text, with the
@@ -48,7 +75,7 @@ var facetQueries = []search.Query{
 	{Text: "zzzzqqq"},
 }
 
-func testFacets(t *testing.T, b search.Backend, items []search.Item) {
+func testFacets(t *testing.T, b search.Backend, items []search.Item, queries []search.Query) {
 	names := map[string]string{}
 	for _, c := range categories(items) {
 		names[c.Slug] = c.Name
@@ -57,7 +84,7 @@ func testFacets(t *testing.T, b search.Backend, items []search.Item) {
 	for _, f := range search.Facets {
 		all |= search.FacetSet(f)
 	}
-	for _, base := range facetQueries {
+	for _, base := range queries {
 		base.Normalize()
 		plain := search1(t, b, base)
 		if plain.Facets != nil {
@@ -139,15 +166,20 @@ func modelFacet(items []search.Item, q search.Query, f search.Facet, names map[s
 	return search.TopFacetValues(out)
 }
 
-func testComplete(t *testing.T, b ExtrasBackend, items []search.Item) {
-	for _, tt := range []struct {
-		text string
-		n    int
-	}{
-		{"s", 10}, {"sun", 10}, {"SUNSET OV", 10}, {"harbour", 10}, {"the", 3}, {"the f", 10},
-		{"élan", 10}, {"ELAN V", 10}, {"keynote: the fut", 10}, {"untitled", 2}, {"zzzz", 10}, {"sunset zzzz", 10},
-		{`"(*`, 10},
-	} {
+// completion is a text being typed and how many completions are asked for.
+type completion struct {
+	text string
+	n    int
+}
+
+var completions = []completion{
+	{"s", 10}, {"sun", 10}, {"SUNSET OV", 10}, {"harbour", 10}, {"the", 3}, {"the f", 10},
+	{"élan", 10}, {"ELAN V", 10}, {"keynote: the fut", 10}, {"untitled", 2}, {"zzzz", 10}, {"sunset zzzz", 10},
+	{`"(*`, 10},
+}
+
+func testComplete(t *testing.T, b ExtrasBackend, items []search.Item, cases []completion) {
+	for _, tt := range cases {
 		got, err := b.Complete(ctx(t), tt.text, tt.n)
 		if err != nil {
 			t.Errorf("Complete(%q, %d): %v", tt.text, tt.n, err)
@@ -194,13 +226,14 @@ func modelComplete(items []search.Item, text string, n int) []search.Completion 
 	return out
 }
 
-func testRelated(t *testing.T, b ExtrasBackend, items []search.Item) {
+// testRelated checks the related items of each of sample, items of items.
+func testRelated(t *testing.T, b ExtrasBackend, items, sample []search.Item) {
 	byID := map[string]search.Item{}
 	for _, it := range items {
 		byID[it.ID] = it
 	}
 	found := 0
-	for _, it := range items {
+	for _, it := range sample {
 		got, err := b.Related(ctx(t), it.ID, search.DefaultRelated)
 		if err != nil {
 			t.Errorf("Related(%q): %v", it.ID, err)
@@ -290,9 +323,13 @@ func isCJK(r rune) bool {
 	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
 
-func testNeighbours(t *testing.T, b ExtrasBackend, items []search.Item) {
+// typos are words to find the neighbours of in the fixture: typos of its words (a transposition
+// is one edit: "teh", "hrabuor"), its words themselves, and words near none.
+var typos = []string{"harbuor", "harbour", "sunst", "ELAN", "pyhton", "keynot", "zzzzqqq", "ox", "Élan", "teh", "hrabuor"}
+
+func testNeighbours(t *testing.T, b ExtrasBackend, items []search.Item, words []string) {
 	vocab := vocabulary(items)
-	for _, word := range []string{"harbuor", "harbour", "sunst", "ELAN", "pyhton", "keynot", "zzzzqqq", "ox", "Élan"} {
+	for _, word := range words {
 		got, err := b.Neighbours(ctx(t), word, search.MaxNeighbours)
 		if err != nil {
 			t.Errorf("Neighbours(%q): %v", word, err)

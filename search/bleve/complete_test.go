@@ -1,0 +1,63 @@
+package bleve
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"mediagw/search/searchtest"
+)
+
+// TestCompletePopular: completions answered from the popular titles are those the index gives,
+// for prefixes common and rare, on a catalogue larger than the popular titles.
+func TestCompletePopular(t *testing.T) {
+	items := searchtest.Generated(t, 3*popularItems, 7)
+	b := openFromItems(t, items).(*Backend)
+	h, err := b.acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.release()
+	if len(h.popular) != popularItems {
+		t.Fatalf("%d popular titles, want %d", len(h.popular), popularItems)
+	}
+	texts := map[string]bool{}
+	for _, it := range items[:100] {
+		words := strings.Fields(it.Title)
+		for i, w := range words {
+			for _, cut := range []int{1, 2, 4, len(w)} {
+				if cut <= len(w) && utf8.ValidString(w[:cut]) {
+					texts[strings.Join(append(slices.Clone(words[:i]), w[:cut]), " ")] = true
+				}
+			}
+		}
+	}
+	full := 0
+	for text := range texts {
+		for _, n := range []int{1, 10} {
+			got, err := b.Complete(t.Context(), text, n)
+			if err != nil {
+				t.Fatalf("Complete(%q): %v", text, err)
+			}
+			terms := analyze(h.idx.Mapping(), text)
+			if len(terms) == 0 {
+				continue
+			}
+			want, err := completeFromIndex(t.Context(), h, terms, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("Complete(%q, %d) = %v, the index gives %v", text, n, got, want)
+			}
+			if len(got) == n {
+				full++
+			}
+		}
+	}
+	// A short answer went to the index; a full one mostly came from the popular titles.
+	if full == 0 || full == 2*len(texts) {
+		t.Errorf("%d of %d answers were full: the test should hold both kinds", full, 2*len(texts))
+	}
+}
