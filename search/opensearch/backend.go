@@ -108,6 +108,8 @@ type Backend struct {
 	limits map[List]listLimits
 	// refreshInterval is the mapping's index.refresh_interval, restored after a load, or nil.
 	refreshInterval any
+	// names are the category names facets give, of the index that answered last.
+	names nameCache
 }
 
 // New checks the configuration and makes a client; it does not contact the engine (see Ping).
@@ -236,6 +238,7 @@ type searchResponse struct {
 			Value int `json:"value"`
 		} `json:"total"`
 		Hits []struct {
+			Index  string      `json:"_index"`
 			Source search.Item `json:"_source"`
 		} `json:"hits"`
 	} `json:"hits"`
@@ -300,7 +303,11 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 		res.Items[i] = h.Source
 	}
 	if q.Facets != 0 {
-		if res.Facets, err = b.facets(ctx, q, resp.Aggregations); err != nil {
+		index := ""
+		if len(resp.Hits.Hits) > 0 {
+			index = resp.Hits.Hits[0].Index
+		}
+		if res.Facets, err = b.facets(ctx, q, resp.Aggregations, index); err != nil {
 			return search.Result{}, err
 		}
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
+	"sync"
 	"unicode/utf8"
 
 	"mediagw/search"
@@ -26,40 +28,56 @@ var facetFields = map[search.Facet]string{
 const maxFacetTerms = 10_000
 
 // facetAggs are the aggregations of q's facets: each over q's text and every other filter. The
-// hits keep all the filters through post_filter, so they and the total are unchanged.
+// hits keep all the filters through post_filter, so they and the total are unchanged. A facet
+// with no other filter counts at the top level: the engine counts a match_all's terms straight
+// from the index, where a filter aggregation, even an empty one, visits every item (18 ms against
+// 7 ms for the four facets of 100,000 items).
 func facetAggs(q search.Query) obj {
 	aggs := obj{}
 	for _, f := range q.Facets.All() {
-		other := boolQuery(q.Without(f))
-		delete(other, "must") // the text is the query's, shared by every aggregation
 		var values obj
 		if f == search.FacetYear {
 			values = obj{"date_histogram": obj{"field": "date", "calendar_interval": "year", "format": "yyyy", "min_doc_count": 1}}
 		} else {
 			values = obj{"terms": obj{"field": facetFields[f], "size": maxFacetTerms, "shard_size": maxFacetTerms}}
 		}
-		aggs["facet_"+f.String()] = obj{"filter": obj{"bool": other}, "aggs": obj{"values": values}}
+		// The text is the query's, shared by every aggregation.
+		if other := boolQuery(q.Without(f))["filter"].([]any); len(other) > 0 {
+			values = obj{"filter": obj{"bool": obj{"filter": other}}, "aggs": obj{"values": values}}
+		}
+		aggs["facet_"+f.String()] = values
 	}
 	return aggs
 }
 
-// facetAnswer is the aggregations part of an answer with facets.
-type facetAnswer map[string]struct {
-	Values struct {
-		Buckets []struct {
-			Key         any    `json:"key"`
-			KeyAsString string `json:"key_as_string"`
-			Count       int    `json:"doc_count"`
-		} `json:"buckets"`
-	} `json:"values"`
+// facetBuckets are the buckets of one facet's values.
+type facetBuckets struct {
+	Buckets []struct {
+		Key         any    `json:"key"`
+		KeyAsString string `json:"key_as_string"`
+		Count       int    `json:"doc_count"`
+	} `json:"buckets"`
 }
 
-// facets reads q's facets out of an answer, naming categories as Categories names them.
-func (b *Backend) facets(ctx context.Context, q search.Query, a facetAnswer) (map[search.Facet][]search.FacetValue, error) {
+// facetAnswer is the aggregations part of an answer with facets: each facet's buckets, under a
+// filter aggregation's "values" when the facet has other filters.
+type facetAnswer map[string]struct {
+	facetBuckets
+	Values facetBuckets `json:"values"`
+}
+
+// facets reads q's facets out of an answer, naming categories as Categories names them; index
+// is the index that answered, "" when unknown.
+func (b *Backend) facets(ctx context.Context, q search.Query, a facetAnswer, index string) (map[search.Facet][]search.FacetValue, error) {
 	out := make(map[search.Facet][]search.FacetValue, len(search.Facets))
 	for _, f := range q.Facets.All() {
 		values := []search.FacetValue{}
-		for _, bk := range a["facet_"+f.String()].Values.Buckets {
+		agg := a["facet_"+f.String()]
+		buckets := agg.Buckets
+		if buckets == nil {
+			buckets = agg.Values.Buckets
+		}
+		for _, bk := range buckets {
 			v := bk.KeyAsString
 			if v == "" {
 				v = fmt.Sprint(bk.Key)
@@ -73,7 +91,7 @@ func (b *Backend) facets(ctx context.Context, q search.Query, a facetAnswer) (ma
 		for i, c := range cats {
 			slugs[i] = c.Value
 		}
-		names, err := b.categoryNames(ctx, slugs)
+		names, err := b.categoryNames(ctx, index, slugs)
 		if err != nil {
 			return nil, err
 		}
@@ -84,20 +102,67 @@ func (b *Backend) facets(ctx context.Context, q search.Query, a facetAnswer) (ma
 	return out, nil
 }
 
-// categoryNames names the given categories over all their items, as Categories does: the name
-// most items give, ties to the first in byte order, else one derived from the slug.
-func (b *Backend) categoryNames(ctx context.Context, slugs []string) (map[string]string, error) {
+// nameCache holds the category names of the index that answered last. An index never changes
+// once live (a load builds a new one), and naming a category costs a request over all its items:
+// 5 to 13 ms for the top categories of 100,000 items, more than the facets themselves.
+type nameCache struct {
+	mu    sync.Mutex
+	index string
+	names map[string]string
+}
+
+// lookup returns the cached names of slugs in index and the slugs it does not know.
+func (c *nameCache) lookup(index string, slugs []string) (map[string]string, []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	names := make(map[string]string, len(slugs))
+	var missing []string
+	for _, s := range slugs {
+		if n, ok := c.names[s]; ok && index != "" && index == c.index {
+			names[s] = n
+		} else {
+			missing = append(missing, s)
+		}
+	}
+	return names, missing
+}
+
+// store remembers names of index, forgetting those of any other index.
+func (c *nameCache) store(index string, names map[string]string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if index != c.index || c.names == nil {
+		c.index, c.names = index, map[string]string{}
+	}
+	maps.Copy(c.names, names)
+}
+
+// categoryNames names the given categories of index over all their items, as Categories does:
+// the name most items give, ties to the first in byte order, else one derived from the slug.
+func (b *Backend) categoryNames(ctx context.Context, index string, slugs []string) (map[string]string, error) {
+	names, missing := b.names.lookup(index, slugs)
+	if len(missing) == 0 {
+		return names, nil
+	}
 	body, err := json.Marshal(obj{
-		"size":  0,
-		"query": obj{"terms": obj{"category": slugs}},
+		// One hit, to learn which index answered.
+		"size":    1,
+		"_source": false,
+		"sort":    []string{"_doc"},
+		"query":   obj{"terms": obj{"category": missing}},
 		"aggs": obj{"slugs": obj{
-			"terms": obj{"field": "category", "size": len(slugs)},
+			"terms": obj{"field": "category", "size": len(missing)},
 			"aggs": obj{"name": obj{"terms": obj{"field": "category_name", "size": 1,
 				"order": []any{obj{"_count": "desc"}, obj{"_key": "asc"}}}}},
 		}},
 	})
 	var a struct {
 		answerShards
+		Hits struct {
+			Hits []struct {
+				Index string `json:"_index"`
+			} `json:"hits"`
+		} `json:"hits"`
 		Aggregations struct {
 			Slugs struct {
 				Buckets []struct {
@@ -114,15 +179,19 @@ func (b *Backend) categoryNames(ctx context.Context, slugs []string) (map[string
 	if err := b.doSearch(ctx, "facet names", body, err, &a); err != nil {
 		return nil, err
 	}
-	names := make(map[string]string, len(slugs))
-	for _, s := range slugs {
-		names[s] = search.CategoryName(s)
+	found := make(map[string]string, len(missing))
+	for _, s := range missing {
+		found[s] = search.CategoryName(s)
 	}
 	for _, bk := range a.Aggregations.Slugs.Buckets {
 		if len(bk.Name.Buckets) > 0 {
-			names[bk.Key] = bk.Name.Buckets[0].Key
+			found[bk.Key] = bk.Name.Buckets[0].Key
 		}
 	}
+	if len(a.Hits.Hits) > 0 {
+		b.names.store(a.Hits.Hits[0].Index, found)
+	}
+	maps.Copy(names, found)
 	return names, nil
 }
 
