@@ -292,7 +292,9 @@ func isCJK(r rune) bool {
 
 func testNeighbours(t *testing.T, b ExtrasBackend, items []search.Item) {
 	vocab := vocabulary(items)
-	for _, word := range []string{"harbuor", "harbour", "sunst", "ELAN", "pyhton", "keynot", "zzzzqqq", "ox", "Élan"} {
+	// "talk" and "dog" are in many items; "review", "evening" and "another" are two edits from a
+	// word at their start ("view", "opening", "other").
+	for _, word := range []string{"harbuor", "harbour", "sunst", "ELAN", "pyhton", "keynot", "zzzzqqq", "ox", "Élan", "talk", "dog", "review", "evening", "another"} {
 		got, err := b.Neighbours(ctx(t), word, search.MaxNeighbours)
 		if err != nil {
 			t.Errorf("Neighbours(%q): %v", word, err)
