@@ -27,7 +27,7 @@ func TestItemsIsValid(t *testing.T) {
 	want := map[string]string{
 		"id": "keyword", "type": "keyword", "category": "keyword", "category_name": "keyword",
 		"author": "keyword", "language": "keyword", "title_sort": "keyword",
-		"title": "text", "summary": "text", "description": "text", "tags": "text", "keywords": "text",
+		"title": "text", "summary": "text", "description": "text", "tags": "text", "keywords": "text", "words": "text",
 		"date": "date", "downloads": "long",
 	}
 	for field, typ := range want {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"sync"
 	"unicode/utf8"
@@ -276,14 +277,15 @@ func (b *Backend) Related(ctx context.Context, id string, n int) ([]search.Item,
 	return out, nil
 }
 
-// neighbourFields are the searched fields whose terms Neighbours looks through.
-var neighbourFields = []string{"title", "summary", "description", "tags", "keywords", "author.text"}
+// maxSuggestions is how many terms each suggester returns before they are filtered: the whole
+// neighbourhood of a word, so that the first in byte order are among them.
+const maxSuggestions = 1000
 
-// maxSuggestions is how many terms each suggester returns before they are filtered.
-const maxSuggestions = 100
-
-// Neighbours returns the indexed words of the searched fields near word: a term suggester per
-// field, filtered by search.EditsWithin.
+// Neighbours returns the indexed words of the searched fields near word: term suggesters on
+// "words", where the mapping copies every searched field, forwards and reversed, filtered by
+// search.EditsWithin. The engine's suggester looks for two edits only among the words that
+// begin with the word's first rune (one edit anywhere); the reversed words let it find those
+// that end with its last rune too. A word two edits away at both ends is not found.
 func (b *Backend) Neighbours(ctx context.Context, word string, max int) ([]string, error) {
 	w := search.Fold(word)
 	allow := search.TypoAllowance(w)
@@ -292,11 +294,15 @@ func (b *Backend) Neighbours(ctx context.Context, word string, max int) ([]strin
 		return out, nil
 	}
 	suggest := obj{"text": w}
-	for _, f := range neighbourFields {
+	for _, f := range []string{"words", "words.reversed"} {
+		// The field's own analyzer reverses the text for the reversed words.
 		suggest[f] = obj{"term": obj{
 			"field": f, "suggest_mode": "always", "max_edits": allow, "prefix_length": 0,
 			"min_word_length": 1, "min_doc_freq": 0, "accuracy": 0.0, "size": maxSuggestions,
 			"max_inspections": 50, "string_distance": "damerau_levenshtein", "sort": "score",
+			// The suggester skips a word in more than 1% of the items by default, as needing no
+			// correction; its neighbours are still asked for.
+			"max_term_freq": math.MaxInt32,
 		}}
 	}
 	body, err := json.Marshal(obj{"size": 0, "suggest": suggest})
@@ -312,16 +318,29 @@ func (b *Backend) Neighbours(ctx context.Context, word string, max int) ([]strin
 		return nil, err
 	}
 	seen := map[string]bool{}
-	for _, entries := range a.Suggest {
+	for f, entries := range a.Suggest {
 		for _, e := range entries {
 			for _, o := range e.Options {
-				if o.Text != w && !seen[o.Text] && search.EditsWithin(w, o.Text, allow) {
-					seen[o.Text] = true
-					out = append(out, o.Text)
+				t := o.Text
+				if f == "words.reversed" {
+					t = reverse(t)
+				}
+				// A term the engine's tokenizer kept whole where Words splits (a narrow no-break
+				// space is part of a word to it) would not be a word of a correction.
+				if t != w && !seen[t] && search.EditsWithin(w, t, allow) && slices.Equal(search.Words(t), []string{t}) {
+					seen[t] = true
+					out = append(out, t)
 				}
 			}
 		}
 	}
 	slices.Sort(out)
 	return out[:min(len(out), max)], nil
+}
+
+// reverse is s with its runes in reverse order, as the engine's reverse filter writes them.
+func reverse(s string) string {
+	rs := []rune(s)
+	slices.Reverse(rs)
+	return string(rs)
 }
