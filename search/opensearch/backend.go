@@ -110,6 +110,8 @@ type Backend struct {
 	refreshInterval any
 	// names are the category names facets give, of the index that answered last.
 	names nameCache
+	// mappingVersion is the mapping's _meta.mapping_version (mappings.Version).
+	mappingVersion int
 }
 
 // New checks the configuration and makes a client; it does not contact the engine (see Ping).
@@ -128,6 +130,10 @@ func New(cfg Config) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opensearch: index definition: %w", err)
 	}
+	mappingVersion, err := mappings.Version(cfg.Mapping)
+	if err != nil {
+		return nil, fmt.Errorf("opensearch: index definition: %w", err)
+	}
 	tr := cfg.Transport
 	if tr == nil {
 		tr = newTransport(cfg)
@@ -141,7 +147,7 @@ func New(cfg Config) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opensearch: %w", err)
 	}
-	return &Backend{cfg: cfg, client: client, limits: maps.Clone(defaultLimits), refreshInterval: refresh}, nil
+	return &Backend{cfg: cfg, client: client, limits: maps.Clone(defaultLimits), refreshInterval: refresh, mappingVersion: mappingVersion}, nil
 }
 
 // newTransport is the HTTP transport of a configuration that brings none: keep-alive connections
