@@ -24,8 +24,8 @@ var facetFields = map[search.Facet]string{
 	search.FacetType: "type", search.FacetCategory: "category", search.FacetLanguage: "language",
 }
 
-// maxFacetTerms is more values than any facet has, on every shard, so each count is exact; the
-// contract then keeps the top search.MaxFacetValues.
+// maxFacetTerms is how many values of a facet each shard counts: more than any facet has, so
+// the top search.MaxFacetValues the engine keeps, in the contract's order, have exact counts.
 const maxFacetTerms = 10_000
 
 // facetAggs are the aggregations of q's facets: each over q's text and every other filter. The
@@ -40,7 +40,8 @@ func facetAggs(q search.Query) obj {
 		if f == search.FacetYear {
 			values = obj{"date_histogram": obj{"field": "date", "calendar_interval": "year", "format": "yyyy", "min_doc_count": 1}}
 		} else {
-			values = obj{"terms": obj{"field": facetFields[f], "size": maxFacetTerms, "shard_size": maxFacetTerms}}
+			values = obj{"terms": obj{"field": facetFields[f], "size": search.MaxFacetValues, "shard_size": maxFacetTerms,
+				"order": []any{obj{"_count": "desc"}, obj{"_key": "asc"}}}}
 		}
 		// The text is the query's, shared by every aggregation.
 		if other := boolQuery(q.Without(f))["filter"].([]any); len(other) > 0 {

@@ -1,9 +1,12 @@
 package opensearch
 
 import (
+	"bytes"
 	"testing"
 
+	"mediagw/mappings"
 	"mediagw/search"
+	"mediagw/search/searchtest"
 )
 
 // TestFacetNamesFollowTheLoad: the category names facets give are remembered per index, so a
@@ -27,4 +30,18 @@ func TestFacetNamesFollowTheLoad(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestExtrasSeveralShards: facet counts stay exact, and neighbours complete, when the items are
+// spread over several shards, each of which counts and suggests on its own.
+func TestExtrasSeveralShards(t *testing.T) {
+	mapping := bytes.Replace(mappings.Items, []byte(`"number_of_shards": 1`), []byte(`"number_of_shards": 3`), 1)
+	if bytes.Equal(mapping, mappings.Items) {
+		t.Fatal("mappings/items.json no longer sets number_of_shards to 1: update the test")
+	}
+	searchtest.RunExtras(t, func(t *testing.T, items []search.Item) search.Backend {
+		b := newBackend(t, Config{Mapping: mapping})
+		load(t, b, items)
+		return b
+	})
 }
