@@ -96,21 +96,23 @@ func compositeAuthors(ctx context.Context, be *Backend, pageSize int) ([]search.
 	}
 }
 
+// typicalSearches are the searches the benchmarks time: text alone, with filters, none.
+var typicalSearches = []search.Query{
+	{Text: "harbour", Sort: search.SortRelevance, Page: 1, PerPage: 20},
+	{Text: "street market night", Type: search.TypePhoto, Sort: search.SortRelevance, Page: 2, PerPage: 20},
+	{Sort: search.SortDownloads, Page: 1, PerPage: 50},
+	{Text: "river", From: "1990-01-01", To: "2005-12-31", Sort: search.SortNewest, Page: 3, PerPage: 20},
+}
+
 // BenchmarkSearch is one page of a typical search through the backend over a generated
 // catalogue of MEDIA_BENCH_ITEMS items (default 20,000): the engine's time, and the backend's
 // own cost in -benchmem's figures (building the body, decoding the answer).
 func BenchmarkSearch(b *testing.B) {
 	be := newBackend(b, Config{Keep: -1})
 	loadGenerated(b, be, benchItems(b, 20000))
-	qs := []search.Query{
-		{Text: "harbour", Sort: search.SortRelevance, Page: 1, PerPage: 20},
-		{Text: "street market night", Type: search.TypePhoto, Sort: search.SortRelevance, Page: 2, PerPage: 20},
-		{Sort: search.SortDownloads, Page: 1, PerPage: 50},
-		{Text: "river", From: "1990-01-01", To: "2005-12-31", Sort: search.SortNewest, Page: 3, PerPage: 20},
-	}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		if _, err := be.Search(b.Context(), qs[i%len(qs)]); err != nil {
+		if _, err := be.Search(b.Context(), typicalSearches[i%len(typicalSearches)]); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -169,19 +171,13 @@ func BenchmarkLoadCatalogue(b *testing.B) {
 func BenchmarkExtras(b *testing.B) {
 	be := newBackend(b, Config{Keep: -1})
 	loadGenerated(b, be, benchItems(b, 100000))
-	qs := []search.Query{
-		{Text: "harbour", Sort: search.SortRelevance, Page: 1, PerPage: 20},
-		{Text: "street market night", Type: search.TypePhoto, Sort: search.SortRelevance, Page: 2, PerPage: 20},
-		{Sort: search.SortDownloads, Page: 1, PerPage: 50},
-		{Text: "river", From: "1990-01-01", To: "2005-12-31", Language: "en", Sort: search.SortNewest, Page: 1, PerPage: 20},
-	}
 	var all search.FacetSet
 	for _, f := range search.Facets {
 		all |= search.FacetSet(f)
 	}
 	// Warm the engine's caches for both kinds first, so neither pays for the load's.
 	for range 5 {
-		for _, q := range qs {
+		for _, q := range typicalSearches {
 			for _, facets := range []search.FacetSet{0, all} {
 				q.Facets = facets
 				if _, err := be.Search(b.Context(), q); err != nil {
@@ -197,7 +193,7 @@ func BenchmarkExtras(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			for i := 0; b.Loop(); i++ {
-				q := qs[i%len(qs)]
+				q := typicalSearches[i%len(typicalSearches)]
 				q.Facets = facets
 				if _, err := be.Search(b.Context(), q); err != nil {
 					b.Fatal(err)
