@@ -265,14 +265,20 @@ func (b *Backend) Related(ctx context.Context, id string, n int) ([]search.Item,
 		"query": obj{"bool": obj{"should": should, "minimum_should_match": 1,
 			"must_not": []any{obj{"term": obj{"id": id}}}}},
 		"sort": []any{obj{"_score": obj{"order": "desc"}}, obj{"id": obj{"order": "asc"}}},
-		"size": n,
+		// Always the same number of hits, cut to n below: the engine skips the items that cannot
+		// reach the top size, and adds up the others' scores in an order that depends on size,
+		// so alike items' scores could differ in the last bit and swap places, and n=3 would not
+		// be the first 3 of n=10. (Scoring every match instead costs twice as much.)
+		"size":             max(n, search.MaxPerPage),
+		"track_total_hits": false,
 	})
 	var resp searchResponse
 	if err := b.doSearch(ctx, "related", body, err, &resp); err != nil {
 		return nil, err
 	}
-	out := make([]search.Item, len(resp.Hits.Hits))
-	for i, h := range resp.Hits.Hits {
+	hits := resp.Hits.Hits[:min(n, len(resp.Hits.Hits))]
+	out := make([]search.Item, len(hits))
+	for i, h := range hits {
 		out[i] = h.Source
 	}
 	return out, nil
