@@ -92,6 +92,29 @@ func WithoutRefresh(def []byte) ([]byte, error) {
 	return json.Marshal(d)
 }
 
+// Version reads mappings._meta.mapping_version of an index definition, or of the mappings of an
+// index as the engine gives them back: raised with every change the code's queries need, so an
+// index built from an older definition can be told apart. 0 when it sets none.
+func Version(def []byte) (int, error) {
+	var d struct {
+		Mappings json.RawMessage `json:"mappings"`
+	}
+	if err := json.Unmarshal(def, &d); err != nil {
+		return 0, fmt.Errorf("index definition: %w", err)
+	}
+	var m struct {
+		Meta struct {
+			Version int `json:"mapping_version"`
+		} `json:"_meta"`
+	}
+	if len(d.Mappings) > 0 {
+		if err := json.Unmarshal(d.Mappings, &m); err != nil {
+			return 0, fmt.Errorf("index definition mappings: %w", err)
+		}
+	}
+	return m.Meta.Version, nil
+}
+
 // RefreshInterval reads settings.index.refresh_interval (or the flat settings key) of an index
 // definition, or nil when it sets none.
 func RefreshInterval(def []byte) (any, error) {

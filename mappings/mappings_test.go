@@ -27,7 +27,7 @@ func TestItemsIsValid(t *testing.T) {
 	want := map[string]string{
 		"id": "keyword", "type": "keyword", "category": "keyword", "category_name": "keyword",
 		"author": "keyword", "language": "keyword", "title_sort": "keyword",
-		"title": "text", "summary": "text", "description": "text", "tags": "text", "keywords": "text",
+		"title": "text", "summary": "text", "description": "text", "tags": "text", "keywords": "text", "words": "text",
 		"date": "date", "downloads": "long",
 	}
 	for field, typ := range want {
@@ -126,5 +126,29 @@ func TestCheck(t *testing.T) {
 		if err := Check([]byte(tt.def)); (err == nil) != tt.ok {
 			t.Errorf("Check(%s) = %v, want ok %t", tt.def, err, tt.ok)
 		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	tests := []struct {
+		def  string
+		want int
+		ok   bool
+	}{
+		{`{"mappings": {"_meta": {"mapping_version": 7}, "properties": {}}}`, 7, true},
+		{`{"mappings": {"properties": {}}}`, 0, true},
+		{`{"settings": {}}`, 0, true},
+		{`{"mappings": []}`, 0, false},
+		{`[]`, 0, false},
+	}
+	for _, tt := range tests {
+		got, err := Version([]byte(tt.def))
+		if got != tt.want || (err == nil) != tt.ok {
+			t.Errorf("Version(%s) = %d, %v; want %d (ok %v)", tt.def, got, err, tt.want, tt.ok)
+		}
+	}
+	// The code's queries read fields that version 1 lacked (title.prefixes, words).
+	if v, err := Version(Items); err != nil || v < 3 {
+		t.Errorf("Version(Items) = %d, %v; want 3 or more", v, err)
 	}
 }

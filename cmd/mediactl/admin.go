@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"mediagw/search"
@@ -25,6 +26,8 @@ type indexInfo struct {
 	Live bool
 	// Unfinished: a load began the version and died before it could remove it.
 	Unfinished bool
+	// Outdated: the version was built by an older mediagw, and lacks what this one reads.
+	Outdated bool
 	// Err says why the version could not be counted.
 	Err error
 }
@@ -88,6 +91,9 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 			live = "live"
 		case in.Unfinished:
 			live = "unfinished load (the next load removes it)"
+		}
+		if in.Outdated {
+			live = strings.TrimPrefix(live+", ", ", ") + "built by an older mediagw: load the catalogue again"
 		}
 		docs := fmt.Sprint(in.Docs)
 		if in.Err != nil {

@@ -24,7 +24,7 @@ func (a openSearchAdmin) Status(ctx context.Context) ([]indexInfo, error) {
 	}
 	out := make([]indexInfo, len(st.Indices))
 	for i, in := range st.Indices {
-		out[i] = indexInfo{Name: in.Name, Docs: in.Docs, Live: in.Live, Unfinished: in.Unfinished, Err: in.Err}
+		out[i] = indexInfo{Name: in.Name, Docs: in.Docs, Live: in.Live, Unfinished: in.Unfinished, Outdated: in.Outdated, Err: in.Err}
 	}
 	return out, nil
 }

@@ -108,6 +108,10 @@ type Backend struct {
 	limits map[List]listLimits
 	// refreshInterval is the mapping's index.refresh_interval, restored after a load, or nil.
 	refreshInterval any
+	// names are the category names facets give, of the index that answered last.
+	names nameCache
+	// mappingVersion is the mapping's _meta.mapping_version (mappings.Version).
+	mappingVersion int
 }
 
 // New checks the configuration and makes a client; it does not contact the engine (see Ping).
@@ -126,6 +130,10 @@ func New(cfg Config) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opensearch: index definition: %w", err)
 	}
+	mappingVersion, err := mappings.Version(cfg.Mapping)
+	if err != nil {
+		return nil, fmt.Errorf("opensearch: index definition: %w", err)
+	}
 	tr := cfg.Transport
 	if tr == nil {
 		tr = newTransport(cfg)
@@ -139,7 +147,7 @@ func New(cfg Config) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opensearch: %w", err)
 	}
-	return &Backend{cfg: cfg, client: client, limits: maps.Clone(defaultLimits), refreshInterval: refresh}, nil
+	return &Backend{cfg: cfg, client: client, limits: maps.Clone(defaultLimits), refreshInterval: refresh, mappingVersion: mappingVersion}, nil
 }
 
 // newTransport is the HTTP transport of a configuration that brings none: keep-alive connections
@@ -236,6 +244,7 @@ type searchResponse struct {
 			Value int `json:"value"`
 		} `json:"total"`
 		Hits []struct {
+			Index  string      `json:"_index"`
 			Source search.Item `json:"_source"`
 		} `json:"hits"`
 	} `json:"hits"`
@@ -300,7 +309,11 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 		res.Items[i] = h.Source
 	}
 	if q.Facets != 0 {
-		if res.Facets, err = b.facets(ctx, q, resp.Aggregations); err != nil {
+		index := ""
+		if len(resp.Hits.Hits) > 0 {
+			index = resp.Hits.Hits[0].Index
+		}
+		if res.Facets, err = b.facets(ctx, q, resp.Aggregations, index); err != nil {
 			return search.Result{}, err
 		}
 	}

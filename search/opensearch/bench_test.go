@@ -96,21 +96,23 @@ func compositeAuthors(ctx context.Context, be *Backend, pageSize int) ([]search.
 	}
 }
 
+// typicalSearches are the searches the benchmarks time: text alone, with filters, none.
+var typicalSearches = []search.Query{
+	{Text: "harbour", Sort: search.SortRelevance, Page: 1, PerPage: 20},
+	{Text: "street market night", Type: search.TypePhoto, Sort: search.SortRelevance, Page: 2, PerPage: 20},
+	{Sort: search.SortDownloads, Page: 1, PerPage: 50},
+	{Text: "river", From: "1990-01-01", To: "2005-12-31", Sort: search.SortNewest, Page: 3, PerPage: 20},
+}
+
 // BenchmarkSearch is one page of a typical search through the backend over a generated
 // catalogue of MEDIA_BENCH_ITEMS items (default 20,000): the engine's time, and the backend's
 // own cost in -benchmem's figures (building the body, decoding the answer).
 func BenchmarkSearch(b *testing.B) {
 	be := newBackend(b, Config{Keep: -1})
 	loadGenerated(b, be, benchItems(b, 20000))
-	qs := []search.Query{
-		{Text: "harbour", Sort: search.SortRelevance, Page: 1, PerPage: 20},
-		{Text: "street market night", Type: search.TypePhoto, Sort: search.SortRelevance, Page: 2, PerPage: 20},
-		{Sort: search.SortDownloads, Page: 1, PerPage: 50},
-		{Text: "river", From: "1990-01-01", To: "2005-12-31", Sort: search.SortNewest, Page: 3, PerPage: 20},
-	}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		if _, err := be.Search(b.Context(), qs[i%len(qs)]); err != nil {
+		if _, err := be.Search(b.Context(), typicalSearches[i%len(typicalSearches)]); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -158,4 +160,72 @@ func BenchmarkLoadCatalogue(b *testing.B) {
 		n += st.Indexed
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "items/s")
+}
+
+// BenchmarkExtras compares the search-box extras over a generated catalogue of MEDIA_BENCH_ITEMS
+// items (default 100,000): "search/plain" is a few typical searches, "search/facets" the very same
+// with all four facets (the ratio of the two is what asking for facets costs); "complete" is
+// completions of prefixes as a person types them; "neighbours" and "related" the rest:
+//
+//	go test -run '^$' -bench Extras -benchtime 200x ./search/opensearch/
+func BenchmarkExtras(b *testing.B) {
+	be := newBackend(b, Config{Keep: -1})
+	loadGenerated(b, be, benchItems(b, 100000))
+	var all search.FacetSet
+	for _, f := range search.Facets {
+		all |= search.FacetSet(f)
+	}
+	// Warm the engine's caches for both kinds first, so neither pays for the load's.
+	for range 5 {
+		for _, q := range typicalSearches {
+			for _, facets := range []search.FacetSet{0, all} {
+				q.Facets = facets
+				if _, err := be.Search(b.Context(), q); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	for _, facets := range []search.FacetSet{0, all} {
+		name := "search/plain"
+		if facets != 0 {
+			name = "search/facets"
+		}
+		b.Run(name, func(b *testing.B) {
+			for i := 0; b.Loop(); i++ {
+				q := typicalSearches[i%len(typicalSearches)]
+				q.Facets = facets
+				if _, err := be.Search(b.Context(), q); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	texts := []string{"h", "ha", "harb", "the l", "the lighthouse", "keynote: type", "lettere da v", "без"}
+	b.Run("complete", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, err := be.Complete(b.Context(), texts[i%len(texts)], search.DefaultCompletions); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	words := []string{"harbuor", "lighthose", "keynot", "pyhton", "venezai"}
+	b.Run("neighbours", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, err := be.Neighbours(b.Context(), words[i%len(words)], search.MaxNeighbours); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	first, err := be.Search(b.Context(), search.Query{Sort: search.SortDownloads, Page: 1, PerPage: 20})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("related", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, err := be.Related(b.Context(), first.Items[i%len(first.Items)].ID, search.DefaultRelated); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

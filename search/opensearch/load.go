@@ -197,6 +197,8 @@ type version struct {
 	// while it fills an index and back on once every item is in, so an index whose refresh is
 	// still off was left by a load that crashed or was killed before it could remove it.
 	finished bool
+	// mapping is the _meta.mapping_version of the definition the index was built from.
+	mapping int
 }
 
 // versions lists the alias's versioned indices, oldest first.
@@ -223,7 +225,12 @@ func (b *Backend) versions(ctx context.Context) ([]version, error) {
 			if err := json.Unmarshal(in.Settings, &settings); err != nil {
 				return nil, fmt.Errorf("list indices: settings of %s: %w", name, err)
 			}
-			out = append(out, version{name: name, finished: settings.Index.RefreshInterval != "-1"})
+			// The engine gives the mappings back in the shape of a definition's.
+			mapping, err := mappings.Version(append(append([]byte(`{"mappings":`), in.Mappings...), '}'))
+			if err != nil {
+				return nil, fmt.Errorf("list indices: mappings of %s: %w", name, err)
+			}
+			out = append(out, version{name: name, finished: settings.Index.RefreshInterval != "-1", mapping: mapping})
 		}
 	}
 	slices.SortFunc(out, func(a, b version) int { return strings.Compare(a.name, b.name) })
@@ -304,6 +311,10 @@ type IndexStatus struct {
 	Live bool
 	// Unfinished: a load began the index and never completed it (see version.finished).
 	Unfinished bool
+	// Outdated: the index was built from an older mapping than the backend's (its
+	// _meta.mapping_version is lower), so it lacks fields that newer queries read: completions
+	// and neighbours find nothing in it. A load builds a current one.
+	Outdated bool
 	// Err says why the index could not be counted.
 	Err error
 }
@@ -325,11 +336,12 @@ func (b *Backend) Status(ctx context.Context) (Status, error) {
 	// An alias can point at an index this tool did not name (set up by hand); list it too.
 	for _, l := range live {
 		if !slices.ContainsFunc(vs, func(v version) bool { return v.name == l }) {
-			vs = append(vs, version{name: l, finished: true})
+			// Its mapping is the operator's business: it is not reported outdated.
+			vs = append(vs, version{name: l, finished: true, mapping: b.mappingVersion})
 		}
 	}
 	for _, v := range vs {
-		is := IndexStatus{Name: v.name, Live: slices.Contains(live, v.name), Unfinished: !v.finished}
+		is := IndexStatus{Name: v.name, Live: slices.Contains(live, v.name), Unfinished: !v.finished, Outdated: v.mapping < b.mappingVersion}
 		is.Docs, is.Err = b.count(ctx, v.name)
 		st.Indices = append(st.Indices, is)
 	}

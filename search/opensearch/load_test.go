@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"mediagw/catalogue"
+	"mediagw/mappings"
 	"mediagw/search"
 	"mediagw/search/searchtest"
 )
@@ -478,5 +479,30 @@ func TestBulkLines(t *testing.T) {
 		if bytes.Count(l, []byte("\n")) != 2 || !bytes.HasSuffix(l, []byte("\n")) {
 			t.Errorf("item %d: %q is not two lines", i, l)
 		}
+	}
+}
+
+// TestStatusOutdated: an index built from a mapping older than the backend's is reported, so an
+// operator knows to load again after an upgrade; the load's new index is current.
+func TestStatusOutdated(t *testing.T) {
+	items := searchtest.Fixture(t)
+	v, err := mappings.Version(mappings.Items)
+	if err != nil || v < 2 {
+		t.Fatalf("mappings.Version(Items) = %d, %v; want 2 or more", v, err)
+	}
+	older := bytes.Replace(mappings.Items, []byte(fmt.Sprintf(`"mapping_version": %d`, v)), []byte(fmt.Sprintf(`"mapping_version": %d`, v-1)), 1)
+	clock := stepClock()
+	old := newBackend(t, Config{Mapping: older, Keep: 1, Now: clock})
+	first := load(t, old, items)
+	b := newBackend(t, Config{Alias: old.Alias(), Keep: 1, Now: clock})
+	st, err := b.Status(t.Context())
+	if want := []IndexStatus{{Name: first.Index, Docs: int64(len(items)), Live: true, Outdated: true}}; err != nil || !slices.Equal(st.Indices, want) {
+		t.Errorf("Status = %+v, %v; want %+v", st.Indices, err, want)
+	}
+	second := load(t, b, items)
+	st, err = b.Status(t.Context())
+	want := []IndexStatus{{Name: first.Index, Docs: int64(len(items)), Outdated: true}, {Name: second.Index, Docs: int64(len(items)), Live: true}}
+	if err != nil || !slices.Equal(st.Indices, want) {
+		t.Errorf("after a load: Status = %+v, %v; want %+v", st.Indices, err, want)
 	}
 }

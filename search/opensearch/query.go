@@ -69,7 +69,9 @@ func searchBody(q search.Query) obj {
 			text["must"] = must
 		}
 		body["query"] = obj{"bool": text}
-		body["post_filter"] = obj{"bool": obj{"filter": bq["filter"]}}
+		if filters := bq["filter"].([]any); len(filters) > 0 {
+			body["post_filter"] = obj{"bool": obj{"filter": filters}}
+		}
 		body["aggs"] = facetAggs(q)
 	}
 	return body

@@ -324,8 +324,11 @@ func isCJK(r rune) bool {
 }
 
 // typos are words to find the neighbours of in the fixture: typos of its words (a transposition
-// is one edit: "teh", "hrabuor"), its words themselves, and words near none.
-var typos = []string{"harbuor", "harbour", "sunst", "ELAN", "pyhton", "keynot", "zzzzqqq", "ox", "Élan", "teh", "hrabuor"}
+// is one edit: "teh", "hrabuor"), its words themselves, and words near none. "talk" and "dog" are
+// in many items; "review", "evening" and "another" are two edits from a word at their start
+// ("view", "opening", "other").
+var typos = []string{"harbuor", "harbour", "sunst", "ELAN", "pyhton", "keynot", "zzzzqqq", "ox", "Élan", "teh", "hrabuor",
+	"talk", "dog", "review", "evening", "another"}
 
 func testNeighbours(t *testing.T, b ExtrasBackend, items []search.Item, words []string) {
 	vocab := vocabulary(items)
