@@ -83,9 +83,12 @@ type Query struct {
 	// From and To are inclusive YYYY-MM-DD bounds; items without a date never match a bound.
 	From, To string
 	Sort     Sort
-	// Page is 1-based.
+	// Page is 1-based; a walk (Cursor) ignores it.
 	Page    int
 	PerPage int
+	// Cursor, when set, asks for a page of a walk instead of a numbered page: StartCursor for
+	// the first, then the Result.Next of the page before (see Walk).
+	Cursor string
 	// Facets asks for the counts of these facets' values (Result.Facets).
 	Facets FacetSet
 	// Highlight asks to show each item's matched fields (Matched). Matched needs only the item,
@@ -101,6 +104,9 @@ type Result struct {
 	// Facets holds, for each facet the query asked for, its values over the items that match the
 	// text and every other filter (Query.Without), in TopFacetValues order; nil when none was asked.
 	Facets map[Facet][]FacetValue
+	// Next is, on a page of a walk (Query.Cursor), the cursor of the next page; "" after the last
+	// and on numbered pages.
+	Next string
 }
 
 // Category is a category slug with its display name (see PickCategoryName) and the number of
@@ -124,6 +130,8 @@ type Author struct {
 // answer after returning it: the gateway keeps encoded lists while the answer stays the same.
 type Backend interface {
 	// Search returns one page of the items matching q, in q.Sort order, with the exact total.
+	// A walk's cursor that does not fit q is an error wrapping ErrCursorInvalid; one from an
+	// index version no longer served, ErrCursorExpired.
 	Search(ctx context.Context, q Query) (Result, error)
 	// Item returns the item with the given id, or ErrNotFound.
 	Item(ctx context.Context, id string) (Item, error)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 
 	blevesearch "github.com/blevesearch/bleve/v2"
@@ -239,19 +240,36 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 	}
 	q.Normalize()
 	page, perPage := q.Page, q.PerPage
+	cur, walking, err := q.Walk()
+	if err != nil {
+		return search.Result{}, fmt.Errorf("search: %w", err)
+	}
 	h, err := b.acquire()
 	if err != nil {
 		return search.Result{}, err
 	}
 	defer h.release()
+	if walking && cur.Version != "" && cur.Version != h.name {
+		return search.Result{}, fmt.Errorf("search: index %s: %w", cur.Version, search.ErrCursorExpired)
+	}
 	text := analyze(h.idx.Mapping(), q.Text)
 	bq, err := buildQuery(text, q)
 	if err != nil {
 		return search.Result{}, fmt.Errorf("search: %w", err)
 	}
-	req := blevesearch.NewSearchRequestOptions(bq, perPage, (page-1)*perPage, false)
-	req.SortByCustom(sortOrder(q.Sort, len(text) > 0))
+	order := sortOrder(q.Sort, len(text) > 0)
+	from := (page - 1) * perPage
+	if walking {
+		from = 0
+	}
+	req := blevesearch.NewSearchRequestOptions(bq, perPage, from, false)
+	req.SortByCustom(order)
 	req.Fields = []string{fieldStored}
+	if cur.After != nil {
+		if req.SearchAfter, err = searchAfter(order, cur.After); err != nil {
+			return search.Result{}, fmt.Errorf("search: %w", err)
+		}
+	}
 	res, facets, err := searchFaceted(ctx, h, q, req)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
@@ -266,6 +284,64 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 			return search.Result{}, err
 		}
 		out.Items = append(out.Items, it)
+	}
+	if walking && len(res.Hits) > 0 {
+		out.Next = cur.Next(q, h.name, len(res.Hits), out.Total, position(order, res.Hits[len(res.Hits)-1]))
+	}
+	return out, nil
+}
+
+// sortKinds are the kinds of the sort values of order, as position gives them.
+func sortKinds(order bsearch.SortOrder) []search.SortValue {
+	kinds := make([]search.SortValue, len(order))
+	for i, s := range order {
+		switch s := s.(type) {
+		case *bsearch.SortScore:
+			kinds[i] = search.SortFloat
+		case *bsearch.SortField:
+			if s.Type == bsearch.SortFieldAsNumber {
+				kinds[i] = search.SortFloat
+			}
+		}
+	}
+	return kinds
+}
+
+// position is where hit stands in order, as a cursor holds it: the score and numbers as
+// json.Number (Bleve's SearchAfter parses them back to the same float), strings as the index
+// sorts them (a missing date as Bleve's low or high term), the id last.
+func position(order bsearch.SortOrder, hit *bsearch.DocumentMatch) []any {
+	after := make([]any, len(order))
+	for i, s := range order {
+		switch s := s.(type) {
+		case *bsearch.SortScore:
+			after[i] = json.Number(strconv.FormatFloat(hit.Score, 'g', -1, 64))
+		case *bsearch.SortDocID:
+			after[i] = hit.ID
+		case *bsearch.SortField:
+			if s.Type == bsearch.SortFieldAsNumber {
+				after[i] = json.Number(hit.DecodedSort[i])
+			} else {
+				after[i] = hit.Sort[i]
+			}
+		}
+	}
+	return after
+}
+
+// searchAfter is a cursor's position as Bleve's SearchAfter takes it, once its shape is checked.
+func searchAfter(order bsearch.SortOrder, after []any) ([]string, error) {
+	if err := search.CheckAfter(after, sortKinds(order)); err != nil {
+		return nil, err
+	}
+	out := make([]string, len(after))
+	for i, v := range after {
+		switch v := v.(type) {
+		case string:
+			out[i] = v
+		case json.Number:
+			out[i] = string(v)
+		}
 	}
 	return out, nil
 }

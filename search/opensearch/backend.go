@@ -246,8 +246,24 @@ type searchResponse struct {
 		Hits []struct {
 			Index  string      `json:"_index"`
 			Source search.Item `json:"_source"`
+			Sort   sortValues  `json:"sort"`
 		} `json:"hits"`
 	} `json:"hits"`
+}
+
+// sortValues are a hit's sort values, as search_after takes them back: numbers are kept as
+// json.Number, since a float64 would round the long a missing date sorts as.
+type sortValues []any
+
+func (v *sortValues) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var out []any
+	if err := dec.Decode(&out); err != nil {
+		return err
+	}
+	*v = out
+	return nil
 }
 
 // doSearch sends one request body (built by requests.go, as the load harness's direct baseline
@@ -295,8 +311,17 @@ func decodeBody(resp *opensearch.Response, v any) error {
 }
 
 // Search returns one page of the items matching q, in q.Sort order, with the exact total.
+//
+// A walk's page searches the alias too, after the cursor's position; it must be answered by the
+// index the walk started on (the index behind the alias when it did), since another index,
+// a reload of the same items included, may order them otherwise.
 func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, error) {
-	body, err := SearchRequest(q)
+	q.Normalize()
+	cur, walking, err := walkOf(q)
+	if err != nil {
+		return search.Result{}, fmt.Errorf("opensearch search: %w", err)
+	}
+	body, err := json.Marshal(pageBody(q, cur))
 	var resp struct {
 		searchResponse
 		Aggregations facetAnswer `json:"aggregations"`
@@ -304,9 +329,19 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 	if err := b.doSearch(ctx, "search", body, err, &resp); err != nil {
 		return search.Result{}, err
 	}
-	res := search.Result{Items: make([]search.Item, len(resp.Hits.Hits)), Total: resp.Hits.Total.Value}
-	for i, h := range resp.Hits.Hits {
+	hits := resp.Hits.Hits
+	res := search.Result{Items: make([]search.Item, len(hits)), Total: resp.Hits.Total.Value}
+	for i, h := range hits {
 		res.Items[i] = h.Source
+	}
+	if walking {
+		index, err := b.walkIndex(ctx, cur, resp.searchResponse)
+		if err != nil {
+			return search.Result{}, err
+		}
+		if len(hits) > 0 {
+			res.Next = cur.Next(q, index, len(hits), res.Total, hits[len(hits)-1].Sort)
+		}
 	}
 	if q.Facets != 0 {
 		index := ""
@@ -318,6 +353,25 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 		}
 	}
 	return res, nil
+}
+
+// walkIndex is the index that answered a walk's page, which must be the one the walk's cursor
+// names: search.ErrCursorExpired otherwise. A page without hits does not say which index answered,
+// so the alias is asked.
+func (b *Backend) walkIndex(ctx context.Context, cur search.Cursor, resp searchResponse) (string, error) {
+	var index string
+	if len(resp.Hits.Hits) > 0 {
+		index = resp.Hits.Hits[0].Index
+	} else if cur.Version != "" {
+		var err error
+		if index, err = b.Version(ctx); err != nil {
+			return "", err
+		}
+	}
+	if cur.Version != "" && index != cur.Version {
+		return "", fmt.Errorf("opensearch search: index %s: %w", cur.Version, search.ErrCursorExpired)
+	}
+	return index, nil
 }
 
 // Item returns the item with the given id, or search.ErrNotFound. It searches on the id field

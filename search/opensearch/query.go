@@ -40,11 +40,15 @@ type obj = map[string]any
 
 // searchBody is the request body of a search: one bool query with the filters in filter context
 // (cached, unscored) and the text, if any, in multi_match queries that never parse query syntax.
+// A walk's page (q.Cursor) starts at the first match; pageBody starts it after its cursor.
 func searchBody(q search.Query) obj {
 	q.Normalize()
 	page, perPage := q.Page, q.PerPage
 	from := (page - 1) * perPage
 	size := perPage
+	if q.Cursor != "" {
+		from = 0
+	}
 	if from+size > maxWindow {
 		// The engine refuses a window past maxWindow; the API never asks for one, but a page
 		// there must still say how many items match.
@@ -73,6 +77,16 @@ func searchBody(q search.Query) obj {
 			body["post_filter"] = obj{"bool": obj{"filter": filters}}
 		}
 		body["aggs"] = facetAggs(q)
+	}
+	return body
+}
+
+// pageBody is searchBody of a numbered page or a walk's page, the latter after the position its
+// cursor names, if any.
+func pageBody(q search.Query, cur search.Cursor) obj {
+	body := searchBody(q)
+	if cur.After != nil {
+		body["search_after"] = cur.After
 	}
 	return body
 }
@@ -165,4 +179,25 @@ func sortClauses(q search.Query) []any {
 	default:
 		return []any{dateDesc, byID}
 	}
+}
+
+// sortKinds are the kinds of the sort values the engine gives for sortClauses(q): a score is a
+// float, dates (epoch milliseconds, a missing one as the long the engine sorts it as) and
+// downloads are whole numbers, the title key and the id strings.
+func sortKinds(q search.Query) []search.SortValue {
+	clauses := sortClauses(q)
+	kinds := make([]search.SortValue, len(clauses))
+	for i, c := range clauses {
+		for field := range c.(obj) {
+			switch field {
+			case "_score":
+				kinds[i] = search.SortFloat
+			case "date", "downloads":
+				kinds[i] = search.SortInteger
+			default:
+				kinds[i] = search.SortString
+			}
+		}
+	}
+	return kinds
 }

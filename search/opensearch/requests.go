@@ -10,8 +10,27 @@ import (
 // The request bodies the backend sends, exported so a load harness can send the very same
 // requests straight to the engine and compare.
 
-// SearchRequest is the JSON body Search sends to <alias>/_search for q.
-func SearchRequest(q search.Query) ([]byte, error) { return json.Marshal(searchBody(q)) }
+// SearchRequest is the JSON body Search sends to <alias>/_search for q. A walk's cursor that
+// does not fit q is an error wrapping search.ErrCursorInvalid.
+func SearchRequest(q search.Query) ([]byte, error) {
+	cur, _, err := walkOf(q)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(pageBody(q, cur))
+}
+
+// walkOf is q's walk (search.Query.Walk), its position checked against q's order.
+func walkOf(q search.Query) (search.Cursor, bool, error) {
+	cur, walking, err := q.Walk()
+	if err == nil && cur.After != nil {
+		err = search.CheckAfter(cur.After, sortKinds(q))
+	}
+	if err != nil {
+		return search.Cursor{}, false, err
+	}
+	return cur, walking, nil
+}
 
 // ItemRequest is the JSON body Item sends to <alias>/_search for id: a search on the id field.
 func ItemRequest(id string) ([]byte, error) {
