@@ -32,6 +32,13 @@ func TestRealData(t *testing.T) {
 	searchtest.RunRealData(t, openFromItems)
 }
 
+func TestWalks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("walks 30,000 items in every order")
+	}
+	searchtest.RunWalks(t, openFromItems)
+}
+
 // TestCJKSingleCharacter: one ideograph finds the titles holding it; longer text matches bigrams.
 func TestCJKSingleCharacter(t *testing.T) {
 	b := openFromItems(t, searchtest.Fixture(t))

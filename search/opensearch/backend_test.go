@@ -91,6 +91,10 @@ func TestRealData(t *testing.T) {
 	searchtest.RunRealData(t, open)
 }
 
+func TestWalks(t *testing.T) {
+	searchtest.RunWalks(t, open)
+}
+
 // TestNoIndexYet: before the first load the alias names nothing, and every read says the engine
 // has nothing to serve.
 func TestNoIndexYet(t *testing.T) {

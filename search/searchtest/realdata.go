@@ -137,6 +137,7 @@ func RunRealData(t *testing.T, open Open) {
 	if eb, ok := b.(ExtrasBackend); ok {
 		t.Run("Extras", func(t *testing.T) { runRealExtras(t, eb, items) })
 	}
+	t.Run("Walks", func(t *testing.T) { testWalks(t, b, items, "history") })
 	t.Run("Orders", func(t *testing.T) {
 		// Every page of 8,000 items in every order is slow under the race detector: walk a subset
 		// whole and sample pages of the whole set at the start, middle and end.

@@ -71,6 +71,7 @@ func Run(t *testing.T, open Open) {
 	b := open(t, items)
 	t.Run("Filters", func(t *testing.T) { testFilters(t, b, items) })
 	t.Run("Paging", func(t *testing.T) { testPaging(t, b, items) })
+	t.Run("Cursors", func(t *testing.T) { testCursors(t, b, items) })
 	t.Run("Text", func(t *testing.T) { testText(t, b, items) })
 	t.Run("TextWithFilters", func(t *testing.T) { testTextWithFilters(t, b, items) })
 	t.Run("RelevanceOrder", func(t *testing.T) { testRelevance(t, b) })
