@@ -146,10 +146,17 @@ const (
 )
 
 // Search returns one page of the items matching q; runs of white space in q.Text count as one space.
+//
+// A walk's later pages (a cursor other than search.StartCursor) are not kept: each is one step of
+// one client's walk, rarely asked for again, and a walk of 100,000 items would push 2,000 of them
+// through the LRU, evicting the popular searches it is for. Identical concurrent requests still
+// share one engine call, the cursor being part of the key. A walk's first page is kept like any
+// first page.
 func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, error) {
 	q.Text = normalizeText(q.Text)
 	v, ok := b.version()
-	return lookup(ctx, b, opSearch, v, ok, searchKey(v, q), false, b.opts.CallTimeout, resultSize,
+	keep := ok && (q.Cursor == "" || q.Cursor == search.StartCursor)
+	return lookup(ctx, b, opSearch, v, keep, searchKey(v, q), false, b.opts.CallTimeout, resultSize,
 		func(ctx context.Context) (search.Result, error) { return b.next.Search(ctx, q) })
 }
 
@@ -391,7 +398,7 @@ func key(parts ...string) string {
 
 func searchKey(v string, q search.Query) string {
 	return key(opSearch, v, q.Text, q.Type, q.Category, q.Author, q.Language, q.From, q.To, string(q.Sort),
-		strconv.Itoa(q.Page), strconv.Itoa(q.PerPage), strconv.Itoa(int(q.Facets)))
+		strconv.Itoa(q.Page), strconv.Itoa(q.PerPage), strconv.Itoa(int(q.Facets)), q.Cursor)
 }
 
 // normalizeText trims s and collapses its runs of white space into one space: engines split text

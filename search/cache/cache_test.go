@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -647,6 +648,48 @@ func TestWhitespaceVariantsShareAnEntry(t *testing.T) {
 	if got := c.searches.Load(); got != 1 {
 		t.Errorf("engine called %d times, want 1", got)
 	}
+}
+
+// TestWalkPages: a walk's first page is kept like any page, its later pages are not (each is one
+// step of one client's walk), and a cursor is part of the key, so two pages never share an entry.
+func TestWalkPages(t *testing.T) {
+	b, c := newCached(t, "local", searchtest.Fixture(t), Options{})
+	q := search.Query{Sort: search.SortNewest, PerPage: 5, Cursor: search.StartCursor}
+	search2 := func(q search.Query) search.Result {
+		t.Helper()
+		first, err := b.Search(t.Context(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		second, err := b.Search(t.Context(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(first, second) {
+			t.Errorf("cursor %.10q: second answer differs", q.Cursor)
+		}
+		return first
+	}
+	start := search2(q)
+	if got := c.searches.Load(); got != 1 {
+		t.Errorf("the first page twice: engine called %d times, want 1", got)
+	}
+	q.Cursor = start.Next
+	next := search2(q)
+	if got := c.searches.Load(); got != 3 {
+		t.Errorf("the second page twice: engine called %d times in all, want 3", got)
+	}
+	if slices.Equal(ids(start.Items), ids(next.Items)) {
+		t.Errorf("the second page repeats the first: %v", ids(next.Items))
+	}
+}
+
+func ids(items []search.Item) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it.ID
+	}
+	return out
 }
 
 func TestNormalizeText(t *testing.T) {

@@ -114,7 +114,7 @@ func itemSize(it search.Item) int64 {
 }
 
 func resultSize(r search.Result) int64 {
-	n := int64(unsafe.Sizeof(r)) + itemsSize(r.Items)
+	n := int64(unsafe.Sizeof(r)) + itemsSize(r.Items) + int64(len(r.Next))
 	for _, values := range r.Facets {
 		for _, v := range values {
 			n += int64(unsafe.Sizeof(v)) + int64(len(v.Value)+len(v.Name))
