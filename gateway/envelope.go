@@ -62,6 +62,8 @@ type pagination struct {
 	PerPage    int `json:"per_page"`
 	Total      int `json:"total"`
 	TotalPages int `json:"total_pages"`
+	// NextCursor is there on a walk's pages (cursor): the cursor of the next page, null after the last.
+	NextCursor optionalString `json:"next_cursor,omitzero"`
 }
 
 type links struct {
@@ -69,7 +71,8 @@ type links struct {
 	First string  `json:"first"`
 	Prev  *string `json:"prev"`
 	Next  *string `json:"next"`
-	Last  string  `json:"last"`
+	// Last is null on a walk's pages: a walk reaches its last page only by its next links.
+	Last *string `json:"last"`
 }
 
 type itemBody struct {
@@ -184,14 +187,23 @@ func (g *Gateway) detail(it search.Item, strs *nullables) itemDetail {
 	}
 }
 
-// itemsEnvelope is the body of one page of results.
+// itemsEnvelope is the body of one page of results, numbered or of a walk.
 func (g *Gateway) itemsEnvelope(q search.Query, res search.Result) itemsBody {
-	l, totalPages := g.pageLinks(q, res.Total)
+	totalPages := (res.Total + q.PerPage - 1) / q.PerPage
 	body := itemsBody{
 		Data:        make([]itemSummary, 0, len(res.Items)),
 		Pagination:  pagination{Page: q.Page, PerPage: q.PerPage, Total: res.Total, TotalPages: totalPages},
-		Links:       l,
 		Attribution: g.cfg.Attribution,
+	}
+	if q.Cursor != "" {
+		body.Pagination.Page = walkPage(q)
+		body.Links = g.walkLinks(q, res.Next)
+		body.Pagination.NextCursor = optionalString{set: true}
+		if res.Next != "" {
+			body.Pagination.NextCursor.value = &res.Next
+		}
+	} else {
+		body.Links = g.pageLinks(q, totalPages)
 	}
 	strs := make(nullables, 0, summaryNullables*len(res.Items))
 	for _, it := range res.Items {
@@ -217,10 +229,28 @@ func (g *Gateway) itemsEnvelope(q search.Query, res search.Result) itemsBody {
 	return body
 }
 
-// pageLinks builds the links of one page. last is the last page a client may ask for: the last
-// page of results, but never past the paging depth limit; with no results it is page 1.
-func (g *Gateway) pageLinks(q search.Query, total int) (links, int) {
-	totalPages := (total + q.PerPage - 1) / q.PerPage
+// itemsPrefix starts every link of resource=items.
+func (g *Gateway) itemsPrefix() string { return g.baseURL + "?resource=" + resItems + "&" }
+
+// walkLinks builds the links of a walk's page: itself, the walk's start and the next page, by
+// their cursors. A walk has no way back and no last page to name.
+func (g *Gateway) walkLinks(q search.Query, next string) links {
+	v := itemsQueryValues(q, 0)
+	at := func(cursor string) string {
+		v.Set("cursor", cursor)
+		return g.itemsPrefix() + v.Encode()
+	}
+	l := links{Self: at(q.Cursor), First: at(search.StartCursor)}
+	if next != "" {
+		n := at(next)
+		l.Next = &n
+	}
+	return l
+}
+
+// pageLinks builds the links of one numbered page. last is the last page a client may ask for:
+// the last page of results, but never past the paging depth limit; with no results it is page 1.
+func (g *Gateway) pageLinks(q search.Query, totalPages int) links {
 	last := min(max(totalPages, 1), search.MaxDepth/q.PerPage)
 	// Only the page differs between the links: the rest is encoded once, either side of where
 	// url.Values.Encode puts page in its key order, so the links read as itemsQueryValues has them.
@@ -233,7 +263,7 @@ func (g *Gateway) pageLinks(q search.Query, total int) (links, int) {
 			after[k] = vs
 		}
 	}
-	prefix := g.baseURL + "?resource=" + resItems + "&"
+	prefix := g.itemsPrefix()
 	if enc := before.Encode(); enc != "" {
 		prefix += enc + "&"
 	}
@@ -241,7 +271,8 @@ func (g *Gateway) pageLinks(q search.Query, total int) (links, int) {
 	at := func(page int) string {
 		return prefix + "page=" + strconv.Itoa(page) + suffix
 	}
-	l := links{Self: at(q.Page), First: at(1), Last: at(last)}
+	lastLink := at(last)
+	l := links{Self: at(q.Page), First: at(1), Last: &lastLink}
 	if q.Page > 1 {
 		prev := at(min(q.Page-1, last))
 		l.Prev = &prev
@@ -250,7 +281,7 @@ func (g *Gateway) pageLinks(q search.Query, total int) (links, int) {
 		next := at(q.Page + 1)
 		l.Next = &next
 	}
-	return l, totalPages
+	return l
 }
 
 // linkHeader is the RFC 8288 form of l.
@@ -275,6 +306,8 @@ func linkHeader(l links) string {
 	if l.Next != nil {
 		add(*l.Next, "next")
 	}
-	add(l.Last, "last")
+	if l.Last != nil {
+		add(*l.Last, "last")
+	}
 	return sb.String()
 }

@@ -298,11 +298,14 @@ type itemsBody struct {
 		PerPage    int `json:"per_page"`
 		Total      int `json:"total"`
 		TotalPages int `json:"total_pages"`
+		// NextCursor is there on a walk's pages only.
+		NextCursor *string `json:"next_cursor"`
 	} `json:"pagination"`
 	Links struct {
 		Self, First string
 		Prev, Next  *string
-		Last        string
+		// Last is "" when null, on a walk's pages.
+		Last string
 	} `json:"links"`
 	Attribution string `json:"attribution"`
 }

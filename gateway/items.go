@@ -18,7 +18,7 @@ func (g *Gateway) items(c *echo.Context, rq rawQuery) error {
 	defer cancel()
 	res, err := g.backend.Search(ctx, q)
 	if err != nil {
-		return backendError(ctx, err)
+		return searchError(ctx, q, err)
 	}
 	body := g.itemsEnvelope(q, res)
 	body.Suggestion = g.suggestion(ctx, q, res.Total)

@@ -178,8 +178,8 @@ func TestItemsBadParameters(t *testing.T) {
 	}
 	t.Run("too deep says to narrow", func(t *testing.T) {
 		p := expectProblem(t, h.get("/?resource=items&page=10000"), http.StatusBadRequest, "invalid-parameter")
-		if !strings.Contains(p.Detail, "narrow the query") {
-			t.Errorf("detail %q does not say to narrow the query", p.Detail)
+		if !strings.Contains(p.Detail, "narrow the query") || !strings.Contains(p.Detail, "cursor=*") {
+			t.Errorf("detail %q does not say to narrow the query or walk with cursor=*", p.Detail)
 		}
 		// Found by scripts/schemathesis.sh: the detail read "page page × per_page may not pass …".
 		if want := "page must be at most 500 with per_page=20"; !strings.HasPrefix(p.Detail, want) {
@@ -212,6 +212,13 @@ func longestLegalQuery() string {
 		"&page=" + percentEncoded("000000001") + "&per_page=" + percentEncoded("000000050")
 }
 
+// longestWalkQuery is longestLegalQuery with a cursor of search.MaxCursorBytes instead of page:
+// the longest query the gateway reads (a real cursor is not made of 'A's, so it answers 400).
+func longestWalkQuery() string {
+	return strings.Replace(longestLegalQuery(), "&page="+percentEncoded("000000001"),
+		"&cursor="+percentEncoded(strings.Repeat("A", search.MaxCursorBytes)), 1)
+}
+
 // TestQuerySize: a query string too big to be legal is refused with 414, still counted by the
 // rate limit; the longest legal one is served.
 func TestQuerySize(t *testing.T) {
@@ -219,6 +226,9 @@ func TestQuerySize(t *testing.T) {
 	longest := longestLegalQuery()
 	if rec := h.get("/?" + longest); rec.Code != http.StatusOK {
 		t.Fatalf("longest legal query (%d bytes): status %d: %s", len(longest), rec.Code, rec.Body)
+	}
+	if rec := h.get("/?" + longestWalkQuery()); rec.Code != http.StatusBadRequest {
+		t.Fatalf("longest query with a cursor (%d bytes): status %d, want 400 for its cursor: %s", len(longestWalkQuery()), rec.Code, rec.Body)
 	}
 	keys := make([]string, 150_000)
 	for i := range keys {
@@ -228,7 +238,7 @@ func TestQuerySize(t *testing.T) {
 		{"1 MB of q", "resource=items&q=" + strings.Repeat("x", 1<<20)},
 		{"150,000 keys", "resource=items&" + strings.Join(keys, "&")},
 		{"65 parameters", "resource=items" + strings.Repeat("&utm=x", 64)},
-		{"twice the longest legal query", longest + "&" + longest},
+		{"twice the longest query read", longestWalkQuery() + "&" + longestWalkQuery()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

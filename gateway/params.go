@@ -33,11 +33,11 @@ const (
 		len("&type=document") + len("&category=") + search.MaxSlugLen + len("&language=") + longestLanguage +
 		len("&from=YYYY-MM-DD&to=YYYY-MM-DD") + len("&sort=relevance") +
 		len("&page=123456789") + len("&per_page=123456789") +
-		len("&facets=type,category,language,year") + len("&highlight=false")
+		len("&facets=type,category,language,year") + len("&highlight=false") + len("&cursor=") + search.MaxCursorBytes
 	// maxQueryBytes is longestQuery with every byte percent-encoded, plus 2 KiB for parameters
-	// the API ignores (a form's submit button, tracking tags): 9,383 bytes.
+	// the API ignores (a form's submit button, tracking tags): 21,695 bytes.
 	maxQueryBytes = 3*longestQuery + 2<<10
-	// maxQueryParams is about five times the 14 parameters the API reads: room for ignored ones.
+	// maxQueryParams is about four times the 15 parameters the API reads: room for ignored ones.
 	maxQueryParams = 64
 )
 
@@ -308,7 +308,9 @@ func parseItems(rq rawQuery) (search.Query, []FieldError) {
 	}
 	q.Page, q.PerPage = 1, search.DefaultPerPage
 	pageOK, perPageOK := true, true
+	pageGiven := false
 	if s, ok := single(rq, "page", &errs); ok {
+		pageGiven = true
 		if q.Page, pageOK = parsePositive(s); !pageOK {
 			bad("page", s, "must be an integer of at least 1")
 		}
@@ -323,18 +325,47 @@ func parseItems(rq rawQuery) (search.Query, []FieldError) {
 	}
 	if pageOK && perPageOK && q.Page > search.MaxDepth/q.PerPage {
 		// Like every message it follows the parameter's name in the detail: "page must be at most …".
-		bad("page", strconv.Itoa(q.Page), fmt.Sprintf("must be at most %d with per_page=%d, since page × per_page may not pass %d: narrow the query with q or filters instead of paging this deep",
+		bad("page", strconv.Itoa(q.Page), fmt.Sprintf("must be at most %d with per_page=%d, since page × per_page may not pass %d: narrow the query with q or filters, or walk through every match with cursor=* instead of page (each page's links.next carries the cursor of the next)",
 			search.MaxDepth/q.PerPage, q.PerPage, search.MaxDepth))
 	}
 	q.Normalize()
+	if s, ok := single(rq, "cursor", &errs); ok {
+		switch {
+		case pageGiven:
+			bad("cursor", s, "must not be given with page: a walk's pages have no numbers; drop page, or cursor to ask for a numbered page")
+		case len(errs) > 0:
+			// Which query a cursor belongs to is known only once every other parameter is.
+		case s == search.StartCursor:
+			q.Cursor = s
+		default:
+			if _, err := search.ParseCursor(s, q); err != nil {
+				bad("cursor", s, cursorRule)
+			} else {
+				q.Cursor = s
+			}
+		}
+	}
 	if len(errs) > 0 {
 		return search.Query{}, errs
 	}
 	return q, nil
 }
 
+// cursorRule says what a cursor must be, for the error of one that is not.
+const cursorRule = "must be * to start a walk, or the cursor a page of the same walk gave in links.next, unchanged, with the same q, filters, sort and per_page; start again with cursor=*"
+
+// walkPage is the number of the page of a walk q asks for: its cursor counts the items before it.
+func walkPage(q search.Query) int {
+	c, err := search.ParseCursor(q.Cursor, q)
+	if err != nil {
+		return 1 // the first page: parseItems let no other cursor through
+	}
+	return c.Seen/q.PerPage + 1
+}
+
 // itemsQueryValues is the canonical query string of q: what self and the other links carry.
-// Defaults are left out, except page and per_page, which every link names.
+// Defaults are left out, except page and per_page, which every link names; a walk's links name
+// no page (page 0).
 func itemsQueryValues(q search.Query, page int) url.Values {
 	v := url.Values{}
 	set := func(k, val string) {
@@ -362,7 +393,9 @@ func itemsQueryValues(q search.Query, page int) url.Values {
 	if q.Highlight {
 		v.Set("highlight", "true")
 	}
-	v.Set("page", strconv.Itoa(page))
+	if page > 0 {
+		v.Set("page", strconv.Itoa(page))
+	}
 	v.Set("per_page", strconv.Itoa(q.PerPage))
 	return v
 }

@@ -46,6 +46,9 @@ var (
 	problemMethodNotAllowed = &problemType{"method-not-allowed", http.StatusMethodNotAllowed, "Method not allowed",
 		"The API is read-only: it answers GET, HEAD and OPTIONS. Not counted by the rate limit; the rate-limit headers still say where the visitor stands.",
 		"Send a GET (or HEAD); the Allow header lists the methods.", "MethodNotAllowed"}
+	problemCursorExpired = &problemType{"cursor-expired", http.StatusGone, "Cursor expired",
+		"The cursor of a walk (cursor paging) was made on a version of the index that is no longer served: the catalogue was reloaded since the walk started, and the new version may order or hold its items otherwise.",
+		"Start the walk again with cursor=*; a walk sees every item exactly once while the index version stays the same.", "Gone"}
 	problemURITooLong = &problemType{"uri-too-long", http.StatusRequestURITooLong, "URI too long",
 		number.Sprintf("The query string is longer than any request the API reads (%d bytes) or has more than %d parameters; the longest legal query, every byte percent-encoded, is %d bytes.",
 			maxQueryBytes, maxQueryParams, 3*longestQuery),
@@ -70,7 +73,7 @@ var (
 // problemTypes is every problem type, in the order of their statuses: the one table the errors,
 // the problem pages and (by TestOpenAPIProblemTypes) the OpenAPI document follow.
 var problemTypes = []*problemType{
-	problemInvalidParameter, problemNotFound, problemMethodNotAllowed, problemURITooLong, problemRateLimited,
+	problemInvalidParameter, problemNotFound, problemMethodNotAllowed, problemCursorExpired, problemURITooLong, problemRateLimited,
 	problemClientClosed, problemInternal, problemUnavailable, problemTimeout,
 }
 
@@ -146,6 +149,19 @@ func internalError(cause error) *apiError {
 // unavailable is a 503 whose Retry-After is unavailableRetryAfter.
 func unavailable(detail string, cause error) *apiError {
 	return &apiError{Type: problemUnavailable, Detail: detail, RetryAfter: unavailableRetryAfter, Cause: cause}
+}
+
+// searchError maps the failure of a search for q: a cursor the backend refuses is the client's
+// (400 naming it, or 410 when its index version is gone), anything else is backendError.
+func searchError(ctx context.Context, q search.Query, err error) *apiError {
+	switch {
+	case errors.Is(err, search.ErrCursorInvalid):
+		return invalidParams([]FieldError{fieldError("cursor", q.Cursor, cursorRule)})
+	case errors.Is(err, search.ErrCursorExpired):
+		return &apiError{Type: problemCursorExpired,
+			Detail: "the cursor belongs to an index version no longer served (the catalogue was reloaded); start the walk again with cursor=*", Cause: err}
+	}
+	return backendError(ctx, err)
 }
 
 // backendError maps a search engine failure to what the client may know about it.
