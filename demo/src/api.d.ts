@@ -16,9 +16,10 @@ export interface paths {
          * @description The API. `resource` picks the operation; the other parameters belong to one resource each:
          *
          *     - `resource=items`: `q`, `type`, `category`, `author`, `language`, `from`, `to`, `sort`, `page`,
-         *       `per_page`, `facets`, `highlight`. All given filters must hold at once. Answers an `ItemsPage`, with the same links in
+         *       `per_page`, `cursor`, `facets`, `highlight`. All given filters must hold at once. Answers an `ItemsPage`, with the same links in
          *       the `Link` header (RFC 8288). `page × per_page` may not pass 10,000: past it, 400 with a message
-         *       to narrow the query.
+         *       to narrow the query or walk with `cursor=*`, which reads every match, a page at a time, by the
+         *       `next` links.
          *     - `resource=item`: `id` (required). Answers an `ItemDocument`; an id that is well-formed but unknown
          *       is a 404.
          *     - `resource=suggest`: `q` (required), `per_page` (1 to 10, default 10). Completions as a person
@@ -113,7 +114,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The last segment of a problem body's `type`: `invalid-parameter`, `not-found`, `method-not-allowed`, `uri-too-long`, `rate-limited`, `client-closed-request`, `internal-error`, `unavailable`, `timeout`. Any other is 404.
+                 * @description The last segment of a problem body's `type`: `invalid-parameter`, `not-found`, `method-not-allowed`, `cursor-expired`, `uri-too-long`, `rate-limited`, `client-closed-request`, `internal-error`, `unavailable`, `timeout`. Any other is 404.
                  * @example invalid-parameter
                  */
                 slug: string;
@@ -267,8 +268,10 @@ export interface components {
                 /** @description Exact number of matching items. */
                 total: number;
                 total_pages: number;
+                /** @description On a walk's pages (`cursor`) only: the cursor of the next page, `null` after the last. `page` then counts the walk's pages. */
+                next_cursor?: string | null;
             };
-            /** @description Absolute URLs of pages of the same query. `last` never passes the paging depth limit; `prev` and `next` are null at the ends. */
+            /** @description Absolute URLs of pages of the same query. `last` never passes the paging depth limit; `prev` and `next` are null at the ends. On a walk's pages (`cursor`), `self`, `first` (`cursor=*`) and `next` name pages by their cursors, and `prev` and `last` are null: a walk goes forward only. */
             links: {
                 /** Format: uri */
                 self: string;
@@ -279,7 +282,7 @@ export interface components {
                 /** Format: uri */
                 next: string | null;
                 /** Format: uri */
-                last: string;
+                last: string | null;
             };
             attribution: components["schemas"]["Attribution"];
             /** @description With `facets`: a list for each facet asked. */
@@ -424,7 +427,7 @@ export interface components {
                 };
             };
         };
-        /** @description The query string is longer than any request the API reads (9,383 bytes) or has more than 64 parameters; the longest legal query, every byte percent-encoded, is 7,335 bytes. Send only the parameters the API reads; the longest legal request is well within the bound. */
+        /** @description The query string is longer than any request the API reads (21,695 bytes) or has more than 64 parameters; the longest legal query, every byte percent-encoded, is 19,647 bytes. Send only the parameters the API reads; the longest legal request is well within the bound. */
         URITooLong: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -444,7 +447,7 @@ export interface components {
                  *       "type": "https://media.example.org/problems/uri-too-long",
                  *       "title": "URI too long",
                  *       "status": 414,
-                 *       "detail": "the query string may hold at most 9383 bytes and 64 parameters",
+                 *       "detail": "the query string may hold at most 21695 bytes and 64 parameters",
                  *       "request_id": "ZTHQ3V6LUGUVYHZJ4QH6A4L3BQ"
                  *     }
                  */
@@ -487,6 +490,39 @@ export interface components {
                     type?: unknown;
                     /** @constant */
                     title?: "Not found";
+                };
+            };
+        };
+        /** @description The cursor of a walk (cursor paging) was made on a version of the index that is no longer served: the catalogue was reloaded since the walk started, and the new version may order or hold its items otherwise. Start the walk again with cursor=*; a walk sees every item exactly once while the index version stays the same. */
+        Gone: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                "Cache-Control": components["headers"]["Cache-Control-NoStore"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://media.example.org/problems/cursor-expired",
+                 *       "title": "Cursor expired",
+                 *       "status": 410,
+                 *       "detail": "the cursor belongs to an index version no longer served (the catalogue was reloaded); start the walk again with cursor=*",
+                 *       "request_id": "ZTHQ3V6LUGUVYHZJ4QH6A4L3BQ"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 410;
+                    type?: unknown;
+                    /** @constant */
+                    title?: "Cursor expired";
                 };
             };
         };
@@ -839,7 +875,7 @@ export interface components {
             };
             content?: never;
         };
-        /** @description The query string is longer than any request the API reads (9,383 bytes) or has more than 64 parameters; the longest legal query, every byte percent-encoded, is 7,335 bytes. Send only the parameters the API reads; the longest legal request is well within the bound. Headers only: HEAD has no body. */
+        /** @description The query string is longer than any request the API reads (21,695 bytes) or has more than 64 parameters; the longest legal query, every byte percent-encoded, is 19,647 bytes. Send only the parameters the API reads; the longest legal request is well within the bound. Headers only: HEAD has no body. */
         URITooLongHead: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -857,6 +893,22 @@ export interface components {
         };
         /** @description No item has the requested id, no QR code exists for it, or the path is not one the API serves. Check the id against a search; the API answers on its base path. Headers only: HEAD has no body. */
         NotFoundHead: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                "Cache-Control": components["headers"]["Cache-Control-NoStore"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The cursor of a walk (cursor paging) was made on a version of the index that is no longer served: the catalogue was reloaded since the walk started, and the new version may order or hold its items otherwise. Start the walk again with cursor=*; a walk sees every item exactly once while the index version stays the same. Headers only: HEAD has no body. */
+        GoneHead: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -1083,7 +1135,7 @@ export interface components {
          */
         sort: "relevance" | "newest" | "oldest" | "downloads" | "az";
         /**
-         * @description `resource=items`: the page, from 1 (the default). `page × per_page` may not pass 10,000.
+         * @description `resource=items`: the page, from 1 (the default). `page × per_page` may not pass 10,000; to read further, walk with `cursor` instead. Not with `cursor`.
          * @example 1
          */
         page: number;
@@ -1102,6 +1154,11 @@ export interface components {
          * @example true
          */
         highlight: "true" | "false";
+        /**
+         * @description `resource=items`: cursor paging, past the 10,000-item window of numbered pages. `*` starts a walk through every match in the requested order (every `sort`, `relevance` included); each page's `links.next` and `pagination.next_cursor` carry the opaque cursor of the next page, `null` after the last. A walk sees every item exactly once while the index version stays the same. Not with `page` (400). A malformed or changed cursor, or one made for another `q`, filters, `sort` or `per_page`: 400 naming `cursor`. A cursor from an index version no longer served: 410 `cursor-expired`; start again with `*`.
+         * @example *
+         */
+        cursor: string;
     };
     requestBodies: never;
     headers: {
@@ -1196,10 +1253,15 @@ export interface operations {
                  */
                 sort?: components["parameters"]["sort"];
                 /**
-                 * @description `resource=items`: the page, from 1 (the default). `page × per_page` may not pass 10,000.
+                 * @description `resource=items`: the page, from 1 (the default). `page × per_page` may not pass 10,000; to read further, walk with `cursor` instead. Not with `cursor`.
                  * @example 1
                  */
                 page?: components["parameters"]["page"];
+                /**
+                 * @description `resource=items`: cursor paging, past the 10,000-item window of numbered pages. `*` starts a walk through every match in the requested order (every `sort`, `relevance` included); each page's `links.next` and `pagination.next_cursor` carry the opaque cursor of the next page, `null` after the last. A walk sees every item exactly once while the index version stays the same. Not with `page` (400). A malformed or changed cursor, or one made for another `q`, filters, `sort` or `per_page`: 400 naming `cursor`. A cursor from an index version no longer served: 410 `cursor-expired`; start again with `*`.
+                 * @example *
+                 */
+                cursor?: components["parameters"]["cursor"];
                 /**
                  * @description Items per page, never silently clamped: `resource=items` 1 to 50 (default 20); `resource=suggest` 1 to 10 (default 10); `resource=related` 1 to 50 (default 10).
                  * @example 20
@@ -1226,6 +1288,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -1299,10 +1362,15 @@ export interface operations {
                  */
                 sort?: components["parameters"]["sort"];
                 /**
-                 * @description `resource=items`: the page, from 1 (the default). `page × per_page` may not pass 10,000.
+                 * @description `resource=items`: the page, from 1 (the default). `page × per_page` may not pass 10,000; to read further, walk with `cursor` instead. Not with `cursor`.
                  * @example 1
                  */
                 page?: components["parameters"]["page"];
+                /**
+                 * @description `resource=items`: cursor paging, past the 10,000-item window of numbered pages. `*` starts a walk through every match in the requested order (every `sort`, `relevance` included); each page's `links.next` and `pagination.next_cursor` carry the opaque cursor of the next page, `null` after the last. A walk sees every item exactly once while the index version stays the same. Not with `page` (400). A malformed or changed cursor, or one made for another `q`, filters, `sort` or `per_page`: 400 naming `cursor`. A cursor from an index version no longer served: 410 `cursor-expired`; start again with `*`.
+                 * @example *
+                 */
+                cursor?: components["parameters"]["cursor"];
                 /**
                  * @description Items per page, never silently clamped: `resource=items` 1 to 50 (default 20); `resource=suggest` 1 to 10 (default 10); `resource=related` 1 to 50 (default 10).
                  * @example 20
@@ -1329,6 +1397,7 @@ export interface operations {
             304: components["responses"]["NotModifiedHead"];
             400: components["responses"]["BadRequestHead"];
             404: components["responses"]["NotFoundHead"];
+            410: components["responses"]["GoneHead"];
             414: components["responses"]["URITooLongHead"];
             429: components["responses"]["TooManyRequestsHead"];
             500: components["responses"]["InternalErrorHead"];
@@ -1445,7 +1514,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The last segment of a problem body's `type`: `invalid-parameter`, `not-found`, `method-not-allowed`, `uri-too-long`, `rate-limited`, `client-closed-request`, `internal-error`, `unavailable`, `timeout`. Any other is 404.
+                 * @description The last segment of a problem body's `type`: `invalid-parameter`, `not-found`, `method-not-allowed`, `cursor-expired`, `uri-too-long`, `rate-limited`, `client-closed-request`, `internal-error`, `unavailable`, `timeout`. Any other is 404.
                  * @example invalid-parameter
                  */
                 slug: string;
@@ -1480,7 +1549,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The last segment of a problem body's `type`: `invalid-parameter`, `not-found`, `method-not-allowed`, `uri-too-long`, `rate-limited`, `client-closed-request`, `internal-error`, `unavailable`, `timeout`. Any other is 404.
+                 * @description The last segment of a problem body's `type`: `invalid-parameter`, `not-found`, `method-not-allowed`, `cursor-expired`, `uri-too-long`, `rate-limited`, `client-closed-request`, `internal-error`, `unavailable`, `timeout`. Any other is 404.
                  * @example invalid-parameter
                  */
                 slug: string;
