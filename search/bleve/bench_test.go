@@ -3,6 +3,8 @@ package bleve
 import (
 	"bytes"
 	"context"
+	"os"
+	"strconv"
 	"testing"
 
 	"mediagw/search"
@@ -44,5 +46,27 @@ func BenchmarkSearch(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkWalk is searchtest.BenchWalk on a generated catalogue of MEDIA_BENCH_ITEMS items
+// (default 100,000): a full cursor walk in the default order against as many first pages.
+//
+//	go test -run '^$' -bench Walk -benchtime 1x ./search/bleve/
+func BenchmarkWalk(b *testing.B) {
+	n := 100000
+	if s := os.Getenv("MEDIA_BENCH_ITEMS"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil || n < 10 {
+			b.Fatalf("MEDIA_BENCH_ITEMS=%q: want a number of at least 10", s)
+		}
+	}
+	be, err := NewFromItems(context.Background(), b.TempDir(), searchtest.Generated(b, n, 1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = be.Close() })
+	for _, q := range []search.Query{{Sort: search.SortNewest}, {Sort: search.SortAZ}} {
+		b.Run(string(q.Sort), func(b *testing.B) { searchtest.BenchWalk(b, be, q) })
 	}
 }

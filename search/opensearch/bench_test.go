@@ -12,6 +12,7 @@ import (
 
 	"mediagw/catalogue"
 	"mediagw/search"
+	"mediagw/search/searchtest"
 )
 
 // BenchmarkAuthors is the whole authors list over a generated catalogue of MEDIA_BENCH_ITEMS
@@ -228,4 +229,16 @@ func BenchmarkExtras(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkWalk is searchtest.BenchWalk on a generated catalogue of MEDIA_BENCH_ITEMS items
+// (default 100,000): a full cursor walk in the default order against as many first pages.
+//
+//	go test -run '^$' -bench Walk -benchtime 1x ./search/opensearch/
+func BenchmarkWalk(b *testing.B) {
+	be := newBackend(b, Config{Keep: -1})
+	loadGenerated(b, be, benchItems(b, 100000))
+	for _, q := range []search.Query{{Sort: search.SortNewest}, {Sort: search.SortAZ}} {
+		b.Run(string(q.Sort), func(b *testing.B) { searchtest.BenchWalk(b, be, q) })
+	}
 }
