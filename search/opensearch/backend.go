@@ -246,24 +246,22 @@ type searchResponse struct {
 		Hits []struct {
 			Index  string      `json:"_index"`
 			Source search.Item `json:"_source"`
-			Sort   sortValues  `json:"sort"`
+			// Sort holds the hit's sort values, read only for a walk's next cursor (sortValues).
+			Sort json.RawMessage `json:"sort"`
 		} `json:"hits"`
 	} `json:"hits"`
 }
 
 // sortValues are a hit's sort values, as search_after takes them back: numbers are kept as
 // json.Number, since a float64 would round the long a missing date sorts as.
-type sortValues []any
-
-func (v *sortValues) UnmarshalJSON(b []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
+func sortValues(raw json.RawMessage) ([]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var out []any
 	if err := dec.Decode(&out); err != nil {
-		return err
+		return nil, fmt.Errorf("opensearch search: sort values of the last hit: %w", err)
 	}
-	*v = out
-	return nil
+	return out, nil
 }
 
 // doSearch sends one request body (built by requests.go, as the load harness's direct baseline
@@ -340,7 +338,11 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 			return search.Result{}, err
 		}
 		if len(hits) > 0 {
-			res.Next = cur.Next(q, index, len(hits), res.Total, hits[len(hits)-1].Sort)
+			after, err := sortValues(hits[len(hits)-1].Sort)
+			if err != nil {
+				return search.Result{}, err
+			}
+			res.Next = cur.Next(q, index, len(hits), res.Total, after)
 		}
 	}
 	if q.Facets != 0 {
