@@ -45,7 +45,9 @@ type handle struct {
 	// popular are the most downloaded titles, in completions' order (see Complete).
 	popular []popularTitle
 	// facets are the facet fields' values (see searchFaceted).
-	facets   *facetIndex
+	facets *facetIndex
+	// walks rank the items for walks without text (see rankedPage).
+	walks    rankings
 	inflight sync.WaitGroup
 }
 
@@ -270,23 +272,35 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 			return search.Result{}, fmt.Errorf("search: %w", err)
 		}
 	}
-	res, facets, err := searchFaceted(ctx, h, q, req)
+	var (
+		hits   []*bsearch.DocumentMatch
+		total  int
+		facets map[search.Facet][]search.FacetValue
+	)
+	if walking && len(text) == 0 && q.Facets == 0 {
+		hits, total, err = h.rankedPage(ctx, q, cur, bq, order)
+	} else {
+		var res *blevesearch.SearchResult
+		if res, facets, err = searchFaceted(ctx, h, q, req); err == nil {
+			hits, total = res.Hits, int(res.Total)
+		}
+	}
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return search.Result{}, fmt.Errorf("search: %w", ctxErr)
 		}
 		return search.Result{}, fmt.Errorf("search: %w", err)
 	}
-	out := search.Result{Items: make([]search.Item, 0, len(res.Hits)), Total: int(res.Total), Facets: facets}
-	for _, hit := range res.Hits {
+	out := search.Result{Items: make([]search.Item, 0, len(hits)), Total: total, Facets: facets}
+	for _, hit := range hits {
 		it, err := storedItem(hit)
 		if err != nil {
 			return search.Result{}, err
 		}
 		out.Items = append(out.Items, it)
 	}
-	if walking && len(res.Hits) > 0 {
-		out.Next = cur.Next(q, h.name, len(res.Hits), out.Total, position(order, res.Hits[len(res.Hits)-1]))
+	if walking && len(hits) > 0 {
+		out.Next = cur.Next(q, h.name, len(hits), out.Total, position(order, hits[len(hits)-1]))
 	}
 	return out, nil
 }
