@@ -23,8 +23,8 @@ func RunWalks(t *testing.T, open Open) {
 	testWalks(t, b, items, "harbour")
 }
 
-// testWalks walks every match of a query without text in each order, each compared with the
-// model, and every match of text by relevance, which must give each item once, total of them, in
+// testWalks walks every match of a query without text in each order and of one with filters, each
+// compared with the model, and every match of text by relevance, which must give each item once, total of them, in
 // the order numbered pages give them.
 // Each walk reads the index as often as it has pages: they run in parallel, with the engine's cores.
 func testWalks(t *testing.T, b search.Backend, items []search.Item, text string) {
@@ -40,6 +40,16 @@ func testWalks(t *testing.T, b search.Backend, items []search.Item, text string)
 			sameIDsShort(t, "walk("+describe(q)+")", got, want)
 		})
 	}
+	t.Run("filtered", func(t *testing.T) {
+		t.Parallel()
+		q := search.Query{Type: search.TypePhoto, From: "1900-01-01", Sort: search.SortDownloads, PerPage: walkPerPage}
+		got, total := walkCursor(t, b, q)
+		want := expected(items, q)
+		if total != len(want) || total == 0 {
+			t.Errorf("walk(%s): total %d, want %d (not 0)", describe(q), total, len(want))
+		}
+		sameIDsShort(t, "walk("+describe(q)+")", got, want)
+	})
 	t.Run("text", func(t *testing.T) {
 		t.Parallel()
 		q := search.Query{Text: text, Sort: search.SortRelevance, PerPage: walkPerPage}
