@@ -56,4 +56,4 @@ done
 
 export MEDIAGW_URL=http://127.0.0.1:18180/ MEDIAGW_LIMITED_URL=http://127.0.0.1:18181/ CHROMIUM SCREENSHOTS=$REPO/docs/screenshots
 mkdir -p "$SCREENSHOTS"
-cd demo && node --test --test-concurrency=1 test/
+cd demo && node --test test/browser.test.mjs
