@@ -76,8 +76,8 @@ bench:
 api-fuzz:
 	scripts/schemathesis.sh
 
-# The search page in real Chromium against a real mediagw on the real catalogue (~2 min; installs
-# Debian's chromium and the npm packages when missing); screenshots go to docs/screenshots.
+# The search page in real Chromium against a real mediagw on the real catalogue (~1 min; installs
+# Debian's chromium, Node.js and the npm packages when missing); screenshots go to docs/screenshots.
 browser-test:
 	scripts/browser-test.sh
 

@@ -15,12 +15,15 @@ cleanup() {
 trap cleanup EXIT
 log() { printf 'browser-test: %s\n' "$*" >&2; }
 
+# apt_install PACKAGE...: Debian's packages, as root (CI); elsewhere it says what to install.
+apt_install() {
+	[[ $EUID -eq 0 ]] || { log "install Debian's $* (apt-get install $*)"; exit 1; }
+	log "installing $*"
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
-if [[ ! -x $CHROMIUM ]]; then
-	[[ $EUID -eq 0 ]] || { log "install Debian's chromium (apt-get install chromium)"; exit 1; }
-	log "installing chromium"
-	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-fi
+[[ -x $CHROMIUM ]] || apt_install chromium
+command -v npm >/dev/null || apt_install nodejs npm
 (cd demo && { [[ -d node_modules ]] || npm ci --no-audit --no-fund --loglevel=error; })
 
 log "checking the typed client and the compiled page are up to date"
@@ -56,4 +59,4 @@ done
 
 export MEDIAGW_URL=http://127.0.0.1:18180/ MEDIAGW_LIMITED_URL=http://127.0.0.1:18181/ CHROMIUM SCREENSHOTS=$REPO/docs/screenshots
 mkdir -p "$SCREENSHOTS"
-cd demo && node --test --test-concurrency=1 test/
+cd demo && node --test test/browser.test.mjs

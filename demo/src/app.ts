@@ -13,6 +13,7 @@ const qInput = $<HTMLInputElement>("#q");
 const list = $<HTMLUListElement>("#completions");
 const view = $<HTMLDivElement>("#view");
 const message = $<HTMLParagraphElement>("#message");
+const title = document.title;
 
 const FILTERS = ["q", "type", "category", "author", "language", "from", "to", "sort"] as const;
 const FACETS = "type,category,language,year";
@@ -37,11 +38,13 @@ function go(href: string) {
   void render();
 }
 
-// Links inside the page navigate without reloading.
+// Links inside the page navigate without reloading; the skip link moves the keyboard focus to the
+// results (or whatever the view shows), past the form and the facets.
 document.addEventListener("click", (ev) => {
   const a = (ev.target as Element).closest("a");
   if (!a || a.origin !== location.origin || !a.pathname.endsWith("/demo/") || ev.ctrlKey || ev.metaKey) return;
   ev.preventDefault();
+  if (a.classList.contains("skip")) return (document.querySelector<HTMLElement>("#results") ?? view).focus();
   go(a.pathname + a.search);
 });
 addEventListener("popstate", () => void render());
@@ -53,6 +56,7 @@ function showStanding(s: Standing | null) {
 }
 
 function showError(err: unknown) {
+  if ((err as Error).name === "AbortError") return;
   message.hidden = false;
   message.className = "";
   if (err instanceof ApiError) {
@@ -67,18 +71,19 @@ function showError(err: unknown) {
     message.textContent = `${err.problem?.title ?? "Error"}: ${detail}`;
     return;
   }
-  if ((err as Error).name === "AbortError") return;
   message.dataset.status = "network";
   message.textContent = `The API could not be reached: ${(err as Error).message}`;
 }
 
-async function call<T>(p: Promise<Reply<T>>): Promise<T | null> {
+/** call waits for an answer and shows the standing or the error; null when it failed or when a newer
+ * view superseded the one that asked (signal aborted), whose answer must not replace the newer one's. */
+async function call<T>(p: Promise<Reply<T>>, signal?: AbortSignal): Promise<T | null> {
   try {
     const r = await p;
     showStanding(r.standing);
-    return r.body;
+    return signal?.aborted ? null : r.body;
   } catch (err) {
-    showError(err);
+    if (!signal?.aborted) showError(err);
     return null;
   }
 }
@@ -111,13 +116,13 @@ function fillForm(p: URLSearchParams) {
   }
 }
 
-async function renderSearch(p: URLSearchParams) {
+async function renderSearch(p: URLSearchParams, signal: AbortSignal) {
   const params: ItemsParams = { facets: FACETS, highlight: "true" };
   for (const name of [...FILTERS, "page"] as const) {
     const v = p.get(name);
     if (v) Object.assign(params, { [name]: name === "page" ? Number(v) : v });
   }
-  const body = await call(client.items(params));
+  const body = await call(client.items(params, signal), signal);
   if (!body) return;
   $("#attribution").textContent = body.attribution;
   const { page, total, total_pages } = body.pagination;
@@ -150,7 +155,7 @@ async function renderSearch(p: URLSearchParams) {
     }
     facets.append(el("h2", {}, name), ul);
   }
-  const results = el("ol", { id: "results" } as Partial<HTMLOListElement>);
+  const results = el("ol", { id: "results", tabIndex: -1 } as Partial<HTMLOListElement>);
   results.setAttribute("aria-label", "Results");
   results.append(...body.data.map(result));
   const pages = el("nav", { className: "pages", ariaLabel: "Pages" });
@@ -162,8 +167,8 @@ async function renderSearch(p: URLSearchParams) {
   view.replaceChildren(frag);
 }
 
-async function renderItem(id: string) {
-  const doc = await call(client.item(id));
+async function renderItem(id: string, signal: AbortSignal) {
+  const doc = await call(client.item(id, signal), signal);
   if (!doc) return;
   const it = doc.data;
   document.title = `${it.title} · mediagw`;
@@ -183,34 +188,47 @@ async function renderItem(id: string) {
   const qr = el("img", { src: it.qr_code_url, alt: `QR code of ${it.permalink}`, className: "qr", width: 160, height: 160 });
   const related = el("ol", { id: "related" } as Partial<HTMLOListElement>);
   view.replaceChildren(el("article", { className: "item" }, el("h2", {}, it.title), dl, qr, el("h3", {}, "Related items"), related));
-  const rel = await call(client.related(id));
+  const rel = await call(client.related(id, undefined, signal), signal);
   if (rel) related.append(...rel.data.map(result));
 }
 
-async function renderList(kind: "categories" | "authors") {
+async function renderList(kind: "categories" | "authors", signal: AbortSignal) {
   const ul = el("ul", { id: kind } as Partial<HTMLUListElement>);
   if (kind === "categories") {
-    const body = await call(client.categories());
+    const body = await call(client.categories(signal), signal);
     if (!body) return;
     ul.append(...body.data.map((c) => el("li", {}, el("a", { href: pageLink({ category: c.slug }) }, c.name), ` (${c.count})`)));
   } else {
-    const body = await call(client.authors());
+    const body = await call(client.authors(signal), signal);
     if (!body) return;
     ul.append(...body.data.map((a) => el("li", {}, el("a", { href: pageLink({ author: a.name }) }, a.name), ` (${a.count})`)));
   }
   view.replaceChildren(el("h2", {}, kind === "categories" ? "Categories" : "Authors"), ul);
 }
 
+// The view being rendered: a new one cancels it, so that answers arriving out of order (a slow
+// search, then a quick filtered one) never show another URL's results. The view is aria-busy until
+// the current one is shown.
+let rendering: AbortController | null = null;
+
 async function render() {
+  rendering?.abort();
+  const ctl = (rendering = new AbortController());
+  view.setAttribute("aria-busy", "true");
   const p = new URL(location.href).searchParams;
+  document.title = title;
   message.hidden = true;
   message.removeAttribute("data-status");
   fillForm(p);
   const id = p.get("id");
-  if (id) return renderItem(id);
   const v = p.get("view");
-  if (v === "categories" || v === "authors") return renderList(v);
-  return renderSearch(p);
+  try {
+    if (id) await renderItem(id, ctl.signal);
+    else if (v === "categories" || v === "authors") await renderList(v, ctl.signal);
+    else await renderSearch(p, ctl.signal);
+  } finally {
+    if (rendering === ctl) view.setAttribute("aria-busy", "false");
+  }
 }
 
 form.addEventListener("submit", (ev) => {
@@ -280,10 +298,14 @@ qInput.addEventListener("keydown", (ev) => {
 });
 qInput.addEventListener("blur", () => setTimeout(closeCompletions, 100));
 
-// Categories for the filter, once.
-void call(client.categories()).then((body) => {
-  const select = form.elements.namedItem("category") as HTMLSelectElement;
-  const chosen = new URL(location.href).searchParams.get("category") ?? "";
-  for (const c of body?.data ?? []) select.append(el("option", { value: c.slug, selected: c.slug === chosen }, `${c.name} (${c.count})`));
-});
+// Categories for the filter, once. Its standing is not shown: the answer often comes from the
+// cache of an earlier visit, and it would race the view's own answer (a 429's standing among them).
+void client.categories().then(
+  ({ body }) => {
+    const select = form.elements.namedItem("category") as HTMLSelectElement;
+    const chosen = new URL(location.href).searchParams.get("category") ?? "";
+    for (const c of body.data) select.append(el("option", { value: c.slug, selected: c.slug === chosen }, `${c.name} (${c.count})`));
+  },
+  () => {}, // the filter keeps "any"; the view shows the API's trouble
+);
 void render();

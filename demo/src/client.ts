@@ -26,6 +26,8 @@ export interface Standing {
 /** A successful answer with the headers a page uses. */
 export interface Reply<T> {
   body: T;
+  /** Null when the headers say nothing, or when the answer came from the browser's cache, whose
+   * headers tell where the visitor stood back then. */
   standing: Standing | null;
   etag: string | null;
   link: string | null;
@@ -59,6 +61,9 @@ export function standing(headers: Headers): Standing | null {
 }
 
 export class Client {
+  /** The X-Request-Id of every answer so far: one seen again was reused from the browser's cache. */
+  private readonly seen = new Set<string>();
+
   /** base is the API's base URL, ending in "/". */
   constructor(readonly base: string, private readonly fetchFn: typeof fetch = fetch.bind(globalThis)) {}
 
@@ -68,7 +73,10 @@ export class Client {
       if (v !== undefined && v !== null && v !== "") url.searchParams.set(k, String(v));
     }
     const res = await this.fetchFn(url, { signal, headers: { Accept: "application/json" } });
-    const st = standing(res.headers);
+    const id = res.headers.get("X-Request-Id");
+    const cached = id !== null && this.seen.has(id);
+    if (id !== null) this.seen.add(id);
+    const st = cached ? null : standing(res.headers);
     if (!res.ok) {
       let problem: Problem | null = null;
       try {

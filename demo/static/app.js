@@ -11,6 +11,7 @@ const qInput = $("#q");
 const list = $("#completions");
 const view = $("#view");
 const message = $("#message");
+const title = document.title;
 const FILTERS = ["q", "type", "category", "author", "language", "from", "to", "sort"];
 const FACETS = "type,category,language,year";
 function el(tag, props = {}, ...kids) {
@@ -33,12 +34,15 @@ function go(href) {
     history.pushState(null, "", href);
     void render();
 }
-// Links inside the page navigate without reloading.
+// Links inside the page navigate without reloading; the skip link moves the keyboard focus to the
+// results (or whatever the view shows), past the form and the facets.
 document.addEventListener("click", (ev) => {
     const a = ev.target.closest("a");
     if (!a || a.origin !== location.origin || !a.pathname.endsWith("/demo/") || ev.ctrlKey || ev.metaKey)
         return;
     ev.preventDefault();
+    if (a.classList.contains("skip"))
+        return (document.querySelector("#results") ?? view).focus();
     go(a.pathname + a.search);
 });
 addEventListener("popstate", () => void render());
@@ -49,6 +53,8 @@ function showStanding(s) {
     $("#standing").textContent = s.remaining > 0 ? `Rate limit: ${left}.` : `Rate limit: ${left}; more in ${s.retryIn} s.`;
 }
 function showError(err) {
+    if (err.name === "AbortError")
+        return;
     message.hidden = false;
     message.className = "";
     if (err instanceof ApiError) {
@@ -63,19 +69,20 @@ function showError(err) {
         message.textContent = `${err.problem?.title ?? "Error"}: ${detail}`;
         return;
     }
-    if (err.name === "AbortError")
-        return;
     message.dataset.status = "network";
     message.textContent = `The API could not be reached: ${err.message}`;
 }
-async function call(p) {
+/** call waits for an answer and shows the standing or the error; null when it failed or when a newer
+ * view superseded the one that asked (signal aborted), whose answer must not replace the newer one's. */
+async function call(p, signal) {
     try {
         const r = await p;
         showStanding(r.standing);
-        return r.body;
+        return signal?.aborted ? null : r.body;
     }
     catch (err) {
-        showError(err);
+        if (!signal?.aborted)
+            showError(err);
         return null;
     }
 }
@@ -108,14 +115,14 @@ function fillForm(p) {
             input.value = p.get(name) ?? "";
     }
 }
-async function renderSearch(p) {
+async function renderSearch(p, signal) {
     const params = { facets: FACETS, highlight: "true" };
     for (const name of [...FILTERS, "page"]) {
         const v = p.get(name);
         if (v)
             Object.assign(params, { [name]: name === "page" ? Number(v) : v });
     }
-    const body = await call(client.items(params));
+    const body = await call(client.items(params, signal), signal);
     if (!body)
         return;
     $("#attribution").textContent = body.attribution;
@@ -150,7 +157,7 @@ async function renderSearch(p) {
         }
         facets.append(el("h2", {}, name), ul);
     }
-    const results = el("ol", { id: "results" });
+    const results = el("ol", { id: "results", tabIndex: -1 });
     results.setAttribute("aria-label", "Results");
     results.append(...body.data.map(result));
     const pages = el("nav", { className: "pages", ariaLabel: "Pages" });
@@ -163,8 +170,8 @@ async function renderSearch(p) {
     frag.append(el("div", { className: "layout" }, facets, el("section", { ariaLabel: "Results" }, results, pages)));
     view.replaceChildren(frag);
 }
-async function renderItem(id) {
-    const doc = await call(client.item(id));
+async function renderItem(id, signal) {
+    const doc = await call(client.item(id, signal), signal);
     if (!doc)
         return;
     const it = doc.data;
@@ -185,38 +192,53 @@ async function renderItem(id) {
     const qr = el("img", { src: it.qr_code_url, alt: `QR code of ${it.permalink}`, className: "qr", width: 160, height: 160 });
     const related = el("ol", { id: "related" });
     view.replaceChildren(el("article", { className: "item" }, el("h2", {}, it.title), dl, qr, el("h3", {}, "Related items"), related));
-    const rel = await call(client.related(id));
+    const rel = await call(client.related(id, undefined, signal), signal);
     if (rel)
         related.append(...rel.data.map(result));
 }
-async function renderList(kind) {
+async function renderList(kind, signal) {
     const ul = el("ul", { id: kind });
     if (kind === "categories") {
-        const body = await call(client.categories());
+        const body = await call(client.categories(signal), signal);
         if (!body)
             return;
         ul.append(...body.data.map((c) => el("li", {}, el("a", { href: pageLink({ category: c.slug }) }, c.name), ` (${c.count})`)));
     }
     else {
-        const body = await call(client.authors());
+        const body = await call(client.authors(signal), signal);
         if (!body)
             return;
         ul.append(...body.data.map((a) => el("li", {}, el("a", { href: pageLink({ author: a.name }) }, a.name), ` (${a.count})`)));
     }
     view.replaceChildren(el("h2", {}, kind === "categories" ? "Categories" : "Authors"), ul);
 }
+// The view being rendered: a new one cancels it, so that answers arriving out of order (a slow
+// search, then a quick filtered one) never show another URL's results. The view is aria-busy until
+// the current one is shown.
+let rendering = null;
 async function render() {
+    rendering?.abort();
+    const ctl = (rendering = new AbortController());
+    view.setAttribute("aria-busy", "true");
     const p = new URL(location.href).searchParams;
+    document.title = title;
     message.hidden = true;
     message.removeAttribute("data-status");
     fillForm(p);
     const id = p.get("id");
-    if (id)
-        return renderItem(id);
     const v = p.get("view");
-    if (v === "categories" || v === "authors")
-        return renderList(v);
-    return renderSearch(p);
+    try {
+        if (id)
+            await renderItem(id, ctl.signal);
+        else if (v === "categories" || v === "authors")
+            await renderList(v, ctl.signal);
+        else
+            await renderSearch(p, ctl.signal);
+    }
+    finally {
+        if (rendering === ctl)
+            view.setAttribute("aria-busy", "false");
+    }
 }
 form.addEventListener("submit", (ev) => {
     ev.preventDefault();
@@ -295,11 +317,12 @@ qInput.addEventListener("keydown", (ev) => {
     qInput.setAttribute("aria-activedescendant", options[next].id);
 });
 qInput.addEventListener("blur", () => setTimeout(closeCompletions, 100));
-// Categories for the filter, once.
-void call(client.categories()).then((body) => {
+// Categories for the filter, once. Its standing is not shown: the answer often comes from the
+// cache of an earlier visit, and it would race the view's own answer (a 429's standing among them).
+void client.categories().then(({ body }) => {
     const select = form.elements.namedItem("category");
     const chosen = new URL(location.href).searchParams.get("category") ?? "";
-    for (const c of body?.data ?? [])
+    for (const c of body.data)
         select.append(el("option", { value: c.slug, selected: c.slug === chosen }, `${c.name} (${c.count})`));
-});
+}, () => { });
 void render();

@@ -31,6 +31,8 @@ export function standing(headers) {
 export class Client {
     base;
     fetchFn;
+    /** The X-Request-Id of every answer so far: one seen again was reused from the browser's cache. */
+    seen = new Set();
     /** base is the API's base URL, ending in "/". */
     constructor(base, fetchFn = fetch.bind(globalThis)) {
         this.base = base;
@@ -43,7 +45,11 @@ export class Client {
                 url.searchParams.set(k, String(v));
         }
         const res = await this.fetchFn(url, { signal, headers: { Accept: "application/json" } });
-        const st = standing(res.headers);
+        const id = res.headers.get("X-Request-Id");
+        const cached = id !== null && this.seen.has(id);
+        if (id !== null)
+            this.seen.add(id);
+        const st = cached ? null : standing(res.headers);
         if (!res.ok) {
             let problem = null;
             try {

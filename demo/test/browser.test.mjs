@@ -2,7 +2,12 @@
 // what a person does, checked against what the API answers for the same request.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
 import http from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import { chromium } from "playwright-core";
 
 const api = process.env.MEDIAGW_URL;
@@ -10,12 +15,13 @@ const limited = process.env.MEDIAGW_LIMITED_URL;
 const shots = process.env.SCREENSHOTS;
 assert.ok(api && limited, "run through scripts/browser-test.sh, which starts the servers");
 
+const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
+// Without the background-networking flags Chromium keeps trying hosts a closed network refuses.
+const chromiumArgs = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+
 let browser;
 before(async () => {
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
 });
 after(async () => browser?.close());
 
@@ -35,6 +41,9 @@ async function apiGet(params, base = api) {
   assert.equal(res.status, 200, `${JSON.stringify(params)}: ${res.status}`);
   return res.json();
 }
+
+/** shown waits until the page shows what its URL asks for (the view stays aria-busy until then). */
+const shown = (p) => p.locator('#view[aria-busy="false"]').waitFor();
 
 const resultIDs = (p) => p.locator("#results > li").evaluateAll((lis) => lis.map((li) => li.dataset.id));
 
@@ -59,7 +68,7 @@ test("a filter narrows the results and lands in the URL", async (t) => {
   await p.locator("#results > li").first().waitFor();
   await p.selectOption("select[name=type]", "photo");
   await p.waitForURL(/type=photo/);
-  await p.locator("#results > li").first().waitFor();
+  await shown(p);
   const want = await apiGet({ resource: "items", q: "thames", type: "photo" });
   assert.deepEqual(await resultIDs(p), want.data.map((d) => d.id));
   await p.goBack();
@@ -151,23 +160,71 @@ test("categories and authors list what the API lists", async (t) => {
   await p.locator("#categories li").first().waitFor();
   const cats = await apiGet({ resource: "categories" });
   assert.equal(await p.locator("#categories li").count(), cats.data.length);
+  await shot(p, "categories");
   await p.goto(`${api}demo/?view=authors`);
   await p.locator("#authors li").first().waitFor();
   const authors = await apiGet({ resource: "authors" });
   assert.equal(await p.locator("#authors li").count(), authors.data.length);
 });
 
-test("keyboard only: the search box, a filter and a result are reachable with Tab", async (t) => {
+/** focused names the element with the keyboard focus and says whether its focus can be seen. */
+const focused = (p) =>
+  p.evaluate(() => {
+    const e = document.activeElement;
+    const s = getComputedStyle(e);
+    const box = e.getBoundingClientRect();
+    return {
+      name: e.id || e.getAttribute("name") || e.className,
+      visible: s.outlineStyle !== "none" && parseFloat(s.outlineWidth) > 0 && box.width > 0 && box.right > 0 && box.bottom > 0,
+      id: e.closest("li")?.dataset.id,
+    };
+  });
+
+test("keyboard only: the search box, a filter and a result are reachable, with visible focus", async (t) => {
   const p = await page(t);
   await p.goto(`${api}demo/?q=thames`);
-  await p.locator("#results > li").first().waitFor();
-  const seen = new Set();
-  for (let i = 0; i < 40; i++) {
+  await shown(p);
+  // Tab from the top: the skip link first, then the search box and the filters.
+  const seen = new Map();
+  for (let i = 0; i < 10 && !seen.has("type"); i++) {
     await p.keyboard.press("Tab");
-    seen.add(await p.evaluate(() => document.activeElement?.id || document.activeElement?.getAttribute("name") || document.activeElement?.className));
+    const f = await focused(p);
+    seen.set(f.name, f.visible);
   }
-  for (const want of ["q", "type", "title"]) assert.ok(seen.has(want), `Tab never reached ${want}: ${[...seen]}`);
+  for (const want of ["skip", "q", "type"]) assert.equal(seen.get(want), true, `${want} reached by Tab with a visible focus: ${JSON.stringify([...seen])}`);
+  // The arrow keys choose a type on the filter, which searches it.
+  await p.keyboard.press("ArrowDown");
+  await p.waitForURL(/type=photo/);
+  await shown(p);
+  const want = await apiGet({ resource: "items", q: "thames", type: "photo" });
+  // The skip link leads past the form and the facets to the results: the next Tab is the first result.
+  for (let i = 0; i < 10 && (await focused(p)).name !== "skip"; i++) await p.keyboard.press("Shift+Tab");
+  await p.keyboard.press("Enter");
+  await p.keyboard.press("Tab");
+  const first = await focused(p);
+  assert.deepEqual(first, { name: "title", visible: true, id: want.data[0].id });
+  await p.keyboard.press("Enter");
+  await p.waitForURL((u) => u.searchParams.get("id") === want.data[0].id);
   for (const label of await p.locator("input, select").evaluateAll((els) => els.map((e) => e.labels?.length ?? 0))) assert.ok(label > 0, "a control without a label");
+});
+
+test("chromium --dump-dom lists the API's first page: the page needs no person to show results", async () => {
+  const profile = await mkdtemp(join(tmpdir(), "dump-dom-"));
+  try {
+    // The virtual time budget lets the page's fetches finish before the DOM is printed.
+    const { stdout } = await promisify(execFile)(
+      chromiumPath,
+      [...chromiumArgs, "--headless", `--user-data-dir=${profile}`, "--virtual-time-budget=5000", "--dump-dom", `${api}demo/?q=thames`],
+      { maxBuffer: 16 << 20 },
+    );
+    const results = stdout.match(/<ol id="results"[^>]*>([\s\S]*?)<\/ol>/);
+    assert.ok(results, "no results in the dumped DOM");
+    const ids = [...results[1].matchAll(/<li data-id="([^"]+)"/g)].map((m) => m[1]);
+    const want = await apiGet({ resource: "items", q: "thames" });
+    assert.deepEqual(ids, want.data.map((d) => d.id));
+  } finally {
+    await rm(profile, { recursive: true, force: true });
+  }
 });
 
 test("a page on another origin calls the API and reads RateLimit, Link and ETag", async (t) => {
