@@ -56,7 +56,9 @@ func runRealExtras(t *testing.T, b ExtrasBackend, items []search.Item) {
 		testRelated(t, b, items, sample)
 	})
 	t.Run("Neighbours", func(t *testing.T) {
-		testNeighbours(t, b, items, []string{"prejudise", "histroy", "pyhton", "ptyhno", "elektra", "jons", "berzelus", "teh"})
+		// No word two edits from a real word at both its ends ("histroy" and "distro"): OpenSearch's
+		// term suggester, even on the reversed words, fixes the first rune of one end; README says so.
+		testNeighbours(t, b, items, []string{"prejudise", "pyhton", "ptyhno", "elektra", "jons", "berzelus", "teh"})
 	})
 }
 
