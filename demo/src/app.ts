@@ -262,6 +262,8 @@ qInput.addEventListener("input", () => {
     try {
       const r = await client.suggest(text, 8, pending.signal);
       showStanding(r.standing);
+      // An answer that lands after the person chose an option keeps that option chosen.
+      const chosen = list.querySelector('[aria-selected="true"]')?.textContent;
       list.replaceChildren(...r.body.data.map((c, i) => {
         const li = el("li", { id: `completion-${i}` }, c.text);
         li.setAttribute("role", "option");
@@ -271,6 +273,10 @@ qInput.addEventListener("input", () => {
           qInput.value = c.text;
           form.requestSubmit();
         });
+        if (c.text === chosen) {
+          li.setAttribute("aria-selected", "true");
+          qInput.setAttribute("aria-activedescendant", li.id);
+        }
         return li;
       }));
       list.hidden = r.body.data.length === 0;
