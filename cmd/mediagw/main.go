@@ -34,13 +34,16 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	// The first signal starts the drain; stopping the notification then restores the default
-	// action, so a second signal ends the process at once (Ctrl-C twice on a laptop).
+	// The first signal starts the drain; the default action is restored before the drain can
+	// begin, so a second signal ends the process at once (Ctrl-C twice on a laptop).
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		<-ctx.Done()
-		stop()
+		<-signals
+		signal.Reset(os.Interrupt, syscall.SIGTERM)
+		cancel()
 	}()
 	if buildinfo.Requested(os.Args[1:]) {
 		buildinfo.Print(os.Stdout, "mediagw")
