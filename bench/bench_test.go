@@ -406,7 +406,7 @@ func TestOpenSearchTargetAndLoad(t *testing.T) {
 		if err != nil {
 			t.Errorf("list the test's indices: %v", err)
 		}
-		for _, in := range st.Indices {
+		for _, in := range st {
 			req, _ := http.NewRequestWithContext(ctx, http.MethodDelete, u+"/"+in.Name, nil)
 			if resp, err := http.DefaultClient.Do(req); err == nil {
 				resp.Body.Close()

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"mediagw/ratelimit"
+	"mediagw/search"
+	"mediagw/search/opensearch"
 )
 
 // Config holds every setting of mediagw and mediactl.
@@ -44,7 +46,7 @@ type Config struct {
 	// ShutdownDelay is how long readiness fails before the listener closes, so that load balancers
 	// stop sending traffic first.
 	ShutdownDelay time.Duration
-	// KeepIndices is how many replaced indices a load keeps for rollback.
+	// KeepIndices is how many replaced indices a load keeps for rollback; 0 keeps none.
 	KeepIndices int
 	LogLevel    string
 }
@@ -73,7 +75,7 @@ var Settings = []Setting{
 		func(c *Config, v string) error { c.IndexDir = v; return nonEmpty(v) }},
 	{"OPENSEARCH_URL", "opensearch-url", "http://127.0.0.1:9200", "OpenSearch base URL (comma-separated for several nodes)",
 		func(c *Config, v string) error { c.OpenSearchURL = v; return checkURLs(v) }},
-	{"OPENSEARCH_INDEX", "opensearch-index", "media", "OpenSearch alias the API reads; loads create <alias>-<timestamp> behind it",
+	{"OPENSEARCH_INDEX", "opensearch-index", opensearch.DefaultAlias, "OpenSearch alias the API reads; loads create <alias>-<timestamp> behind it",
 		func(c *Config, v string) error { c.OpenSearchIndex = v; return nonEmpty(v) }},
 	{"OPENSEARCH_MAPPING", "opensearch-mapping", "", "index settings and mappings file for new indices; empty uses the built-in mappings/items.json",
 		func(c *Config, v string) error { c.OpenSearchMapping = v; return nil }},
@@ -136,7 +138,7 @@ var Settings = []Setting{
 		func(c *Config, v string) error { return positiveDuration(v, &c.ShutdownGrace) }},
 	{"MEDIA_SHUTDOWN_DELAY", "shutdown-delay", "5s", "how long /readyz fails before the listener closes on SIGTERM",
 		func(c *Config, v string) error { return nonNegativeDuration(v, &c.ShutdownDelay) }},
-	{"MEDIA_KEEP_INDICES", "keep-indices", "2", "replaced indices a load keeps for rollback",
+	{"MEDIA_KEEP_INDICES", "keep-indices", strconv.Itoa(search.DefaultKeep), "replaced indices a load keeps for rollback; 0 keeps none",
 		func(c *Config, v string) error { return nonNegativeInt(v, &c.KeepIndices) }},
 	{"MEDIA_LOG_LEVEL", "log-level", "info", "debug, info, warn or error",
 		func(c *Config, v string) error {

@@ -6,70 +6,26 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"mediagw/cmd/internal/backends"
 	"mediagw/search"
 	blevebackend "mediagw/search/bleve"
 )
 
-// admin is what mediactl needs of a backend to manage its index versions.
-type admin interface {
-	search.Loader
-	// Status lists the index versions, oldest first.
-	Status(ctx context.Context) ([]indexInfo, error)
-	// Rollback makes the previous kept version live and returns its name.
-	Rollback(ctx context.Context) (string, error)
-	Close() error
-}
-
-type indexInfo struct {
-	Name string
-	Docs int64
-	Live bool
-	// Unfinished: a load began the version and died before it could remove it.
-	Unfinished bool
-	// Outdated: the version was built by an older mediagw, and lacks what this one reads.
-	Outdated bool
-	// Err says why the version could not be counted.
-	Err error
-}
-
-func openAdmin(ctx context.Context, e *env) (admin, error) {
+func openAdmin(e *env) (search.Admin, error) {
 	switch e.cfg.Backend {
 	case "embedded":
-		return &embeddedAdmin{Loader: blevebackend.NewLoader(e.cfg.IndexDir, e.cfg.KeepIndices), dir: e.cfg.IndexDir}, nil
+		return blevebackend.NewLoader(e.cfg.IndexDir, e.cfg.KeepIndices), nil
 	case "opensearch":
-		return newOpenSearchAdmin(e)
+		return backends.OpenSearch(e.cfg)
 	}
 	return nil, fmt.Errorf("unknown backend %q", e.cfg.Backend)
 }
-
-type embeddedAdmin struct {
-	*blevebackend.Loader
-	dir string
-}
-
-func (a *embeddedAdmin) Status(context.Context) ([]indexInfo, error) {
-	infos, err := blevebackend.Status(a.dir)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]indexInfo, len(infos))
-	for i, in := range infos {
-		out[i] = indexInfo{Name: in.Name, Docs: int64(in.Docs), Live: in.Current, Err: in.Err}
-	}
-	return out, nil
-}
-
-func (a *embeddedAdmin) Rollback(context.Context) (string, error) {
-	return blevebackend.Rollback(a.dir)
-}
-
-func (a *embeddedAdmin) Close() error { return nil }
 
 func runStatus(ctx context.Context, e *env, args []string) error {
 	if len(args) != 0 {
 		return fmt.Errorf("%w: status takes no arguments", errUsage)
 	}
-	b, err := openAdmin(ctx, e)
+	b, err := openAdmin(e)
 	if err != nil {
 		return err
 	}
@@ -108,7 +64,7 @@ func runRollback(ctx context.Context, e *env, args []string) error {
 	if len(args) != 0 {
 		return fmt.Errorf("%w: rollback takes no arguments", errUsage)
 	}
-	b, err := openAdmin(ctx, e)
+	b, err := openAdmin(e)
 	if err != nil {
 		return err
 	}

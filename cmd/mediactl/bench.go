@@ -271,12 +271,8 @@ func benchLoad(ctx context.Context, e *env) error {
 		return err
 	}
 	// The backend as mediactl load makes it (cmd/internal/backends), with the same bulk sizes.
-	keep := e.cfg.KeepIndices
-	if keep == 0 {
-		keep = -1 // the backend reads 0 as its default
-	}
 	backend, err := opensearch.New(opensearch.Config{URLs: config.SplitList(e.cfg.OpenSearchURL), Alias: e.cfg.OpenSearchIndex,
-		Timeout: e.cfg.BackendTimeout, Keep: keep, Mapping: mapping, BatchSize: b.batch, Workers: b.workers})
+		Timeout: e.cfg.BackendTimeout, Keep: e.cfg.KeepIndices, Mapping: mapping, BatchSize: b.batch, Workers: b.workers})
 	if err != nil {
 		return err
 	}

@@ -133,7 +133,7 @@ func runLoad(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	b, err := openAdmin(ctx, e)
+	b, err := openAdmin(e)
 	if err != nil {
 		return err
 	}

@@ -28,10 +28,9 @@ var (
 	keyFormat     = []byte("mediagw:format")
 )
 
-// format is the version of the index layout (mapping and internal keys) this code reads; a
-// change that older indexes lack (a field, doc values) bumps it, so they are refused with advice
-// instead of answering wrongly.
-const format = "2"
+// format is the index layout (mapping and internal keys) this code reads, search.IndexVersion:
+// older indexes are refused with advice instead of answering wrongly.
+var format = strconv.Itoa(search.IndexVersion)
 
 // boltTimeout bounds the wait for the index's file lock, so a stuck writer cannot hang a reader.
 const boltTimeout = "10s"

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -31,16 +32,17 @@ const (
 	batchSize   = 1000
 )
 
-// Loader builds versioned indexes in a directory and switches its `current` link to each new one.
+// Loader is the embedded index's search.Admin: it builds versioned indexes in a directory,
+// switches its `current` link to each new one, lists them and rolls back.
 type Loader struct {
 	dir  string
 	keep int
 }
 
-var _ search.Loader = (*Loader)(nil)
+var _ search.Admin = (*Loader)(nil)
 
-// NewLoader returns a Loader for dir that keeps the keep most recent indexes besides the live one,
-// for Rollback, and deletes older ones.
+// NewLoader returns a Loader for dir whose loads keep the keep most recent replaced indexes besides
+// the live one, for Rollback, and delete older ones; 0 or less keeps none (see search.Admin).
 func NewLoader(dir string, keep int) *Loader {
 	return &Loader{dir: dir, keep: max(keep, 0)}
 }
@@ -331,50 +333,50 @@ func lockDir(dir string) (func(), error) {
 	}, nil
 }
 
-// IndexInfo describes one index in an index directory.
-type IndexInfo struct {
-	Name    string
-	Docs    uint64
-	Current bool
-	// Err says why the index could not be opened to count it; Docs is 0 then.
-	Err error
-}
-
-// Status lists the indexes in dir, oldest first, with their document counts and which one is live.
-func Status(dir string) ([]IndexInfo, error) {
-	names, err := indexNames(dir)
+// Status lists the indexes in the directory, oldest first, with their document counts, layout
+// versions and which one is live. Indexes still being built are not listed.
+func (l *Loader) Status(context.Context) ([]search.IndexInfo, error) {
+	names, err := indexNames(l.dir)
 	if err != nil {
 		return nil, err
 	}
-	cur, err := currentName(dir)
+	cur, err := currentName(l.dir)
 	if err != nil && !errors.Is(err, search.ErrUnavailable) {
 		return nil, err
 	}
-	out := make([]IndexInfo, 0, len(names))
+	out := make([]search.IndexInfo, 0, len(names))
 	for _, n := range names {
-		info := IndexInfo{Name: n, Current: n == cur}
-		info.Docs, info.Err = docCount(filepath.Join(dir, n))
+		info := search.IndexInfo{Name: n, Live: n == cur}
+		info.Docs, info.Version, info.Err = describe(filepath.Join(l.dir, n))
+		info.Outdated = info.Err == nil && info.Version < search.IndexVersion
 		out = append(out, info)
 	}
 	return out, nil
 }
 
-func docCount(path string) (uint64, error) {
+// describe reads an index's document count and layout version (0 when it has none).
+func describe(path string) (docs int64, version int, err error) {
 	idx, err := blevesearch.OpenUsing(path, map[string]interface{}{"read_only": true, "bolt_timeout": boltTimeout})
 	if err != nil {
-		return 0, fmt.Errorf("open %s: %w", filepath.Base(path), err)
+		return 0, 0, fmt.Errorf("open %s: %w", filepath.Base(path), err)
 	}
 	defer idx.Close()
 	n, err := idx.DocCount()
 	if err != nil {
-		return 0, fmt.Errorf("count %s: %w", filepath.Base(path), err)
+		return 0, 0, fmt.Errorf("count %s: %w", filepath.Base(path), err)
 	}
-	return n, nil
+	raw, err := idx.GetInternal(keyFormat)
+	if err != nil {
+		return 0, 0, fmt.Errorf("read %s: %w", filepath.Base(path), err)
+	}
+	version, _ = strconv.Atoi(string(raw))
+	return int64(n), version, nil
 }
 
 // Rollback makes the newest index older than the live one live again and returns its name.
-// Servers pick it up on their next Reload. It fails while a load runs in dir.
-func Rollback(dir string) (string, error) {
+// Servers pick it up on their next Reload. It fails while a load runs in the directory.
+func (l *Loader) Rollback(context.Context) (string, error) {
+	dir := l.dir
 	unlock, err := lockDir(dir)
 	if err != nil {
 		return "", fmt.Errorf("rollback: %w", err)
@@ -402,3 +404,6 @@ func Rollback(dir string) (string, error) {
 	}
 	return prev, nil
 }
+
+// Close releases nothing: a Loader holds no index open between calls.
+func (l *Loader) Close() error { return nil }

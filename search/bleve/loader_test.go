@@ -7,6 +7,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -150,7 +151,7 @@ func TestLoadKeepsOldIndexes(t *testing.T) {
 			for i := range 5 {
 				names = append(names, load(t, l, genItems(fmt.Sprint(i), 3)).Index)
 			}
-			st, err := Status(dir)
+			st, err := l.Status(t.Context())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -159,8 +160,11 @@ func TestLoadKeepsOldIndexes(t *testing.T) {
 				if s.Err != nil || s.Docs != 3 {
 					t.Errorf("Status %s: %d docs, %v", s.Name, s.Docs, s.Err)
 				}
-				if s.Current != (s.Name == names[4]) {
-					t.Errorf("Status %s: current %v", s.Name, s.Current)
+				if s.Live != (s.Name == names[4]) {
+					t.Errorf("Status %s: live %v", s.Name, s.Live)
+				}
+				if s.Version != search.IndexVersion || s.Outdated || s.Unfinished {
+					t.Errorf("Status %s: version %d, outdated %v, unfinished %v; want %d, current and finished", s.Name, s.Version, s.Outdated, s.Unfinished, search.IndexVersion)
 				}
 				got = append(got, s.Name)
 			}
@@ -251,11 +255,11 @@ func TestOneLoadAtATime(t *testing.T) {
 func TestRollback(t *testing.T) {
 	dir := t.TempDir()
 	l := NewLoader(dir, 2)
-	if _, err := Rollback(dir); err == nil {
+	if _, err := l.Rollback(t.Context()); err == nil {
 		t.Error("Rollback without any index succeeded")
 	}
 	a := load(t, l, genItems("a", 3))
-	if _, err := Rollback(dir); err == nil {
+	if _, err := l.Rollback(t.Context()); err == nil {
 		t.Error("Rollback without an older index succeeded")
 	}
 	b := load(t, l, genItems("b", 4))
@@ -267,7 +271,7 @@ func TestRollback(t *testing.T) {
 	}
 	defer srv.Close()
 	for _, want := range []search.LoadStats{b, a} {
-		got, err := Rollback(dir)
+		got, err := l.Rollback(t.Context())
 		if err != nil || got != want.Index {
 			t.Fatalf("Rollback = %s, %v; want %s", got, err, want.Index)
 		}
@@ -275,12 +279,12 @@ func TestRollback(t *testing.T) {
 			t.Fatalf("Reload after rollback = %v, %v with %d items; want %d", switched, err, total(t, srv), want.Indexed)
 		}
 	}
-	if _, err := Rollback(dir); err == nil {
+	if _, err := l.Rollback(t.Context()); err == nil {
 		t.Error("Rollback past the oldest index succeeded")
 	}
 	// A load after a rollback goes live and keeps the newest old ones.
 	d := load(t, l, genItems("d", 6))
-	st, err := Status(dir)
+	st, err := l.Status(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +347,8 @@ func TestReloadUnderLoad(t *testing.T) {
 // TestOpenTwice: a server and an operator tool (Status) read the same live index at once.
 func TestOpenTwice(t *testing.T) {
 	dir := t.TempDir()
-	load(t, NewLoader(dir, 1), genItems("a", 3))
+	l := NewLoader(dir, 1)
+	load(t, l, genItems("a", 3))
 	b1, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -354,7 +359,7 @@ func TestOpenTwice(t *testing.T) {
 		t.Fatalf("second Open of a live index: %v", err)
 	}
 	defer b2.Close()
-	st, err := Status(dir)
+	st, err := l.Status(t.Context())
 	if err != nil || len(st) != 1 || st[0].Docs != 3 || st[0].Err != nil {
 		t.Fatalf("Status while served = %+v, %v", st, err)
 	}
@@ -386,10 +391,11 @@ func TestNamesSortByTime(t *testing.T) {
 }
 
 // TestOpenOlderLayout: an index built by an older mediagw (another layout) is refused, saying
-// what to do, rather than answering without the fields this one reads.
+// what to do, rather than answering without the fields this one reads; Status reports it outdated.
 func TestOpenOlderLayout(t *testing.T) {
 	dir := t.TempDir()
-	load(t, NewLoader(dir, 1), genItems("a", 3))
+	l := NewLoader(dir, 1)
+	load(t, l, genItems("a", 3))
 	idx, err := blevesearch.Open(filepath.Join(dir, current(t, dir)))
 	if err != nil {
 		t.Fatal(err)
@@ -403,5 +409,9 @@ func TestOpenOlderLayout(t *testing.T) {
 	_, err = Open(dir)
 	if !errors.Is(err, search.ErrUnavailable) || !strings.Contains(err.Error(), "load the catalogue again") {
 		t.Fatalf("Open(older layout): %v, want search.ErrUnavailable saying to load again", err)
+	}
+	st, err := l.Status(t.Context())
+	if want := []search.IndexInfo{{Name: current(t, dir), Docs: 3, Live: true, Version: 1, Outdated: true}}; err != nil || !slices.Equal(st, want) {
+		t.Errorf("Status = %+v, %v; want %+v", st, err, want)
 	}
 }

@@ -28,7 +28,7 @@ type Config struct {
 	// URLs of the engine's nodes, with credentials in the user info if the cluster needs them.
 	URLs []string
 	// Alias is the name readers query; loads create versioned indices "<Alias>-<UTC time>" behind it.
-	// Default "mediagw-items".
+	// Default DefaultAlias.
 	Alias string
 	// Mapping is the index definition (settings and mappings) new indices get; default mappings.Items.
 	Mapping []byte
@@ -43,7 +43,9 @@ type Config struct {
 	// the profile of docs/performance.md) than the bytes save. Worth it only over a slow link.
 	Compression bool
 
-	// Keep is how many older indices a load keeps for rollback. Default 2; negative keeps none.
+	// Keep is how many replaced indices a load keeps for rollback besides the live one; 0 or less
+	// keeps none, as with the embedded index (search.Admin). The one default the zero value does
+	// not take: the configuration's is search.DefaultKeep.
 	Keep int
 	// BatchSize is the number of items per bulk request. Default 1000.
 	BatchSize int
@@ -59,8 +61,8 @@ type Config struct {
 	Now func() time.Time
 }
 
-// DefaultAlias is the alias readers query when the configuration names none.
-const DefaultAlias = "mediagw-items"
+// DefaultAlias is the alias readers query when the configuration names none (OPENSEARCH_INDEX).
+const DefaultAlias = "media"
 
 func (c Config) withDefaults() Config {
 	if c.Alias == "" {
@@ -74,9 +76,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxConns <= 0 {
 		c.MaxConns = 32
-	}
-	if c.Keep == 0 {
-		c.Keep = 2
 	}
 	if c.BatchSize <= 0 {
 		c.BatchSize = 1000
@@ -99,7 +98,7 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Backend is a search.Backend and search.Loader over one alias. It is safe for concurrent use.
+// Backend is a search.Backend and search.Admin over one alias. It is safe for concurrent use.
 type Backend struct {
 	cfg    Config
 	client *opensearchapi.Client

@@ -295,43 +295,20 @@ func (b *Backend) Rollback(ctx context.Context) (string, error) {
 	return prev, nil
 }
 
-// Status describes the alias and its versioned indices.
-type Status struct {
-	Alias string
-	// Live is the index the alias points at, or empty.
-	Live string
-	// Indices are the versioned indices, oldest first.
-	Indices []IndexStatus
-}
+var _ search.Admin = (*Backend)(nil)
 
-// IndexStatus is one versioned index.
-type IndexStatus struct {
-	Name string
-	Docs int64
-	Live bool
-	// Unfinished: a load began the index and never completed it (see version.finished).
-	Unfinished bool
-	// Outdated: the index was built from an older mapping than the backend's (its
-	// _meta.mapping_version is lower), so it lacks fields that newer queries read: completions
-	// and neighbours find nothing in it. A load builds a current one.
-	Outdated bool
-	// Err says why the index could not be counted.
-	Err error
-}
-
-// Status reports the live index and every kept one with its document count.
-func (b *Backend) Status(ctx context.Context) (Status, error) {
-	st := Status{Alias: b.cfg.Alias}
+// Status lists the alias's versioned indices, oldest first, with their document counts: the live
+// one, the kept ones, and those unfinished loads left. An index built from an older mapping than
+// the backend's (a lower _meta.mapping_version) is outdated: it lacks fields that newer queries
+// read (completions and neighbours find nothing in it), and a load builds a current one.
+func (b *Backend) Status(ctx context.Context) ([]search.IndexInfo, error) {
 	live, err := b.aliasTargets(ctx)
 	if err != nil {
-		return st, err
-	}
-	if len(live) > 0 {
-		st.Live = live[0]
+		return nil, err
 	}
 	vs, err := b.versions(ctx)
 	if err != nil {
-		return st, err
+		return nil, err
 	}
 	// An alias can point at an index this tool did not name (set up by hand); list it too.
 	for _, l := range live {
@@ -340,12 +317,13 @@ func (b *Backend) Status(ctx context.Context) (Status, error) {
 			vs = append(vs, version{name: l, finished: true, mapping: b.mappingVersion})
 		}
 	}
+	var out []search.IndexInfo
 	for _, v := range vs {
-		is := IndexStatus{Name: v.name, Live: slices.Contains(live, v.name), Unfinished: !v.finished, Outdated: v.mapping < b.mappingVersion}
-		is.Docs, is.Err = b.count(ctx, v.name)
-		st.Indices = append(st.Indices, is)
+		in := search.IndexInfo{Name: v.name, Live: slices.Contains(live, v.name), Unfinished: !v.finished, Version: v.mapping, Outdated: v.mapping < b.mappingVersion}
+		in.Docs, in.Err = b.count(ctx, v.name)
+		out = append(out, in)
 	}
-	return st, nil
+	return out, nil
 }
 
 // fill sends items to index in bulk requests, Config.Workers at a time, and returns how many it

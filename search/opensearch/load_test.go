@@ -86,7 +86,7 @@ func TestLoadWhileReading(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(st.Indices) != 2 || !st.Indices[1].Live || st.Indices[1].Docs != int64(len(second)) || st.Indices[0].Docs != int64(len(first)) {
+	if len(st) != 2 || !st[1].Live || st[1].Docs != int64(len(second)) || st[0].Docs != int64(len(first)) {
 		t.Errorf("Status = %+v, want the live index and one kept older one", st)
 	}
 }
@@ -102,8 +102,8 @@ func TestKeepAndRollback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []IndexStatus{{Name: bb.Index, Docs: 10}, {Name: c.Index, Docs: 20, Live: true}}
-	if st.Alias != b.Alias() || st.Live != c.Index || !slices.Equal(st.Indices, want) {
+	want := []search.IndexInfo{{Name: bb.Index, Docs: 10, Version: search.IndexVersion}, {Name: c.Index, Docs: 20, Live: true, Version: search.IndexVersion}}
+	if !slices.Equal(st, want) {
 		t.Errorf("Status = %+v, want live %s and indices %+v (%s pruned)", st, c.Index, want, a.Index)
 	}
 
@@ -127,16 +127,16 @@ func TestKeepAndRollback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = []IndexStatus{{Name: c.Index, Docs: 20}, {Name: d.Index, Docs: 30, Live: true}}
-	if st.Live != d.Index || !slices.Equal(st.Indices, want) {
+	want = []search.IndexInfo{{Name: c.Index, Docs: 20, Version: search.IndexVersion}, {Name: d.Index, Docs: 30, Live: true, Version: search.IndexVersion}}
+	if !slices.Equal(st, want) {
 		t.Errorf("Status after a load that followed a rollback = %+v, want %+v", st, want)
 	}
 
-	none := newBackend(t, Config{Keep: -1, Now: stepClock()})
+	none := newBackend(t, Config{Now: stepClock()})
 	load(t, none, items[:5])
 	load(t, none, items[:6])
 	if names, err := versionNames(t, none); err != nil || len(names) != 1 {
-		t.Errorf("Keep -1: indices %v, %v; want only the live one", names, err)
+		t.Errorf("Keep 0: indices %v, %v; want only the live one", names, err)
 	}
 }
 
@@ -174,9 +174,10 @@ func TestUnfinishedIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []IndexStatus{{Name: old, Unfinished: true}, {Name: first.Index, Docs: 10}, {Name: recent, Unfinished: true}, {Name: live.Index, Docs: 20, Live: true}}
-	if !slices.Equal(st.Indices, want) {
-		t.Errorf("Status = %+v, want %+v", st.Indices, want)
+	v := search.IndexVersion
+	want := []search.IndexInfo{{Name: old, Unfinished: true, Version: v}, {Name: first.Index, Docs: 10, Version: v}, {Name: recent, Unfinished: true, Version: v}, {Name: live.Index, Docs: 20, Live: true, Version: v}}
+	if !slices.Equal(st, want) {
+		t.Errorf("Status = %+v, want %+v", st, want)
 	}
 	if prev, err := b.Rollback(t.Context()); err != nil || prev != first.Index {
 		t.Errorf("Rollback = %q, %v; want %q, past the unfinished %s", prev, err, first.Index, recent)
@@ -487,8 +488,8 @@ func TestBulkLines(t *testing.T) {
 func TestStatusOutdated(t *testing.T) {
 	items := searchtest.Fixture(t)
 	v, err := mappings.Version(mappings.Items)
-	if err != nil || v < 2 {
-		t.Fatalf("mappings.Version(Items) = %d, %v; want 2 or more", v, err)
+	if err != nil || v != search.IndexVersion {
+		t.Fatalf("mappings.Version(Items) = %d, %v; want search.IndexVersion, %d", v, err, search.IndexVersion)
 	}
 	older := bytes.Replace(mappings.Items, []byte(fmt.Sprintf(`"mapping_version": %d`, v)), []byte(fmt.Sprintf(`"mapping_version": %d`, v-1)), 1)
 	clock := stepClock()
@@ -496,13 +497,13 @@ func TestStatusOutdated(t *testing.T) {
 	first := load(t, old, items)
 	b := newBackend(t, Config{Alias: old.Alias(), Keep: 1, Now: clock})
 	st, err := b.Status(t.Context())
-	if want := []IndexStatus{{Name: first.Index, Docs: int64(len(items)), Live: true, Outdated: true}}; err != nil || !slices.Equal(st.Indices, want) {
-		t.Errorf("Status = %+v, %v; want %+v", st.Indices, err, want)
+	if want := []search.IndexInfo{{Name: first.Index, Docs: int64(len(items)), Live: true, Version: v - 1, Outdated: true}}; err != nil || !slices.Equal(st, want) {
+		t.Errorf("Status = %+v, %v; want %+v", st, err, want)
 	}
 	second := load(t, b, items)
 	st, err = b.Status(t.Context())
-	want := []IndexStatus{{Name: first.Index, Docs: int64(len(items)), Outdated: true}, {Name: second.Index, Docs: int64(len(items)), Live: true}}
-	if err != nil || !slices.Equal(st.Indices, want) {
-		t.Errorf("after a load: Status = %+v, %v; want %+v", st.Indices, err, want)
+	want := []search.IndexInfo{{Name: first.Index, Docs: int64(len(items)), Version: v - 1, Outdated: true}, {Name: second.Index, Docs: int64(len(items)), Live: true, Version: v}}
+	if err != nil || !slices.Equal(st, want) {
+		t.Errorf("after a load: Status = %+v, %v; want %+v", st, err, want)
 	}
 }

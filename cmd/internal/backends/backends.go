@@ -17,9 +17,6 @@ func OpenSearch(cfg config.Config) (*opensearch.Backend, error) {
 		Timeout: cfg.BackendTimeout,
 		Keep:    cfg.KeepIndices,
 	}
-	if cfg.KeepIndices == 0 {
-		oc.Keep = -1 // the backend reads 0 as "default"
-	}
 	if cfg.OpenSearchMapping != "" {
 		m, err := mappings.Read(cfg.OpenSearchMapping)
 		if err != nil {

@@ -1,0 +1,48 @@
+package search
+
+import "context"
+
+// IndexVersion is the version of the index layout (fields, how they are analysed, what is stored
+// beside them) this code reads; both backends build indices of it. A change that indices built
+// before lack bumps it: the embedded index then refuses an older one with advice, and status
+// reports older ones as outdated on both. mappings/items.json carries it as
+// _meta.mapping_version (a test in search/opensearch holds them equal).
+const IndexVersion = 3
+
+// DefaultKeep is how many replaced index versions a load keeps for rollback when the operator
+// says nothing (MEDIA_KEEP_INDICES).
+const DefaultKeep = 2
+
+// IndexInfo describes one version of a backend's index: an embedded index directory, or an
+// OpenSearch index behind the alias.
+type IndexInfo struct {
+	Name string
+	Docs int64
+	// Live: the version the API serves.
+	Live bool
+	// Unfinished: a load began the version and died before it could remove it; the next loads
+	// remove it, and it is never a rollback target.
+	Unfinished bool
+	// Version is the IndexVersion (for OpenSearch, the _meta.mapping_version) the version was
+	// built with; 0 when it has none.
+	Version int
+	// Outdated: the version was built by an older mediagw and lacks what this one reads (Version
+	// is lower than the backend's): a load builds a current one.
+	Outdated bool
+	// Err says why the version could not be read or counted; Docs is 0 then.
+	Err error
+}
+
+// Admin is the operators' side of a backend (mediactl): it loads new index versions, keeping
+// the newest replaced ones for rollback, lists them and rolls back. Both backends implement it
+// alike. Keep counts (search/bleve.NewLoader, search/opensearch.Config.Keep) mean the same in
+// both: how many replaced versions a load keeps besides the live one, 0 or less keeping none.
+type Admin interface {
+	Loader
+	// Status lists the index versions, oldest first.
+	Status(ctx context.Context) ([]IndexInfo, error)
+	// Rollback makes the newest finished version older than the live one live and returns its
+	// name; the version it leaves stays. It fails when there is none.
+	Rollback(ctx context.Context) (string, error)
+	Close() error
+}
