@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,7 +24,7 @@ import (
 type Config struct {
 	Addr      string
 	AdminAddr string
-	// Backend is "embedded" or "opensearch".
+	// Backend is one of Backends.
 	Backend         string
 	IndexDir        string
 	OpenSearchURL   string
@@ -51,6 +52,15 @@ type Config struct {
 	LogLevel    string
 }
 
+// The backends' names; cmd/internal/backends opens each of them.
+const (
+	BackendEmbedded   = "embedded"
+	BackendOpenSearch = "opensearch"
+)
+
+// Backends lists the names MEDIA_BACKEND takes.
+var Backends = []string{BackendEmbedded, BackendOpenSearch}
+
 // Setting describes one setting: its variable, flag, default and meaning.
 type Setting struct {
 	Env, Flag, Default, Usage string
@@ -63,10 +73,10 @@ var Settings = []Setting{
 		func(c *Config, v string) error { c.Addr = v; return checkAddr(v) }},
 	{"MEDIA_ADMIN_ADDR", "admin-addr", "127.0.0.1:9090", "address of the admin listener (/metrics, pprof); keep it private",
 		func(c *Config, v string) error { c.AdminAddr = v; return checkAddr(v) }},
-	{"MEDIA_BACKEND", "backend", "embedded", "search backend: embedded (Bleve index on disk) or opensearch",
+	{"MEDIA_BACKEND", "backend", BackendEmbedded, "search backend: embedded (Bleve index on disk) or opensearch",
 		func(c *Config, v string) error {
-			if v != "embedded" && v != "opensearch" {
-				return errors.New("must be embedded or opensearch")
+			if !slices.Contains(Backends, v) {
+				return fmt.Errorf("must be %s", strings.Join(Backends, " or "))
 			}
 			c.Backend = v
 			return nil

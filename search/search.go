@@ -168,3 +168,14 @@ type LoadStats struct {
 type Loader interface {
 	Load(ctx context.Context, items iter.Seq2[Item, error]) (LoadStats, error)
 }
+
+// Values yields items one by one with no error, for a Loader given a slice (tests, demos).
+func Values(items []Item) iter.Seq2[Item, error] {
+	return func(yield func(Item, error) bool) {
+		for _, it := range items {
+			if !yield(it, nil) {
+				return
+			}
+		}
+	}
+}

@@ -7,25 +7,13 @@ import (
 	"text/tabwriter"
 
 	"mediagw/cmd/internal/backends"
-	"mediagw/search"
-	blevebackend "mediagw/search/bleve"
 )
-
-func openAdmin(e *env) (search.Admin, error) {
-	switch e.cfg.Backend {
-	case "embedded":
-		return blevebackend.NewLoader(e.cfg.IndexDir, e.cfg.KeepIndices), nil
-	case "opensearch":
-		return backends.OpenSearch(e.cfg)
-	}
-	return nil, fmt.Errorf("unknown backend %q", e.cfg.Backend)
-}
 
 func runStatus(ctx context.Context, e *env, args []string) error {
 	if len(args) != 0 {
 		return fmt.Errorf("%w: status takes no arguments", errUsage)
 	}
-	b, err := openAdmin(e)
+	b, err := backends.OpenAdmin(e.cfg)
 	if err != nil {
 		return err
 	}
@@ -64,7 +52,7 @@ func runRollback(ctx context.Context, e *env, args []string) error {
 	if len(args) != 0 {
 		return fmt.Errorf("%w: rollback takes no arguments", errUsage)
 	}
-	b, err := openAdmin(e)
+	b, err := backends.OpenAdmin(e.cfg)
 	if err != nil {
 		return err
 	}

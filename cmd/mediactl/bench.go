@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"mediagw/bench"
+	"mediagw/cmd/internal/backends"
 	"mediagw/config"
 	"mediagw/mappings"
 	"mediagw/search/opensearch"
@@ -271,8 +272,7 @@ func benchLoad(ctx context.Context, e *env) error {
 		return err
 	}
 	// The backend as mediactl load makes it (cmd/internal/backends), with the same bulk sizes.
-	backend, err := opensearch.New(opensearch.Config{URLs: config.SplitList(e.cfg.OpenSearchURL), Alias: e.cfg.OpenSearchIndex,
-		Timeout: e.cfg.BackendTimeout, Keep: e.cfg.KeepIndices, Mapping: mapping, BatchSize: b.batch, Workers: b.workers})
+	backend, err := backends.OpenSearch(e.cfg, func(c *opensearch.Config) { c.BatchSize, c.Workers = b.batch, b.workers })
 	if err != nil {
 		return err
 	}

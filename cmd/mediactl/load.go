@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"mediagw/catalogue"
+	"mediagw/cmd/internal/backends"
 	"mediagw/search"
 )
 
@@ -133,7 +134,7 @@ func runLoad(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	b, err := openAdmin(e)
+	b, err := backends.OpenAdmin(e.cfg)
 	if err != nil {
 		return err
 	}

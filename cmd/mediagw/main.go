@@ -28,8 +28,6 @@ import (
 	"mediagw/gateway"
 	"mediagw/openapi"
 	"mediagw/ratelimit"
-	"mediagw/search"
-	blevebackend "mediagw/search/bleve"
 	"mediagw/search/cache"
 )
 
@@ -76,7 +74,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		buildinfo.Read().Collector())
 
-	backend, closeBackend, err := openBackend(ctx, cfg, log)
+	backend, closeBackend, err := backends.Open(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
@@ -190,46 +188,6 @@ func newLogger(w io.Writer, level string) *zap.Logger {
 	enc := zap.NewProductionEncoderConfig()
 	enc.EncodeTime = zapcore.ISO8601TimeEncoder
 	return zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(enc), zapcore.Lock(zapcore.AddSync(w)), lvl))
-}
-
-// openBackend opens the configured backend; for the embedded one it also follows reloads of the
-// index directory, so a `mediactl load` goes live without a restart.
-func openBackend(ctx context.Context, cfg config.Config, log *zap.Logger) (search.Backend, func(), error) {
-	switch cfg.Backend {
-	case "opensearch":
-		b, err := backends.OpenSearch(cfg)
-		if err != nil {
-			return nil, nil, err
-		}
-		return b, func() { b.Close() }, nil
-	default:
-		b, err := blevebackend.Open(cfg.IndexDir)
-		if err != nil {
-			return nil, nil, fmt.Errorf("embedded index in %s: %w (build one with: mediactl load FILE)", cfg.IndexDir, err)
-		}
-		watchCtx, cancel := context.WithCancel(ctx)
-		go watchIndex(watchCtx, b, log)
-		return b, func() { cancel(); b.Close() }, nil
-	}
-}
-
-func watchIndex(ctx context.Context, b *blevebackend.Backend, log *zap.Logger) {
-	tick := time.NewTicker(2 * time.Second)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-			changed, err := b.Reload(ctx)
-			switch {
-			case err != nil:
-				log.Warn("index reload failed; still serving the previous index", zap.Error(err))
-			case changed:
-				log.Info("index reloaded", zap.String("index", b.Version()))
-			}
-		}
-	}
 }
 
 func openLimiter(cfg config.Config, log *zap.Logger, reg prometheus.Registerer) (gateway.Limiter, func(), error) {

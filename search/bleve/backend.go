@@ -80,13 +80,7 @@ func Open(dir string) (*Backend, error) {
 
 // NewFromItems builds an index of items under dir, makes it current and serves it. For tests and demos.
 func NewFromItems(ctx context.Context, dir string, items []search.Item) (*Backend, error) {
-	if _, err := NewLoader(dir, 1).Load(ctx, func(yield func(search.Item, error) bool) {
-		for _, it := range items {
-			if !yield(it, nil) {
-				return
-			}
-		}
-	}); err != nil {
+	if _, err := NewLoader(dir, 1).Load(ctx, search.Values(items)); err != nil {
 		return nil, err
 	}
 	return Open(dir)

@@ -1,16 +1,80 @@
-// Package backends opens the search backend the settings name, for both binaries.
+// Package backends opens the search backend the settings name, for both binaries: one table of
+// each backend's name (config.Backends) and how to open it to serve (mediagw) and to manage its
+// index versions (mediactl).
 package backends
 
 import (
+	"context"
 	"fmt"
+	"time"
+
+	"go.uber.org/zap"
 
 	"mediagw/config"
 	"mediagw/mappings"
+	"mediagw/search"
+	blevebackend "mediagw/search/bleve"
 	"mediagw/search/opensearch"
 )
 
-// OpenSearch makes the OpenSearch backend of cfg; it does not contact the engine.
-func OpenSearch(cfg config.Config) (*opensearch.Backend, error) {
+// opener opens one backend.
+type opener struct {
+	// serve opens it to answer the API; the function it returns releases it.
+	serve func(ctx context.Context, cfg config.Config, log *zap.Logger) (search.Backend, func(), error)
+	// admin opens it to load, list and roll back index versions.
+	admin func(cfg config.Config) (search.Admin, error)
+}
+
+// openers has an entry for every name of config.Backends (a test holds them equal).
+var openers = map[string]opener{
+	config.BackendEmbedded: {
+		serve: serveEmbedded,
+		admin: func(cfg config.Config) (search.Admin, error) {
+			return blevebackend.NewLoader(cfg.IndexDir, cfg.KeepIndices), nil
+		},
+	},
+	config.BackendOpenSearch: {
+		serve: func(_ context.Context, cfg config.Config, _ *zap.Logger) (search.Backend, func(), error) {
+			b, err := OpenSearch(cfg)
+			if err != nil {
+				return nil, nil, err
+			}
+			return b, func() { b.Close() }, nil
+		},
+		admin: func(cfg config.Config) (search.Admin, error) { return OpenSearch(cfg) },
+	},
+}
+
+func lookup(name string) (opener, error) {
+	o, ok := openers[name]
+	if !ok {
+		return opener{}, fmt.Errorf("unknown backend %q", name)
+	}
+	return o, nil
+}
+
+// Open opens the configured backend to serve the API until ctx ends; the returned function
+// releases it.
+func Open(ctx context.Context, cfg config.Config, log *zap.Logger) (search.Backend, func(), error) {
+	o, err := lookup(cfg.Backend)
+	if err != nil {
+		return nil, nil, err
+	}
+	return o.serve(ctx, cfg, log)
+}
+
+// OpenAdmin opens the configured backend to manage its index versions.
+func OpenAdmin(cfg config.Config) (search.Admin, error) {
+	o, err := lookup(cfg.Backend)
+	if err != nil {
+		return nil, err
+	}
+	return o.admin(cfg)
+}
+
+// OpenSearch makes the OpenSearch backend of cfg, with what tune changes of its settings (the
+// load benchmark's bulk sizes); it does not contact the engine.
+func OpenSearch(cfg config.Config, tune ...func(*opensearch.Config)) (*opensearch.Backend, error) {
 	oc := opensearch.Config{
 		URLs:    config.SplitList(cfg.OpenSearchURL),
 		Alias:   cfg.OpenSearchIndex,
@@ -24,9 +88,46 @@ func OpenSearch(cfg config.Config) (*opensearch.Backend, error) {
 		}
 		oc.Mapping = m
 	}
+	for _, t := range tune {
+		t(&oc)
+	}
 	b, err := opensearch.New(oc)
 	if err != nil {
 		return nil, fmt.Errorf("opensearch backend: %w", err)
 	}
 	return b, nil
+}
+
+// reloadEvery is how often a server looks for a new embedded index version.
+const reloadEvery = 2 * time.Second
+
+// serveEmbedded opens the embedded index and follows reloads of its directory, so that a
+// `mediactl load` goes live without a restart.
+func serveEmbedded(ctx context.Context, cfg config.Config, log *zap.Logger) (search.Backend, func(), error) {
+	b, err := blevebackend.Open(cfg.IndexDir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("embedded index in %s: %w (build one with: mediactl load FILE)", cfg.IndexDir, err)
+	}
+	watchCtx, cancel := context.WithCancel(ctx)
+	go watchIndex(watchCtx, b, log)
+	return b, func() { cancel(); b.Close() }, nil
+}
+
+func watchIndex(ctx context.Context, b *blevebackend.Backend, log *zap.Logger) {
+	tick := time.NewTicker(reloadEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			changed, err := b.Reload(ctx)
+			switch {
+			case err != nil:
+				log.Warn("index reload failed; still serving the previous index", zap.Error(err))
+			case changed:
+				log.Info("index reloaded", zap.String("index", b.Version()))
+			}
+		}
+	}
 }

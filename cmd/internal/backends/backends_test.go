@@ -1,0 +1,80 @@
+package backends
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.uber.org/zap"
+
+	"mediagw/config"
+	"mediagw/search"
+	"mediagw/search/searchtest"
+)
+
+// TestEveryConfiguredBackendOpens: the names the configuration accepts are exactly those this
+// package opens, so a name that passes config always opens.
+func TestEveryConfiguredBackendOpens(t *testing.T) {
+	got := slices.Sorted(maps.Keys(openers))
+	if want := slices.Sorted(slices.Values(config.Backends)); !slices.Equal(got, want) {
+		t.Errorf("openers for %v, config.Backends %v", got, want)
+	}
+}
+
+func TestUnknownBackend(t *testing.T) {
+	cfg := config.Config{Backend: "elastic"}
+	if _, _, err := Open(t.Context(), cfg, zap.NewNop()); err == nil || !strings.Contains(err.Error(), `unknown backend "elastic"`) {
+		t.Errorf("Open: %v, want unknown backend", err)
+	}
+	if _, err := OpenAdmin(cfg); err == nil || !strings.Contains(err.Error(), `unknown backend "elastic"`) {
+		t.Errorf("OpenAdmin: %v, want unknown backend", err)
+	}
+}
+
+// TestEmbedded: with no index yet, serving fails saying how to build one; after the admin's load,
+// the server answers from it.
+func TestEmbedded(t *testing.T) {
+	cfg := config.Config{Backend: config.BackendEmbedded, IndexDir: filepath.Join(t.TempDir(), "index"), KeepIndices: 1}
+	if _, _, err := Open(t.Context(), cfg, zap.NewNop()); !errors.Is(err, search.ErrUnavailable) || !strings.Contains(err.Error(), "mediactl load") {
+		t.Fatalf("Open without an index: %v, want search.ErrUnavailable saying to run mediactl load", err)
+	}
+	admin, err := OpenAdmin(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	items := searchtest.Fixture(t)
+	if _, err := admin.Load(t.Context(), search.Values(items)); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	b, closeBackend, err := Open(ctx, cfg, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeBackend()
+	res, err := b.Search(t.Context(), search.Query{Sort: search.SortNewest, Page: 1, PerPage: 1})
+	if err != nil || res.Total != len(items) {
+		t.Errorf("Search: total %d, %v; want %d", res.Total, err, len(items))
+	}
+}
+
+// TestOpenSearchSettings: the backend takes the configured alias and refuses a mapping file that
+// is not an index definition, before contacting any engine.
+func TestOpenSearchSettings(t *testing.T) {
+	cfg := config.Config{Backend: config.BackendOpenSearch, OpenSearchURL: "http://127.0.0.1:1", OpenSearchIndex: "some-alias"}
+	b, err := OpenSearch(cfg)
+	if err != nil || b.Alias() != "some-alias" {
+		t.Fatalf("OpenSearch: alias %v, %v", b, err)
+	}
+	b.Close()
+	cfg.OpenSearchMapping = filepath.Join(t.TempDir(), "missing.json")
+	if _, err := OpenAdmin(cfg); err == nil || !strings.Contains(err.Error(), "mapping file") {
+		t.Errorf("OpenAdmin with a missing mapping file: %v", err)
+	}
+}
