@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"mediagw/catalogue"
+	"mediagw/catalogue/gen"
 	"mediagw/gateway"
 	"mediagw/internal/servicetest"
 	"mediagw/ratelimit"
@@ -51,7 +52,7 @@ func testCatalogue(t testing.TB) (string, *Corpus, []search.Item) {
 		}
 		fixture.path = filepath.Join(fixture.dir, "catalogue.ndjson")
 		var buf bytes.Buffer
-		if fixture.err = catalogue.Generate(&buf, 400, 7); fixture.err != nil {
+		if fixture.err = gen.Generate(&buf, 400, 7); fixture.err != nil {
 			return
 		}
 		if fixture.err = os.WriteFile(fixture.path, buf.Bytes(), 0o600); fixture.err != nil {

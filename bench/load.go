@@ -21,6 +21,7 @@ import (
 	"mediagw/catalogue"
 	"mediagw/mappings"
 	"mediagw/search"
+	"mediagw/search/opensearch"
 )
 
 // LoadResult is one way of putting a catalogue into OpenSearch, timed.
@@ -84,10 +85,6 @@ func BulkDocs(path string) ([][]byte, error) {
 }
 
 func bulkDocs(items iter.Seq2[search.Item, error]) ([][]byte, error) {
-	type doc struct {
-		search.Item
-		TitleSort string `json:"title_sort"`
-	}
 	var out [][]byte
 	for it, err := range items {
 		if err != nil {
@@ -97,7 +94,7 @@ func bulkDocs(items iter.Seq2[search.Item, error]) ([][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		src, err := json.Marshal(doc{Item: it, TitleSort: search.TitleKey(it.Title)})
+		src, err := json.Marshal(opensearch.NewDocument(it))
 		if err != nil {
 			return nil, err
 		}

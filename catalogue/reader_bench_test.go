@@ -5,11 +5,13 @@ import (
 	"errors"
 	"io"
 	"testing"
+
+	"mediagw/catalogue/gen"
 )
 
 func BenchmarkReader(b *testing.B) {
 	var buf bytes.Buffer
-	if err := Generate(&buf, 20000, 1); err != nil {
+	if err := gen.Generate(&buf, 20000, 1); err != nil {
 		b.Fatal(err)
 	}
 	data := buf.Bytes()

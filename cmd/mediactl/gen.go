@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"mediagw/catalogue"
+	"mediagw/catalogue/gen"
 )
 
 func runGen(_ context.Context, e *env, args []string) error {
@@ -28,7 +28,7 @@ func runGen(_ context.Context, e *env, args []string) error {
 	start := time.Now()
 	if e.out == "-" {
 		w := bufio.NewWriter(e.stdout)
-		if err := catalogue.Generate(w, e.n, e.seed); err != nil {
+		if err := gen.Generate(w, e.n, e.seed); err != nil {
 			return err
 		}
 		return w.Flush()
@@ -36,12 +36,12 @@ func runGen(_ context.Context, e *env, args []string) error {
 	if err := writeAtomically(e.out, func(w io.Writer) error {
 		if strings.HasSuffix(e.out, ".gz") {
 			zw, _ := gzip.NewWriterLevel(w, gzip.BestSpeed)
-			if err := catalogue.Generate(zw, e.n, e.seed); err != nil {
+			if err := gen.Generate(zw, e.n, e.seed); err != nil {
 				return err
 			}
 			return zw.Close()
 		}
-		return catalogue.Generate(w, e.n, e.seed)
+		return gen.Generate(w, e.n, e.seed)
 	}); err != nil {
 		return err
 	}

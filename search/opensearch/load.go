@@ -35,11 +35,16 @@ const maxBatchBytes = 8 << 20
 // cleanupTimeout bounds removing a failed load's index, which runs after ctx may have ended.
 const cleanupTimeout = 30 * time.Second
 
-// doc is what the index stores for an item: the item, plus the az sort key computed in Go so
-// both backends sort alike.
-type doc struct {
+// Document is what the index stores for an item (its _source): the item, plus the az sort key
+// computed in Go so both backends sort alike. The load benchmark (bench) sends the same.
+type Document struct {
 	search.Item
 	TitleSort string `json:"title_sort"`
+}
+
+// NewDocument is the stored document of it.
+func NewDocument(it search.Item) Document {
+	return Document{Item: it, TitleSort: search.TitleKey(it.Title)}
 }
 
 // Load builds a new index "<alias>-<UTC time>" from the configured index definition, fills it in
@@ -441,7 +446,7 @@ func (e *bulkEncoder) add(it search.Item) error {
 	if err := e.enc.Encode(a); err != nil {
 		return fmt.Errorf("item %q: %w", it.ID, err)
 	}
-	if err := e.enc.Encode(doc{Item: it, TitleSort: search.TitleKey(it.Title)}); err != nil {
+	if err := e.enc.Encode(NewDocument(it)); err != nil {
 		e.buf.Truncate(start)
 		return fmt.Errorf("item %q: %w", it.ID, err)
 	}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"mediagw/catalogue"
+	"mediagw/catalogue/gen"
 	"mediagw/mappings"
 	"mediagw/search"
 	"mediagw/search/searchtest"
@@ -437,7 +438,7 @@ func benchItems(b *testing.B, def int) int {
 func loadGenerated(b *testing.B, be *Backend, n int) {
 	b.Helper()
 	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(catalogue.Generate(pw, n, 1)) }()
+	go func() { pw.CloseWithError(gen.Generate(pw, n, 1)) }()
 	defer pr.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 	defer cancel()
@@ -463,7 +464,7 @@ func TestBulkLines(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		src, err := json.Marshal(doc{Item: it, TitleSort: search.TitleKey(it.Title)})
+		src, err := json.Marshal(NewDocument(it))
 		if err != nil {
 			t.Fatal(err)
 		}

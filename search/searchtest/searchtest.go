@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"mediagw/catalogue"
+	"mediagw/catalogue/gen"
 	"mediagw/search"
 )
 
@@ -41,12 +42,12 @@ func Fixture(t testing.TB) []search.Item {
 	return items
 }
 
-// Generated is the catalogue catalogue.Generate makes of n items (at least 10) from seed, read
+// Generated is the catalogue gen.Generate makes of n items (at least 10) from seed, read
 // back: for tests and benchmarks that need more items than the fixture.
 func Generated(t testing.TB, n int, seed int64) []search.Item {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := catalogue.Generate(&buf, n, seed); err != nil {
+	if err := gen.Generate(&buf, n, seed); err != nil {
 		t.Fatalf("generate %d items: %v", n, err)
 	}
 	items := make([]search.Item, 0, n)

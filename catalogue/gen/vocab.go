@@ -1,4 +1,4 @@
-package catalogue
+package gen
 
 // The vocabularies Generate draws from. Lists are "|"-separated to keep them compact; templates use
 // {n} (noun), {a} (adjective), {p} (place) and {t} (a technology), with {N} and {A} capitalising

@@ -1,4 +1,7 @@
-package catalogue
+// Package gen makes synthetic catalogues in the format catalogue reads (CATALOGUE.md): as many
+// items as asked, realistic in their distributions, the same for the same seed, for `mediactl gen`,
+// benchmarks and tests.
+package gen
 
 import (
 	"bufio"

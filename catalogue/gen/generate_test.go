@@ -1,4 +1,4 @@
-package catalogue
+package gen
 
 import (
 	"bytes"
@@ -16,6 +16,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/language"
+
+	"mediagw/catalogue"
 )
 
 // sampleN is the size `make run` uses: the distributions must look real at this size.
@@ -201,7 +203,7 @@ func TestGenerateAcceptedByReader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := NewReader(bytes.NewReader(out))
+	r := catalogue.NewReader(bytes.NewReader(out))
 	n := 0
 	for {
 		item, err := r.Next()
