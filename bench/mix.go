@@ -118,7 +118,7 @@ type Direct struct {
 // MixOptions shape a mix. Zero values take the defaults.
 type MixOptions struct {
 	Seed uint64
-	// Alias is the OpenSearch alias direct requests go to; default "media".
+	// Alias is the OpenSearch alias direct requests go to; default opensearch.DefaultAlias.
 	Alias string
 	// Distinct is the number of distinct searches and of distinct items the mix draws from
 	// (default 20,000 each): real traffic repeats its popular requests, and this sets how much.
@@ -132,7 +132,7 @@ type MixOptions struct {
 
 func (o MixOptions) withDefaults() MixOptions {
 	if o.Alias == "" {
-		o.Alias = "media"
+		o.Alias = opensearch.DefaultAlias
 	}
 	if o.Distinct <= 0 {
 		o.Distinct = 20000
