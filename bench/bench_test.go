@@ -3,8 +3,6 @@ package bench
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -378,43 +376,17 @@ func TestReadRSS(t *testing.T) {
 	}
 }
 
-// engineURL is the OpenSearch the tests use (see internal/servicetest).
-func engineURL(t *testing.T) string { return servicetest.OpenSearchURL(t) }
-
-func uniqueAlias(t *testing.T) string {
-	b := make([]byte, 4)
-	rand.Read(b)
-	return "bench-test-" + hex.EncodeToString(b)
-}
-
 // TestOpenSearchTargetAndLoad loads the fixture both ways, then replays every distinct request
 // of a mix straight to the engine: each must be answered, and categories and authors must page
 // to their end as the backend does.
 func TestOpenSearchTargetAndLoad(t *testing.T) {
-	u := engineURL(t)
+	u := servicetest.OpenSearchURL(t)
 	path, c, items := testCatalogue(t)
 	ctx := context.Background()
-	alias := uniqueAlias(t)
-	b, err := opensearch.New(opensearch.Config{URLs: []string{u}, Alias: alias, Keep: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		// The engine refuses wildcard deletes, so the indices go by name.
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		st, err := b.Status(ctx)
-		if err != nil {
-			t.Errorf("list the test's indices: %v", err)
-		}
-		for _, in := range st {
-			req, _ := http.NewRequestWithContext(ctx, http.MethodDelete, u+"/"+in.Name, nil)
-			if resp, err := http.DefaultClient.Do(req); err == nil {
-				resp.Body.Close()
-			}
-		}
-		b.Close()
+	b := servicetest.OpenSearch(t, func(url, alias string) (*opensearch.Backend, error) {
+		return opensearch.New(opensearch.Config{URLs: []string{url}, Alias: alias})
 	})
+	alias := b.Alias()
 
 	docs, err := BulkDocs(path)
 	if err != nil {

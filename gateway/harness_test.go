@@ -23,6 +23,7 @@ import (
 
 	"mediagw/catalogue"
 	"mediagw/gateway"
+	"mediagw/internal/servicetest"
 	"mediagw/ratelimit"
 	"mediagw/search"
 	"mediagw/search/bleve"
@@ -92,24 +93,15 @@ func openSearchBackend(ctx context.Context, items []search.Item) (search.Backend
 	if url == "" {
 		return nil, nil, errors.New("MEDIA_BACKEND=opensearch needs OPENSEARCH_URL: start it with `make services`")
 	}
-	b, err := opensearch.New(opensearch.Config{URLs: []string{url}, Alias: fmt.Sprintf("mediagw-gateway-test-%d", time.Now().UnixNano()), Keep: -1})
+	b, err := opensearch.New(opensearch.Config{URLs: []string{url}, Alias: servicetest.NewAlias()})
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := b.Load(ctx, func(yield func(search.Item, error) bool) {
-		for _, it := range items {
-			if !yield(it, nil) {
-				return
-			}
-		}
-	}); err != nil {
-		return nil, nil, fmt.Errorf("load the fixture into OpenSearch: %w", err)
+	release := func() error { return servicetest.Release(b) }
+	if _, err := b.Load(ctx, search.Values(items)); err != nil {
+		return nil, nil, errors.Join(fmt.Errorf("load the fixture into OpenSearch: %w", err), release())
 	}
-	return b, func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		return errors.Join(b.Drop(ctx), b.Close())
-	}, nil
+	return b, release, nil
 }
 
 // backendOf builds a backend of its own holding items, on the engine the HTTP tests run on,

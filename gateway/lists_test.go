@@ -60,16 +60,6 @@ func wantLists(items []search.Item) map[string]map[string]int {
 	return want
 }
 
-func seq(items []search.Item) func(func(search.Item, error) bool) {
-	return func(yield func(search.Item, error) bool) {
-		for _, it := range items {
-			if !yield(it, nil) {
-				return
-			}
-		}
-	}
-}
-
 // indexed is an engine serving items, and how to reindex it with other items.
 type indexed struct {
 	backend search.Backend
@@ -85,7 +75,7 @@ func bleveIndex(t *testing.T, ctx context.Context, items []search.Item) indexed 
 	}
 	t.Cleanup(func() { b.Close() })
 	return indexed{backend: b, reindex: func(ctx context.Context, items []search.Item) error {
-		if _, err := bleve.NewLoader(dir, 2).Load(ctx, seq(items)); err != nil {
+		if _, err := bleve.NewLoader(dir, 2).Load(ctx, search.Values(items)); err != nil {
 			return err
 		}
 		if switched, err := b.Reload(ctx); err != nil || !switched {
@@ -107,7 +97,7 @@ func openSearchIndex(t *testing.T, ctx context.Context, items []search.Item) ind
 		}
 	})
 	return indexed{backend: b, reindex: func(ctx context.Context, items []search.Item) error {
-		_, err := b.(search.Loader).Load(ctx, seq(items))
+		_, err := b.(search.Loader).Load(ctx, search.Values(items))
 		return err
 	}}
 }

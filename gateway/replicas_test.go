@@ -75,19 +75,8 @@ func redisClient(t testing.TB, raw string) redis.UniversalClient {
 	}
 	c := cfg.NewClient()
 	t.Cleanup(func() { c.Close() })
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		err := c.Ping(ctx).Err()
-		cancel()
-		if err == nil {
-			return c
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Redis does not answer: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	servicetest.WaitForRedis(t, c)
+	return c
 }
 
 // redisServer is a redis-server process of the test's own, so the test can stop it.

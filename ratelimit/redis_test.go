@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -41,26 +40,8 @@ func newRedisClient(t testing.TB, raw string) redis.UniversalClient {
 	}
 	c := cfg.NewClient()
 	t.Cleanup(func() { c.Close() })
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		err := c.Ping(ctx).Err()
-		cancel()
-		if err == nil {
-			return c
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Redis at %s does not answer: %v", redactURL(raw), err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-func redactURL(raw string) string {
-	if i := strings.LastIndex(raw, "@"); i >= 0 {
-		return "…" + raw[i:]
-	}
-	return raw
+	servicetest.WaitForRedis(t, c)
+	return c
 }
 
 // newTestRedis is a Redis limiter that waits as long as the tests' clients.

@@ -4,6 +4,8 @@ package servicetest
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"net/http"
 	"os"
@@ -11,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // Missing skips the test with msg, or fails it when CI is set: CI must never pass on a skip.
@@ -39,6 +43,25 @@ func RedisServer(t testing.TB) {
 	RedisURL(t)
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		Missing(t, "redis-server not installed: "+err.Error())
+	}
+}
+
+// WaitForRedis waits up to ten seconds for Redis to answer c's PING, and fails the test if it
+// does not: a Redis that was named but is not up yet (just started) is not a skip.
+func WaitForRedis(t testing.TB, c redis.UniversalClient) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		err := c.Ping(ctx).Err()
+		cancel()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Redis does not answer: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 
@@ -85,4 +108,44 @@ func waitForEngine(u string, within time.Duration) error {
 		}
 		time.Sleep(time.Second)
 	}
+}
+
+// NewAlias is a fresh OpenSearch alias, "mediagw-test-<random>", for one test's own indices: tests
+// running at once (other packages, other checkouts on the same engine) never share one.
+func NewAlias() string {
+	var r [6]byte
+	rand.Read(r[:]) // never fails (crypto/rand)
+	return "mediagw-test-" + hex.EncodeToString(r[:])
+}
+
+// Droppable is a backend over an alias of a test's own (search/opensearch.Backend).
+type Droppable interface {
+	// Drop deletes the alias's indices.
+	Drop(ctx context.Context) error
+	Close() error
+}
+
+// Release drops b's indices and closes it, within a minute.
+func Release(b Droppable) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	return errors.Join(b.Drop(ctx), b.Close())
+}
+
+// OpenSearch opens a backend over a fresh alias (NewAlias) on the test engine (OpenSearchURL) with
+// open, the backend's constructor, and releases it when the test ends. It takes the constructor,
+// rather than importing search/opensearch, so that package's own tests can use it too.
+func OpenSearch[B Droppable](t testing.TB, open func(url, alias string) (B, error)) B {
+	t.Helper()
+	u := OpenSearchURL(t)
+	b, err := open(u, NewAlias())
+	if err != nil {
+		t.Fatalf("open a test OpenSearch backend: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := Release(b); err != nil {
+			t.Errorf("remove the test's indices: %v", err)
+		}
+	})
+	return b
 }

@@ -15,6 +15,7 @@ import (
 	blevesearch "github.com/blevesearch/bleve/v2"
 
 	"mediagw/search"
+	"mediagw/search/searchtest"
 )
 
 func genItems(prefix string, n int) []search.Item {
@@ -31,31 +32,9 @@ func genItems(prefix string, n int) []search.Item {
 	return items
 }
 
-func seq(items []search.Item) iter.Seq2[search.Item, error] {
-	return func(yield func(search.Item, error) bool) {
-		for _, it := range items {
-			if !yield(it, nil) {
-				return
-			}
-		}
-	}
-}
-
-// failAfter yields n items, then err.
-func failAfter(items []search.Item, n int, err error) iter.Seq2[search.Item, error] {
-	return func(yield func(search.Item, error) bool) {
-		for _, it := range items[:n] {
-			if !yield(it, nil) {
-				return
-			}
-		}
-		yield(search.Item{}, err)
-	}
-}
-
 func load(t *testing.T, l *Loader, items []search.Item) search.LoadStats {
 	t.Helper()
-	st, err := l.Load(t.Context(), seq(items))
+	st, err := l.Load(t.Context(), search.Values(items))
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
@@ -184,14 +163,16 @@ func TestFailedLoadLeavesCurrent(t *testing.T) {
 		ctx   func() context.Context
 		want  error
 	}{
-		{"items fail", func() iter.Seq2[search.Item, error] { return failAfter(genItems("x", 2500), 2100, boom) }, context.Background, boom},
-		{"items fail at once", func() iter.Seq2[search.Item, error] { return failAfter(genItems("x", 10), 0, boom) }, context.Background, boom},
-		{"cancelled", func() iter.Seq2[search.Item, error] { return seq(genItems("x", 2500)) }, func() context.Context {
+		{"items fail", func() iter.Seq2[search.Item, error] { return searchtest.ThenFail(genItems("x", 2100), boom) }, context.Background, boom},
+		{"items fail at once", func() iter.Seq2[search.Item, error] { return searchtest.ThenFail(nil, boom) }, context.Background, boom},
+		{"cancelled", func() iter.Seq2[search.Item, error] { return search.Values(genItems("x", 2500)) }, func() context.Context {
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
 			return ctx
 		}, context.Canceled},
-		{"duplicate ids", func() iter.Seq2[search.Item, error] { return seq(append(genItems("x", 5), genItems("x", 2)...)) }, context.Background, nil},
+		{"duplicate ids", func() iter.Seq2[search.Item, error] {
+			return search.Values(append(genItems("x", 5), genItems("x", 2)...))
+		}, context.Background, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -243,7 +224,7 @@ func TestOneLoadAtATime(t *testing.T) {
 		done <- err
 	}()
 	<-started
-	if _, err := NewLoader(dir, 1).Load(t.Context(), seq(genItems("b", 3))); err == nil {
+	if _, err := NewLoader(dir, 1).Load(t.Context(), search.Values(genItems("b", 3))); err == nil {
 		t.Error("a second load ran beside the first")
 	}
 	close(release)

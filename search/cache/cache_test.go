@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"iter"
 	"reflect"
 	"slices"
 	"sync"
@@ -155,16 +154,6 @@ func (c *clock) Advance(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
-func values(items []search.Item) iter.Seq2[search.Item, error] {
-	return func(yield func(search.Item, error) bool) {
-		for _, it := range items {
-			if !yield(it, nil) {
-				return
-			}
-		}
-	}
-}
-
 func openBleve(t testing.TB, items []search.Item) *bleve.Backend {
 	t.Helper()
 	b, err := bleve.NewFromItems(context.Background(), t.TempDir(), items)
@@ -301,7 +290,7 @@ func TestReloadInvalidates(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			dir := t.TempDir()
 			loader := bleve.NewLoader(dir, 1)
-			if _, err := loader.Load(t.Context(), values(before)); err != nil {
+			if _, err := loader.Load(t.Context(), search.Values(before)); err != nil {
 				t.Fatal(err)
 			}
 			be, err := bleve.Open(dir)
@@ -342,7 +331,7 @@ func TestReloadInvalidates(t *testing.T) {
 				t.Errorf("categories computed %d times on one version, want 1", n)
 			}
 
-			if _, err := loader.Load(t.Context(), values(after)); err != nil {
+			if _, err := loader.Load(t.Context(), search.Values(after)); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := be.Reload(t.Context()); err != nil {

@@ -2,8 +2,6 @@ package cache
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"slices"
 	"sync"
 	"testing"
@@ -19,11 +17,6 @@ import (
 // OPENSEARCH_URL the test skips, except in CI.
 func newOpenSearch(t testing.TB) *opensearch.Backend {
 	t.Helper()
-	u := servicetest.OpenSearchURL(t)
-	var r [6]byte
-	if _, err := rand.Read(r[:]); err != nil {
-		t.Fatal(err)
-	}
 	// Index names have one-second resolution: each load gets a second of its own.
 	var (
 		mu   sync.Mutex
@@ -35,26 +28,16 @@ func newOpenSearch(t testing.TB) *opensearch.Backend {
 		next = next.Add(time.Second)
 		return next
 	}
-	b, err := opensearch.New(opensearch.Config{URLs: []string{u}, Alias: "mediagw-cachetest-" + hex.EncodeToString(r[:]), Now: now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := b.Drop(ctx); err != nil {
-			t.Errorf("remove the test's indices: %v", err)
-		}
-		b.Close()
+	return servicetest.OpenSearch(t, func(url, alias string) (*opensearch.Backend, error) {
+		return opensearch.New(opensearch.Config{URLs: []string{url}, Alias: alias, Now: now})
 	})
-	return b
 }
 
 func loadOpenSearch(t testing.TB, b *opensearch.Backend, items []search.Item) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
-	if _, err := b.Load(ctx, values(items)); err != nil {
+	if _, err := b.Load(ctx, search.Values(items)); err != nil {
 		t.Fatalf("Load: %v", err)
 	}
 }

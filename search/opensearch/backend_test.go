@@ -2,10 +2,7 @@ package opensearch
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
-	"iter"
 	"slices"
 	"sync"
 	"testing"
@@ -22,48 +19,20 @@ func engineURL(t testing.TB) string { return servicetest.OpenSearchURL(t) }
 // newBackend opens a backend on an alias of its own, whose indices are deleted after the test.
 func newBackend(t testing.TB, cfg Config) *Backend {
 	t.Helper()
-	cfg.URLs = []string{engineURL(t)}
-	if cfg.Alias == "" {
-		cfg.Alias = uniqueAlias(t)
-	}
-	b, err := New(cfg)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := b.Drop(ctx); err != nil {
-			t.Errorf("remove the test's indices: %v", err)
+	return servicetest.OpenSearch(t, func(url, alias string) (*Backend, error) {
+		cfg.URLs = []string{url}
+		if cfg.Alias == "" {
+			cfg.Alias = alias
 		}
-		b.Close()
+		return New(cfg)
 	})
-	return b
-}
-
-func uniqueAlias(t testing.TB) string {
-	var r [6]byte
-	if _, err := rand.Read(r[:]); err != nil {
-		t.Fatal(err)
-	}
-	return "mediagw-test-" + hex.EncodeToString(r[:])
-}
-
-func seq(items []search.Item) iter.Seq2[search.Item, error] {
-	return func(yield func(search.Item, error) bool) {
-		for _, it := range items {
-			if !yield(it, nil) {
-				return
-			}
-		}
-	}
 }
 
 func load(t testing.TB, b *Backend, items []search.Item) search.LoadStats {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	st, err := b.Load(ctx, seq(items))
+	st, err := b.Load(ctx, search.Values(items))
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
@@ -130,7 +99,7 @@ func TestUnreachable(t *testing.T) {
 	_, checks["Categories"] = b.Categories(ctx)
 	_, checks["Authors"] = b.Authors(ctx)
 	_, checks["Version"] = b.Version(ctx)
-	_, checks["Load"] = b.Load(ctx, seq(nil))
+	_, checks["Load"] = b.Load(ctx, search.Values(nil))
 	for name, err := range checks {
 		if !errors.Is(err, search.ErrUnavailable) {
 			t.Errorf("%s: error %v, want one wrapping search.ErrUnavailable", name, err)

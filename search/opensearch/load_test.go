@@ -200,7 +200,7 @@ func TestFailedPruneKeepsTheNewIndexLive(t *testing.T) {
 	deletes.mu.Lock()
 	deletes.statuses = []int{http.StatusInternalServerError}
 	deletes.mu.Unlock()
-	st, err := b.Load(t.Context(), seq(items[:20]))
+	st, err := b.Load(t.Context(), search.Values(items[:20]))
 	if !errors.Is(err, search.ErrPrune) || st.Indexed != 20 {
 		t.Fatalf("Load = %+v, %v; want 20 items and an error wrapping search.ErrPrune", st, err)
 	}
@@ -231,7 +231,7 @@ func TestAliasMovedDespiteAnError(t *testing.T) {
 	b := newBackend(t, Config{Keep: -1, Now: stepClock(), Transport: lostAnswer{func(r *http.Request) bool {
 		return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/_aliases")
 	}}})
-	st, err := b.Load(t.Context(), seq(searchtest.Fixture(t)[:10]))
+	st, err := b.Load(t.Context(), search.Values(searchtest.Fixture(t)[:10]))
 	if err == nil {
 		t.Fatal("Load succeeded though the answer to _aliases was lost")
 	}
@@ -262,14 +262,7 @@ func TestLoadFailures(t *testing.T) {
 		check func(t *testing.T, err error)
 	}{
 		{"the items fail", func(context.CancelFunc) iter.Seq2[search.Item, error] {
-			return func(yield func(search.Item, error) bool) {
-				for _, it := range items[:50] {
-					if !yield(it, nil) {
-						return
-					}
-				}
-				yield(search.Item{}, errBoom)
-			}
+			return searchtest.ThenFail(items[:50], errBoom)
 		}, func(t *testing.T, err error) {
 			if !errors.Is(err, errBoom) {
 				t.Errorf("error %v, want one wrapping the items' error", err)
@@ -291,13 +284,13 @@ func TestLoadFailures(t *testing.T) {
 				t.Errorf("error %v, want one wrapping context.Canceled", err)
 			}
 		}},
-		{"an item the engine refuses", func(context.CancelFunc) iter.Seq2[search.Item, error] { return seq(bad) },
+		{"an item the engine refuses", func(context.CancelFunc) iter.Seq2[search.Item, error] { return search.Values(bad) },
 			func(t *testing.T, err error) {
 				if err == nil || !strings.Contains(err.Error(), bad[7].ID) {
 					t.Errorf("error %v, want one naming item %s", err, bad[7].ID)
 				}
 			}},
-		{"duplicate ids", func(context.CancelFunc) iter.Seq2[search.Item, error] { return seq(dup) },
+		{"duplicate ids", func(context.CancelFunc) iter.Seq2[search.Item, error] { return search.Values(dup) },
 			func(t *testing.T, err error) {
 				if err == nil || !strings.Contains(err.Error(), "19 items, but 20") {
 					t.Errorf("error %v, want one saying the count is short", err)
@@ -379,7 +372,7 @@ func TestBulkRetries(t *testing.T) {
 
 	refused := &failingTransport{statuses: []int{400}}
 	r := newBackend(t, Config{Transport: refused, RetryBackoff: time.Millisecond})
-	if _, err := r.Load(t.Context(), seq(items)); err == nil {
+	if _, err := r.Load(t.Context(), search.Values(items)); err == nil {
 		t.Error("Load with a refused bulk request succeeded")
 	}
 	if refused.failed != 1 {

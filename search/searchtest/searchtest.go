@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -563,5 +564,17 @@ func testAuthors(t *testing.T, b search.Backend, items []search.Item) {
 		if res := search1(t, b, search.Query{Author: a.Name, Sort: search.SortNewest, Page: 1, PerPage: 1}); res.Total != a.Count {
 			t.Errorf("author %q counts %d, but a search for it finds %d", a.Name, a.Count, res.Total)
 		}
+	}
+}
+
+// ThenFail yields items, then err: a catalogue that breaks part way through a load.
+func ThenFail(items []search.Item, err error) iter.Seq2[search.Item, error] {
+	return func(yield func(search.Item, error) bool) {
+		for it := range search.Values(items) {
+			if !yield(it, nil) {
+				return
+			}
+		}
+		yield(search.Item{}, err)
 	}
 }
