@@ -334,9 +334,13 @@ func lockDir(dir string) (func(), error) {
 }
 
 // Status lists the indexes in the directory, oldest first, with their document counts, layout
-// versions and which one is live. Indexes still being built are not listed.
+// versions and which one is live. Indexes still being built are not listed; a directory no load
+// has made yet holds none.
 func (l *Loader) Status(context.Context) ([]search.IndexInfo, error) {
 	names, err := indexNames(l.dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}

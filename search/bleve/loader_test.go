@@ -236,6 +236,9 @@ func TestOneLoadAtATime(t *testing.T) {
 func TestRollback(t *testing.T) {
 	dir := t.TempDir()
 	l := NewLoader(dir, 2)
+	if st, err := NewLoader(filepath.Join(dir, "none"), 2).Status(t.Context()); err != nil || len(st) != 0 {
+		t.Errorf("Status of a directory no load made: %v, %v; want no index", st, err)
+	}
 	if _, err := l.Rollback(t.Context()); err == nil {
 		t.Error("Rollback without any index succeeded")
 	}
