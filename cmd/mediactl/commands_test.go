@@ -218,6 +218,15 @@ func testCatalogue(t *testing.T, n int) string {
 	return path
 }
 
+// openSearchEnv is the settings of the real OpenSearch under an alias of the test's own, whose
+// indices are removed when the test ends.
+func openSearchEnv(t *testing.T) map[string]string {
+	b := servicetest.OpenSearch(t, func(url, alias string) (*opensearch.Backend, error) {
+		return opensearch.New(opensearch.Config{URLs: []string{url}, Alias: alias})
+	})
+	return map[string]string{"MEDIA_BACKEND": "opensearch", "OPENSEARCH_URL": servicetest.OpenSearchURL(t), "OPENSEARCH_INDEX": b.Alias()}
+}
+
 // TestAdminCommands runs load, status and rollback on each backend as operators do, through the
 // settings alone: the embedded index in a directory of the test's own, and OpenSearch (the real
 // service) under an alias of the test's own.
@@ -236,10 +245,7 @@ func TestAdminCommands(t *testing.T) {
 			return map[string]string{"MEDIA_BACKEND": "embedded", "MEDIA_INDEX_DIR": filepath.Join(t.TempDir(), "index")}
 		}},
 		{"opensearch", func(t *testing.T) map[string]string {
-			b := servicetest.OpenSearch(t, func(url, alias string) (*opensearch.Backend, error) {
-				return opensearch.New(opensearch.Config{URLs: []string{url}, Alias: alias})
-			})
-			return map[string]string{"MEDIA_BACKEND": "opensearch", "OPENSEARCH_URL": servicetest.OpenSearchURL(t), "OPENSEARCH_INDEX": b.Alias()}
+			return openSearchEnv(t)
 		}},
 	}
 	for _, be := range backends {
@@ -299,11 +305,8 @@ func TestLoadMissingFile(t *testing.T) {
 // an alias of the test's own loaded from a generated catalogue: the command completes and prints
 // its table. The figures themselves are for `make bench`, not for tests.
 func TestBenchCommands(t *testing.T) {
-	b := servicetest.OpenSearch(t, func(url, alias string) (*opensearch.Backend, error) {
-		return opensearch.New(opensearch.Config{URLs: []string{url}, Alias: alias})
-	})
 	path := testCatalogue(t, 200)
-	envs := map[string]string{"MEDIA_BACKEND": "opensearch", "OPENSEARCH_URL": servicetest.OpenSearchURL(t), "OPENSEARCH_INDEX": b.Alias()}
+	envs := openSearchEnv(t)
 	// load first: it leaves the alias on an index of the catalogue, which the others read.
 	tests := []struct {
 		args []string
