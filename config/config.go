@@ -16,8 +16,6 @@ import (
 	"time"
 
 	"mediagw/ratelimit"
-	"mediagw/search"
-	"mediagw/search/opensearch"
 )
 
 // Config holds every setting of mediagw and mediactl.
@@ -67,13 +65,16 @@ type Setting struct {
 	set                       func(c *Config, v string) error
 }
 
-// Settings lists every setting in the order the README documents them.
+// Settings lists every setting in the order the README documents them. Defaults are string
+// literals, which the README's table and deploy's tests read from this file; where a package owns
+// the value (the backend's name, opensearch.DefaultAlias, search.DefaultKeep), a test holds the
+// literal equal to it.
 var Settings = []Setting{
 	{"MEDIA_ADDR", "addr", ":8080", "address the public API listens on",
 		func(c *Config, v string) error { c.Addr = v; return checkAddr(v) }},
 	{"MEDIA_ADMIN_ADDR", "admin-addr", "127.0.0.1:9090", "address of the admin listener (/metrics, pprof); keep it private",
 		func(c *Config, v string) error { c.AdminAddr = v; return checkAddr(v) }},
-	{"MEDIA_BACKEND", "backend", BackendEmbedded, "search backend: embedded (Bleve index on disk) or opensearch",
+	{"MEDIA_BACKEND", "backend", "embedded", "search backend: embedded (Bleve index on disk) or opensearch",
 		func(c *Config, v string) error {
 			if !slices.Contains(Backends, v) {
 				return fmt.Errorf("must be %s", strings.Join(Backends, " or "))
@@ -85,7 +86,7 @@ var Settings = []Setting{
 		func(c *Config, v string) error { c.IndexDir = v; return nonEmpty(v) }},
 	{"OPENSEARCH_URL", "opensearch-url", "http://127.0.0.1:9200", "OpenSearch base URL (comma-separated for several nodes)",
 		func(c *Config, v string) error { c.OpenSearchURL = v; return checkURLs(v) }},
-	{"OPENSEARCH_INDEX", "opensearch-index", opensearch.DefaultAlias, "OpenSearch alias the API reads; loads create <alias>-<timestamp> behind it",
+	{"OPENSEARCH_INDEX", "opensearch-index", "media", "OpenSearch alias the API reads; loads create <alias>-<timestamp> behind it",
 		func(c *Config, v string) error { c.OpenSearchIndex = v; return nonEmpty(v) }},
 	{"OPENSEARCH_MAPPING", "opensearch-mapping", "", "index settings and mappings file for new indices; empty uses the built-in mappings/items.json",
 		func(c *Config, v string) error { c.OpenSearchMapping = v; return nil }},
@@ -148,7 +149,7 @@ var Settings = []Setting{
 		func(c *Config, v string) error { return positiveDuration(v, &c.ShutdownGrace) }},
 	{"MEDIA_SHUTDOWN_DELAY", "shutdown-delay", "5s", "how long /readyz fails before the listener closes on SIGTERM",
 		func(c *Config, v string) error { return nonNegativeDuration(v, &c.ShutdownDelay) }},
-	{"MEDIA_KEEP_INDICES", "keep-indices", strconv.Itoa(search.DefaultKeep), "replaced indices a load keeps for rollback; 0 keeps none",
+	{"MEDIA_KEEP_INDICES", "keep-indices", "2", "replaced indices a load keeps for rollback; 0 keeps none",
 		func(c *Config, v string) error { return nonNegativeInt(v, &c.KeepIndices) }},
 	{"MEDIA_LOG_LEVEL", "log-level", "info", "debug, info, warn or error",
 		func(c *Config, v string) error {

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"mediagw/search"
+	"mediagw/search/opensearch"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -21,6 +24,19 @@ func TestDefaults(t *testing.T) {
 		c.RateWindow != 10*time.Minute || c.BasePath != "/" || c.RedisURL != "" || !c.Cache || c.CacheTTL != 10*time.Second ||
 		len(rest) != 0 {
 		t.Errorf("defaults = %+v", c)
+	}
+}
+
+// TestDefaultsOfTheirOwners: the defaults that another package owns are its values, so the two
+// cannot drift apart.
+func TestDefaultsOfTheirOwners(t *testing.T) {
+	c, _, err := Load("mediagw", nil, env(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Backend != BackendEmbedded || c.OpenSearchIndex != opensearch.DefaultAlias || c.KeepIndices != search.DefaultKeep {
+		t.Errorf("defaults: backend %q, alias %q, keep %d; want BackendEmbedded %q, opensearch.DefaultAlias %q, search.DefaultKeep %d",
+			c.Backend, c.OpenSearchIndex, c.KeepIndices, BackendEmbedded, opensearch.DefaultAlias, search.DefaultKeep)
 	}
 }
 
