@@ -41,8 +41,10 @@ type Config struct {
 	BackendTimeout    time.Duration
 	// Cache says whether answers are cached in memory (search/cache); CacheTTL is how long a search
 	// or item answer is kept.
-	Cache         bool
-	CacheTTL      time.Duration
+	Cache    bool
+	CacheTTL time.Duration
+	// StaleMax is how long past CacheTTL a cached answer is still served when the engine fails.
+	StaleMax      time.Duration
 	ShutdownGrace time.Duration
 	// ShutdownDelay is how long readiness fails before the listener closes, so that load balancers
 	// stop sending traffic first.
@@ -144,6 +146,8 @@ var Settings = []Setting{
 		}},
 	{"MEDIA_CACHE_TTL", "cache-ttl", "10s", "how long a cached search or item answer is served; a new index version drops it at once",
 		func(c *Config, v string) error { return positiveDuration(v, &c.CacheTTL) }},
+	{"MEDIA_STALE_MAX", "stale-max", "10m", "how long past its TTL a cached answer is still served, marked stale, when the search engine fails or times out; 0 serves none",
+		func(c *Config, v string) error { return nonNegativeDuration(v, &c.StaleMax) }},
 	{"MEDIA_SHUTDOWN_GRACE", "shutdown-grace", "25s", "how long in-flight requests may finish after SIGTERM",
 		func(c *Config, v string) error { return positiveDuration(v, &c.ShutdownGrace) }},
 	{"MEDIA_SHUTDOWN_DELAY", "shutdown-delay", "5s", "how long /readyz fails before the listener closes on SIGTERM",

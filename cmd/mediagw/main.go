@@ -80,7 +80,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	defer closeBackend()
 	if cfg.Cache {
-		cached := cache.New(backend, cache.Options{TTL: cfg.CacheTTL, CallTimeout: cfg.BackendTimeout, Prewarm: true})
+		cached := cache.New(backend, cache.Options{TTL: cfg.CacheTTL, StaleMax: cfg.StaleMax, CallTimeout: cfg.BackendTimeout, Prewarm: true})
 		if err := reg.Register(cached); err != nil {
 			return fmt.Errorf("register cache metrics: %w", err)
 		}

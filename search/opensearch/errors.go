@@ -28,6 +28,10 @@ func (e *EngineError) Error() string {
 	return fmt.Sprintf("opensearch %s: status %d (%s)", e.Op, e.Status, e.Type)
 }
 
+// EngineFault reports whether the error is the engine's own (a 5xx) rather than the question's
+// (a 4xx), for search.EngineFailed.
+func (e *EngineError) EngineFault() bool { return e.Status >= http.StatusInternalServerError }
+
 // classify maps an error of the client to what callers branch on: a deadline wraps
 // context.DeadlineExceeded, an engine that cannot be reached, is overloaded or has no index under
 // the alias wraps search.ErrUnavailable, and any other engine answer is an *EngineError.
