@@ -44,8 +44,12 @@ type Config struct {
 	Cache    bool
 	CacheTTL time.Duration
 	// StaleMax is how long past CacheTTL a cached answer is still served when the engine fails.
-	StaleMax      time.Duration
-	ShutdownGrace time.Duration
+	StaleMax time.Duration
+	// BreakerFailures is how many engine failures in a row open the circuit breaker (0: none);
+	// BreakerOpen how long it stays open before a call probes the engine.
+	BreakerFailures int
+	BreakerOpen     time.Duration
+	ShutdownGrace   time.Duration
 	// ShutdownDelay is how long readiness fails before the listener closes, so that load balancers
 	// stop sending traffic first.
 	ShutdownDelay time.Duration
@@ -148,6 +152,10 @@ var Settings = []Setting{
 		func(c *Config, v string) error { return positiveDuration(v, &c.CacheTTL) }},
 	{"MEDIA_STALE_MAX", "stale-max", "10m", "how long past its TTL a cached answer is still served, marked stale, when the search engine fails or times out; 0 serves none",
 		func(c *Config, v string) error { return nonNegativeDuration(v, &c.StaleMax) }},
+	{"MEDIA_BREAKER_FAILURES", "breaker-failures", "5", "OpenSearch timeouts or connection failures in a row that open the circuit breaker: then requests without a stale answer get 503 at once, and /readyz fails; 0 turns it off",
+		func(c *Config, v string) error { return nonNegativeInt(v, &c.BreakerFailures) }},
+	{"MEDIA_BREAKER_OPEN", "breaker-open", "5s", "how long the open circuit breaker fails requests at once before one request probes OpenSearch; its answer closes the breaker",
+		func(c *Config, v string) error { return positiveDuration(v, &c.BreakerOpen) }},
 	{"MEDIA_SHUTDOWN_GRACE", "shutdown-grace", "25s", "how long in-flight requests may finish after SIGTERM",
 		func(c *Config, v string) error { return positiveDuration(v, &c.ShutdownGrace) }},
 	{"MEDIA_SHUTDOWN_DELAY", "shutdown-delay", "5s", "how long /readyz fails before the listener closes on SIGTERM",

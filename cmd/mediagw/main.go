@@ -74,7 +74,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		buildinfo.Read().Collector())
 
-	backend, closeBackend, err := backends.Open(ctx, cfg, log)
+	backend, closeBackend, err := backends.Open(ctx, cfg, log, reg)
 	if err != nil {
 		return err
 	}
