@@ -31,14 +31,16 @@ type Config struct {
 	OpenSearchIndex string
 	// OpenSearchMapping is an operator's own index definition file; empty means the built-in one.
 	OpenSearchMapping string
-	RedisURL          string
-	RateLimit         int
-	RateWindow        time.Duration
-	TrustedProxies    []netip.Prefix
-	PublicURL         string
-	BasePath          string
-	Attribution       string
-	BackendTimeout    time.Duration
+	// OpenSearchDiscover is how often the client asks the cluster for its nodes; 0 never.
+	OpenSearchDiscover time.Duration
+	RedisURL           string
+	RateLimit          int
+	RateWindow         time.Duration
+	TrustedProxies     []netip.Prefix
+	PublicURL          string
+	BasePath           string
+	Attribution        string
+	BackendTimeout     time.Duration
 	// Cache says whether answers are cached in memory (search/cache); CacheTTL is how long a search
 	// or item answer is kept.
 	Cache    bool
@@ -95,6 +97,8 @@ var Settings = []Setting{
 		func(c *Config, v string) error { c.OpenSearchIndex = v; return nonEmpty(v) }},
 	{"OPENSEARCH_MAPPING", "opensearch-mapping", "", "index settings and mappings file for new indices; empty uses the built-in mappings/items.json",
 		func(c *Config, v string) error { c.OpenSearchMapping = v; return nil }},
+	{"OPENSEARCH_DISCOVER", "opensearch-discover", "0", "how often to ask OpenSearch for its nodes (sniffing: at start, then at this interval) and spread requests over them; 0 uses only the URLs given. Only where the nodes' own addresses are reachable",
+		func(c *Config, v string) error { return nonNegativeDuration(v, &c.OpenSearchDiscover) }},
 	{"REDIS_URL", "redis-url", "", "Redis for the shared rate limit (redis://, rediss://, unix://, Sentinel with ?master_name=, redis+cluster://); empty keeps the limit in process",
 		func(c *Config, v string) error {
 			c.RedisURL = v

@@ -2,13 +2,11 @@ package gateway_test
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -50,31 +48,19 @@ func newFaultyEngine(t *testing.T) *faultyEngine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	alias := "mediagw-breaker-test-" + strings.ToLower(rand.Text()[:10])
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
 	// Loaded and dropped straight on the engine, so a hung proxy cannot leave the indices behind.
-	loader, err := opensearch.New(opensearch.Config{URLs: []string{u.String()}, Alias: alias, Keep: -1})
+	loaded, drop, err := openSearchBackend(ctx, searchtest.Fixture(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	if _, err := loader.Load(ctx, func(yield func(search.Item, error) bool) {
-		for _, it := range searchtest.Fixture(t) {
-			if !yield(it, nil) {
-				return
-			}
-		}
-	}); err != nil {
-		t.Fatal(err)
-	}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := loader.Drop(ctx); err != nil {
+		if err := drop(); err != nil {
 			t.Errorf("drop the test's indices: %v", err)
 		}
-		loader.Close()
 	})
+	alias := loaded.(*opensearch.Backend).Alias()
 
 	f := &faultyEngine{proxy: startProxy(t, u.Host), reg: prometheus.NewRegistry(), openFor: 4 * time.Second}
 	engine, err := opensearch.New(opensearch.Config{URLs: []string{"http://" + f.proxy.addr()}, Alias: alias})

@@ -19,6 +19,8 @@ type EngineError struct {
 	Status int
 	// Type is the engine's error type (index_not_found_exception, ...), or empty.
 	Type string
+	// shardFailure marks an answer that came back without some of its shards.
+	shardFailure bool
 }
 
 func (e *EngineError) Error() string {

@@ -76,6 +76,8 @@ func OpenSearch(cfg config.Config, tune ...func(*opensearch.Config)) (*opensearc
 		Alias:   cfg.OpenSearchIndex,
 		Timeout: cfg.BackendTimeout,
 		Keep:    cfg.KeepIndices,
+
+		DiscoverInterval: cfg.OpenSearchDiscover,
 	}
 	if cfg.OpenSearchMapping != "" {
 		m, err := mappings.Read(cfg.OpenSearchMapping)
