@@ -128,6 +128,7 @@ func fastFailure(t *testing.T, what string, rec *httptest.ResponseRecorder, took
 	if took >= deadline/2 {
 		t.Errorf("%s: took %v, want an answer long before the %v deadline", what, took, deadline)
 	}
+	t.Logf("%s: %d in %v", what, rec.Code, took)
 }
 
 // TestEngineHangs: OpenSearch stops answering. Requests wait the deadline until the breaker opens;
