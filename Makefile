@@ -15,7 +15,7 @@ MODIFIED ?= $(shell [ -z "$$(git status --porcelain 2>/dev/null)" ] && echo fals
 LDFLAGS = -X mediagw/cmd/internal/buildinfo.version=$(VERSION) -X mediagw/cmd/internal/buildinfo.revision=$(REVISION) \
 	-X mediagw/cmd/internal/buildinfo.modified=$(MODIFIED)
 
-.PHONY: build run test check image image-test services services-stop bench api-fuzz browser-test clean
+.PHONY: build run test check image image-test services services-stop cluster cluster-stop cluster-test bench api-fuzz browser-test clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
@@ -67,6 +67,21 @@ services:
 
 services-stop:
 	scripts/services.sh stop
+
+# A 3-node OpenSearch cluster on loopback, beside the single node: HTTP 9211-9213, transport
+# 9311-9313, 320m heap each (about 2 minutes to start on 2 cores).
+cluster:
+	OPENSEARCH_NODES=3 scripts/services.sh start
+
+cluster-stop:
+	OPENSEARCH_NODES=3 scripts/services.sh stop
+
+# The tests against the cluster, which they start when it is not running (about 3 minutes; not part
+# of make test): exact counts on 3 shards of 1 replica, and a node killed under load
+# (docs/resilience.md).
+cluster-test:
+	eval "$$(OPENSEARCH_NODES=3 scripts/services.sh start)" && \
+	  $(GO) test -tags cluster -count=1 -v -run '^TestCluster' ./search/opensearch/ ./internal/clustertest/
 
 # The short performance run behind docs/performance.md (about 4 minutes; needs `make services`).
 bench:

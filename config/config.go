@@ -29,19 +29,27 @@ type Config struct {
 	OpenSearchIndex string
 	// OpenSearchMapping is an operator's own index definition file; empty means the built-in one.
 	OpenSearchMapping string
-	RedisURL          string
-	RateLimit         int
-	RateWindow        time.Duration
-	TrustedProxies    []netip.Prefix
-	PublicURL         string
-	BasePath          string
-	Attribution       string
-	BackendTimeout    time.Duration
+	// OpenSearchDiscover is how often the client asks the cluster for its nodes; 0 never.
+	OpenSearchDiscover time.Duration
+	RedisURL           string
+	RateLimit          int
+	RateWindow         time.Duration
+	TrustedProxies     []netip.Prefix
+	PublicURL          string
+	BasePath           string
+	Attribution        string
+	BackendTimeout     time.Duration
 	// Cache says whether answers are cached in memory (search/cache); CacheTTL is how long a search
 	// or item answer is kept.
-	Cache         bool
-	CacheTTL      time.Duration
-	ShutdownGrace time.Duration
+	Cache    bool
+	CacheTTL time.Duration
+	// StaleMax is how long past CacheTTL a cached answer is still served when the engine fails.
+	StaleMax time.Duration
+	// BreakerFailures is how many engine failures in a row open the circuit breaker (0: none);
+	// BreakerOpen how long it stays open before a call probes the engine.
+	BreakerFailures int
+	BreakerOpen     time.Duration
+	ShutdownGrace   time.Duration
 	// ShutdownDelay is how long readiness fails before the listener closes, so that load balancers
 	// stop sending traffic first.
 	ShutdownDelay time.Duration
@@ -90,6 +98,8 @@ var Settings = []Setting{
 		func(c *Config, v string) error { c.OpenSearchIndex = v; return nonEmpty(v) }},
 	{"OPENSEARCH_MAPPING", "opensearch-mapping", "", "index settings and mappings file for new indices; empty uses the built-in mappings/items.json",
 		func(c *Config, v string) error { c.OpenSearchMapping = v; return nil }},
+	{"OPENSEARCH_DISCOVER", "opensearch-discover", "0", "how often to ask OpenSearch for its nodes (sniffing: at start, then at this interval) and spread requests over them; 0 uses only the URLs given. Only where the nodes' own addresses are reachable",
+		func(c *Config, v string) error { return nonNegativeDuration(v, &c.OpenSearchDiscover) }},
 	{"REDIS_URL", "redis-url", "", "Redis for the shared rate limit (redis://, rediss://, unix://, Sentinel with ?master_name=, redis+cluster://); empty keeps the limit in process",
 		func(c *Config, v string) error {
 			c.RedisURL = v
@@ -145,6 +155,12 @@ var Settings = []Setting{
 		}},
 	{"MEDIA_CACHE_TTL", "cache-ttl", "10s", "how long a cached search or item answer is served; a new index version drops it at once",
 		func(c *Config, v string) error { return positiveDuration(v, &c.CacheTTL) }},
+	{"MEDIA_STALE_MAX", "stale-max", "10m", "how long past its TTL a cached answer is still served, marked stale, when the search engine fails or times out; 0 serves none",
+		func(c *Config, v string) error { return nonNegativeDuration(v, &c.StaleMax) }},
+	{"MEDIA_BREAKER_FAILURES", "breaker-failures", "5", "OpenSearch timeouts or connection failures in a row that open the circuit breaker: then requests without a stale answer get 503 at once, and /readyz fails; 0 turns it off",
+		func(c *Config, v string) error { return nonNegativeInt(v, &c.BreakerFailures) }},
+	{"MEDIA_BREAKER_OPEN", "breaker-open", "5s", "how long the open circuit breaker fails requests at once before one request probes OpenSearch; its answer closes the breaker",
+		func(c *Config, v string) error { return positiveDuration(v, &c.BreakerOpen) }},
 	{"MEDIA_SHUTDOWN_GRACE", "shutdown-grace", "25s", "how long in-flight requests may finish after SIGTERM",
 		func(c *Config, v string) error { return positiveDuration(v, &c.ShutdownGrace) }},
 	{"MEDIA_SHUTDOWN_DELAY", "shutdown-delay", "5s", "how long /readyz fails before the listener closes on SIGTERM",

@@ -9,7 +9,7 @@ import (
 const allowedMethods = "GET, HEAD, OPTIONS"
 
 // exposedHeaders are the response headers browser scripts may read.
-const exposedHeaders = "ETag, Link, Retry-After, RateLimit, RateLimit-Policy, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset"
+const exposedHeaders = "Age, Cache-Status, ETag, Link, Retry-After, RateLimit, RateLimit-Policy, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset"
 
 // corsHeaders are on every response: any origin may read the API, which takes no credentials.
 func corsHeaders(h http.Header) {

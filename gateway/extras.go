@@ -42,7 +42,7 @@ func (g *Gateway) suggest(c *echo.Context, rq rawQuery) error {
 	if g.extras == nil {
 		return internalError(errNoExtras)
 	}
-	ctx, cancel := g.backendCtx(c)
+	ctx, cancel := g.answerCtx(c)
 	defer cancel()
 	cs, err := g.extras.Complete(ctx, p.text, p.n)
 	if err != nil {
@@ -63,7 +63,7 @@ func (g *Gateway) related(c *echo.Context, rq rawQuery) error {
 	if g.extras == nil {
 		return internalError(errNoExtras)
 	}
-	ctx, cancel := g.backendCtx(c)
+	ctx, cancel := g.answerCtx(c)
 	defer cancel()
 	items, err := g.extras.Related(ctx, p.id, p.n)
 	if errors.Is(err, search.ErrNotFound) {

@@ -14,7 +14,7 @@ func (g *Gateway) items(c *echo.Context, rq rawQuery) error {
 	if errs != nil {
 		return invalidParams(errs)
 	}
-	ctx, cancel := g.backendCtx(c)
+	ctx, cancel := g.answerCtx(c)
 	defer cancel()
 	res, err := g.backend.Search(ctx, q)
 	if err != nil {
@@ -42,7 +42,7 @@ func (g *Gateway) item(c *echo.Context, rq rawQuery) error {
 
 // lookup asks the backend for one item; an unknown id is a 404.
 func (g *Gateway) lookup(c *echo.Context, id string) (search.Item, error) {
-	ctx, cancel := g.backendCtx(c)
+	ctx, cancel := g.answerCtx(c)
 	defer cancel()
 	it, err := g.backend.Item(ctx, id)
 	if errors.Is(err, search.ErrNotFound) {

@@ -38,7 +38,7 @@ func (g *Gateway) authors(c *echo.Context, _ rawQuery) error {
 // long as the answer stays the same.
 func serveList[T comparable](g *Gateway, c *echo.Context, what string, fetch func(context.Context) ([]T, error),
 	bodies *listBodies[T], envelope func([]T) any, maxAge time.Duration) error {
-	ctx, cancel := g.backendCtx(c)
+	ctx, cancel := g.answerCtx(c)
 	defer cancel()
 	answer, err := fetch(ctx)
 	if err != nil {

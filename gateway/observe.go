@@ -108,6 +108,9 @@ func (g *Gateway) logRequest(c *echo.Context, status int, latency time.Duration)
 		zap.Duration("latency", latency),
 		zap.String("visitor", hex.EncodeToString(mac.Sum(nil)[:8])),
 	}
+	if st.origin != nil {
+		fields = append(fields, zap.String("cache", c.Response().Header().Get("Cache-Status")))
+	}
 	if st.cause != nil && st.cause.Cause != nil {
 		fields = append(fields, zap.Error(st.cause.Cause))
 	}

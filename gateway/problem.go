@@ -173,7 +173,13 @@ func backendError(ctx context.Context, err error) *apiError {
 	case errors.Is(err, context.Canceled):
 		return &apiError{Type: problemClientClosed, Detail: "the client went away before the answer", Cause: err}
 	case errors.Is(err, search.ErrUnavailable):
-		return unavailable("the search engine cannot be reached right now; try again later", err)
+		ae := unavailable("the search engine cannot be reached right now; try again later", err)
+		// A circuit breaker knows when it will next ask the engine.
+		var hint interface{ RetryAfter() time.Duration }
+		if errors.As(err, &hint) {
+			ae.RetryAfter = max(hint.RetryAfter(), time.Second)
+		}
+		return ae
 	}
 	return internalError(err)
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v5"
+
+	"mediagw/search"
 )
 
 const (
@@ -22,6 +24,10 @@ const (
 
 // noStore marks a response no cache may keep: errors, 429 and health checks.
 const noStore time.Duration = -1
+
+// staleMaxAge is the max-age of a stale answer (served because the engine failed): short, so that
+// clients ask again soon and get a fresh one once the engine is back.
+const staleMaxAge = 5 * time.Second
 
 // buffers reuses the buffers responses are encoded and compressed into. A buffer grown past
 // maxPooledBuffer (an uncached authors list) goes to the collector instead, so the pool never
@@ -62,13 +68,24 @@ type reply struct {
 	kept *encodedBody
 }
 
-// send writes a complete response: the one place that sets Cache-Control, ETag, Vary and
-// Content-Encoding, answers If-None-Match with 304, and leaves the body out for HEAD. maxAge
-// noStore means not cacheable; a cacheable response also gets a weak ETag of its uncompressed bytes
-// (weak, because compression changes the bytes but not the meaning: every encoding has the same).
+// send writes a complete response: the one place that sets Cache-Control, Cache-Status, Age, ETag,
+// Vary and Content-Encoding, answers If-None-Match with 304, and leaves the body out for HEAD.
+// maxAge noStore means not cacheable; a cacheable response also gets a weak ETag of its
+// uncompressed bytes (weak, because compression changes the bytes but not the meaning: every
+// encoding has the same).
 func (g *Gateway) send(c *echo.Context, r reply) error {
 	req, w := c.Request(), c.Response()
 	h := w.Header()
+	if note := state(c).origin; note != nil {
+		o, noted := note.Get()
+		h.Set("Cache-Status", cacheStatus(o, noted))
+		if o.Stale {
+			h.Set("Age", strconv.FormatInt(int64(o.Age/time.Second), 10))
+			if r.maxAge != noStore {
+				r.maxAge = min(r.maxAge, staleMaxAge)
+			}
+		}
+	}
 	if r.compressible {
 		h.Add(echo.HeaderVary, echo.HeaderAcceptEncoding)
 	}
@@ -116,6 +133,22 @@ func (g *Gateway) send(c *echo.Context, r reply) error {
 	}
 	_, err := w.Write(body)
 	return err
+}
+
+// cacheStatus is the RFC 9211 Cache-Status of an answer from origin o; noted is false when nothing
+// noted one, as when the gateway runs without a cache.
+func cacheStatus(o search.Origin, noted bool) string {
+	switch {
+	case !noted:
+		return "mediagw; fwd=bypass"
+	case o.Stale:
+		return "mediagw; hit; detail=stale"
+	case o.Cached:
+		return "mediagw; hit"
+	case o.Collapsed:
+		return "mediagw; fwd=miss; collapsed"
+	}
+	return "mediagw; fwd=miss"
 }
 
 // encodedBody is a body served many times (a list resource, the OpenAPI document, a page): its

@@ -198,3 +198,11 @@ func (g *Gateway) api(c *echo.Context) error {
 func (g *Gateway) backendCtx(c *echo.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(c.Request().Context(), g.cfg.RequestTimeout)
 }
+
+// answerCtx bounds the call to the search engine whose answer the response carries, and notes
+// where that answer comes from (memory, the engine, a stale copy) for Cache-Status.
+func (g *Gateway) answerCtx(c *echo.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := g.backendCtx(c)
+	ctx, state(c).origin = search.WithOrigin(ctx)
+	return ctx, cancel
+}

@@ -1,6 +1,10 @@
 package gateway
 
-import "github.com/labstack/echo/v5"
+import (
+	"github.com/labstack/echo/v5"
+
+	"mediagw/search"
+)
 
 // requestState is what the middleware and handlers learn about one request and pass on to each
 // other. observe puts it on the echo context first; the others fill it in.
@@ -15,6 +19,9 @@ type requestState struct {
 	query rawQuery
 	// cause is the error the response answers, set by handleError.
 	cause *apiError
+	// origin, when the response carries a search engine's answer, notes where the answer came
+	// from (search.WithOrigin): send writes it as Cache-Status.
+	origin *search.OriginNote
 	// counted marks a request whose rate-limit headers are set already: the limiter counted it (or
 	// tried to), or its standing was inspected.
 	counted bool

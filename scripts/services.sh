@@ -4,6 +4,13 @@
 # both answer, and prints `export ...` lines on stdout (progress goes to stderr), so
 #   eval "$(scripts/services.sh start)"
 # sets the environment. `stop` stops only what this script started (it keeps their pid files).
+#
+# With OPENSEARCH_NODES=3 (or more) it manages an OpenSearch cluster instead, and only that: nodes
+# mediagw-cluster-1.. on HTTP ports 9211.. and transport ports 9311.. (OPENSEARCH_PORT,
+# OPENSEARCH_TRANSPORT_PORT), heap 320m each, beside the single node and out of its way. `start`
+# starts the nodes that do not answer (so it also brings back one that died) and prints
+# OPENSEARCH_URL with every node and OPENSEARCH_CLUSTER_DIR, where node I keeps its pid file
+# (node-I/opensearch.pid), data and logs.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -17,6 +24,12 @@ fi
 # The newest integ-test zip that resolved from Maven Central (3.9.0 did not exist yet). From 3.5 on it
 # carries every module, analysis-common (asciifolding) included; it never carries the security plugin.
 OPENSEARCH_VERSION=${OPENSEARCH_VERSION:-3.8.0}
+OPENSEARCH_NODES=${OPENSEARCH_NODES:-1}
+if ((OPENSEARCH_NODES > 1)); then
+	OPENSEARCH_PORT=${OPENSEARCH_PORT:-9211}
+	OPENSEARCH_TRANSPORT_PORT=${OPENSEARCH_TRANSPORT_PORT:-9311}
+	OPENSEARCH_HEAP=${OPENSEARCH_HEAP:-320m}
+fi
 OPENSEARCH_PORT=${OPENSEARCH_PORT:-9200}
 OPENSEARCH_HEAP=${OPENSEARCH_HEAP:-512m}
 OPENSEARCH_USER=${OPENSEARCH_USER:-opensearch}
@@ -133,31 +146,47 @@ opensearch_home() {
 	echo "$home"
 }
 
+# write_opensearch_config HOME DIR: the configuration of the node in DIR, whose own settings
+# (name, ports, discovery) come on stdin.
 write_opensearch_config() {
-	local home=$1 conf="$OS_DIR/config"
-	mkdir -p "$conf" "$OS_DIR/data" "$OS_DIR/logs" "$OS_DIR/tmp"
+	local home=$1 dir=$2 conf="$2/config"
+	mkdir -p "$conf" "$dir/data" "$dir/logs" "$dir/tmp"
 	if [[ ! -f $conf/jvm.options ]]; then
 		cp -r "$home/config/." "$conf/"
 		# The stock options write GC logs and heap dumps relative to the (read-only) distribution.
-		sed -i -e "s#=logs/#=$OS_DIR/logs/#g; s#file=logs/#file=$OS_DIR/logs/#g; s#HeapDumpPath=data#HeapDumpPath=$OS_DIR/data#" "$conf/jvm.options"
+		sed -i -e "s#=logs/#=$dir/logs/#g; s#file=logs/#file=$dir/logs/#g; s#HeapDumpPath=data#HeapDumpPath=$dir/data#" "$conf/jvm.options"
 	fi
-	# The node's own settings are rewritten on every start so the script is their one source.
-	cat >"$conf/opensearch.yml" <<EOF
-cluster.name: mediagw-dev
-node.name: mediagw-dev-1
-discovery.type: single-node
+	# The node's settings are rewritten on every start so the script is their one source.
+	{
+		cat
+		cat <<EOF
 network.host: 127.0.0.1
-http.port: $OPENSEARCH_PORT
-path.data: $OS_DIR/data
-path.logs: $OS_DIR/logs
+path.data: $dir/data
+path.logs: $dir/logs
 # Development disks run nearly full; the default watermarks would make every index read-only.
 cluster.routing.allocation.disk.watermark.low: 97%
 cluster.routing.allocation.disk.watermark.high: 98%
 cluster.routing.allocation.disk.watermark.flood_stage: 99%
-# One node can never hold a replica; indices without one are green.
-cluster.default_number_of_replicas: 0
 action.destructive_requires_name: true
 EOF
+	} >"$conf/opensearch.yml"
+}
+
+# launch_opensearch HOME DIR HEAP: starts the node configured in DIR as a daemon, as the
+# unprivileged user when run as root (OpenSearch refuses to run as root).
+launch_opensearch() {
+	local home=$1 dir=$2 heap=$3 jdk runner=()
+	jdk=$(java_home)
+	rm -f "$dir/opensearch.pid"
+	if [[ $EUID -eq 0 ]]; then
+		id -u "$OPENSEARCH_USER" >/dev/null 2>&1 ||
+			useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$OPENSEARCH_USER"
+		chown -R "$OPENSEARCH_USER:" "$dir"
+		runner=(runuser -u "$OPENSEARCH_USER" --)
+	fi
+	"${runner[@]}" env OPENSEARCH_JAVA_HOME="$jdk" OPENSEARCH_PATH_CONF="$dir/config" \
+		OPENSEARCH_TMPDIR="$dir/tmp" OPENSEARCH_JAVA_OPTS="-Xms$heap -Xmx$heap" \
+		"$home/bin/opensearch" -d -p "$dir/opensearch.pid" >"$dir/startup.log" 2>&1 9>&-
 }
 
 start_opensearch() {
@@ -168,26 +197,80 @@ start_opensearch() {
 		wait_opensearch yellow
 		return
 	fi
-	local home jdk runner=()
+	local home
 	home=$(opensearch_home)
-	jdk=$(java_home)
-	write_opensearch_config "$home"
-	rm -f "$OS_PID"
-	if [[ $EUID -eq 0 ]]; then
-		# OpenSearch refuses to run as root.
-		id -u "$OPENSEARCH_USER" >/dev/null 2>&1 ||
-			useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$OPENSEARCH_USER"
-		chown -R "$OPENSEARCH_USER:" "$OS_DIR"
-		runner=(runuser -u "$OPENSEARCH_USER" --)
-	fi
-	log "starting OpenSearch $OPENSEARCH_VERSION on $OS_URL (heap $OPENSEARCH_HEAP, java $jdk)"
+	write_opensearch_config "$home" "$OS_DIR" <<EOF
+cluster.name: mediagw-dev
+node.name: mediagw-dev-1
+discovery.type: single-node
+http.port: $OPENSEARCH_PORT
+# One node can never hold a replica; indices without one are green.
+cluster.default_number_of_replicas: 0
+EOF
+	log "starting OpenSearch $OPENSEARCH_VERSION on $OS_URL (heap $OPENSEARCH_HEAP, java $(java_home))"
 	local started=$SECONDS
-	"${runner[@]}" env OPENSEARCH_JAVA_HOME="$jdk" OPENSEARCH_PATH_CONF="$OS_DIR/config" \
-		OPENSEARCH_TMPDIR="$OS_DIR/tmp" OPENSEARCH_JAVA_OPTS="-Xms$OPENSEARCH_HEAP -Xmx$OPENSEARCH_HEAP" \
-		"$home/bin/opensearch" -d -p "$OS_PID" >"$OS_STARTUP_LOG" 2>&1 9>&- ||
-		opensearch_failed "OpenSearch exited during start-up"
+	launch_opensearch "$home" "$OS_DIR" "$OPENSEARCH_HEAP" || opensearch_failed "OpenSearch exited during start-up"
 	wait_opensearch green
 	log "opensearch ready in $((SECONDS - started))s"
+}
+
+# The cluster (OPENSEARCH_NODES > 1): node I answers HTTP on OPENSEARCH_PORT+I-1.
+CLUSTER_DIR="$STATE/cluster"
+
+node_url() { echo "http://127.0.0.1:$((OPENSEARCH_PORT + $1 - 1))"; }
+
+# use_node I: the start-up checks below look at node I.
+use_node() {
+	OS_URL=$(node_url "$1") OS_PID="$CLUSTER_DIR/node-$1/opensearch.pid"
+	OS_STARTUP_LOG="$CLUSTER_DIR/node-$1/startup.log" OS_LOG="$CLUSTER_DIR/node-$1/logs/mediagw-cluster.log"
+}
+
+cluster_urls() {
+	local i urls=()
+	for ((i = 1; i <= OPENSEARCH_NODES; i++)); do urls+=("$(node_url "$i")"); done
+	(
+		IFS=,
+		echo "${urls[*]}"
+	)
+}
+
+start_cluster() {
+	local home i seeds='' managers='' started=$SECONDS
+	home=$(opensearch_home)
+	for ((i = 1; i <= OPENSEARCH_NODES; i++)); do
+		seeds+="${seeds:+, }\"127.0.0.1:$((OPENSEARCH_TRANSPORT_PORT + i - 1))\""
+		managers+="${managers:+, }\"mediagw-cluster-$i\""
+	done
+	for ((i = 1; i <= OPENSEARCH_NODES; i++)); do
+		use_node "$i"
+		if opensearch_up; then
+			log "cluster node $i already answering on $OS_URL"
+			continue
+		fi
+		write_opensearch_config "$home" "$CLUSTER_DIR/node-$i" <<EOF
+cluster.name: mediagw-cluster
+node.name: mediagw-cluster-$i
+http.port: $((OPENSEARCH_PORT + i - 1))
+transport.port: $((OPENSEARCH_TRANSPORT_PORT + i - 1))
+discovery.seed_hosts: [$seeds]
+# Read only when the cluster forms for the first time.
+cluster.initial_cluster_manager_nodes: [$managers]
+EOF
+		log "starting cluster node $i on $OS_URL (heap $OPENSEARCH_HEAP)"
+		launch_opensearch "$home" "$CLUSTER_DIR/node-$i" "$OPENSEARCH_HEAP" || opensearch_failed "cluster node $i exited during start-up"
+	done
+	for ((i = 1; i <= OPENSEARCH_NODES; i++)); do
+		use_node "$i"
+		wait_opensearch green "&wait_for_nodes=$OPENSEARCH_NODES"
+	done
+	log "cluster of $OPENSEARCH_NODES nodes ready in $((SECONDS - started))s"
+}
+
+stop_cluster() {
+	local i
+	for ((i = 1; i <= OPENSEARCH_NODES; i++)); do
+		stop_one "cluster node $i" "$CLUSTER_DIR/node-$i/opensearch.pid"
+	done
 }
 
 opensearch_failed() {
@@ -197,12 +280,12 @@ opensearch_failed() {
 	exit 1
 }
 
-# wait_opensearch STATUS waits, bounded, for a cluster at least STATUS (green or yellow) that
-# folds accents (analysis-common loaded).
+# wait_opensearch STATUS [QUERY] waits, bounded, for a cluster at least STATUS (green or yellow),
+# and what QUERY adds to the health request, that folds accents (analysis-common loaded).
 wait_opensearch() {
-	local want=$1 deadline=$((SECONDS + OPENSEARCH_WAIT)) status=''
+	local want=$1 more=${2:-} deadline=$((SECONDS + OPENSEARCH_WAIT)) status=''
 	while ((SECONDS < deadline)); do
-		status=$(curl -sS -m 5 "$OS_URL/_cluster/health?wait_for_status=$want&timeout=2s" 2>/dev/null |
+		status=$(curl -sS -m 5 "$OS_URL/_cluster/health?wait_for_status=$want&timeout=2s$more" 2>/dev/null |
 			sed -n 's/.*"status":"\([a-z]*\)".*/\1/p') || true
 		[[ $status == green || ($want == yellow && $status == yellow) ]] && break
 		# The daemon writes its pid file some seconds into start-up; until then only its stderr
@@ -261,12 +344,38 @@ print_env() {
 	echo "export REDIS_URL=redis://127.0.0.1:$REDIS_PORT/0"
 }
 
+cluster_main() {
+	case ${1:-} in
+	start)
+		start_cluster
+		echo "export OPENSEARCH_URL=$(cluster_urls)"
+		echo "export OPENSEARCH_CLUSTER_DIR=$CLUSTER_DIR"
+		;;
+	stop) stop_cluster ;;
+	status)
+		curl -fsS -m 5 "$(node_url 1)/_cat/nodes?v&h=name,http,node.role,cluster_manager,heap.max" >&2 || {
+			log "cluster: node 1 down"
+			exit 1
+		}
+		echo "export OPENSEARCH_URL=$(cluster_urls)"
+		;;
+	*)
+		echo "usage: OPENSEARCH_NODES=$OPENSEARCH_NODES $0 start|stop|status" >&2
+		exit 2
+		;;
+	esac
+}
+
 main() {
 	mkdir -p "$STATE"
 	# Several make invocations may run at once; one of them starts things, the others wait for it.
 	# The daemons must not inherit fd 9, or they would hold the lock for their lifetime.
 	exec 9>"$STATE/.lock"
 	flock 9
+	if ((OPENSEARCH_NODES > 1)); then
+		cluster_main "$@"
+		return
+	fi
 	case ${1:-} in
 	start)
 		start_redis

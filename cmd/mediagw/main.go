@@ -74,13 +74,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		buildinfo.Read().Collector())
 
-	backend, closeBackend, err := backends.Open(ctx, cfg, log)
+	backend, closeBackend, err := backends.Open(ctx, cfg, log, reg)
 	if err != nil {
 		return err
 	}
 	defer closeBackend()
 	if cfg.Cache {
-		cached := cache.New(backend, cache.Options{TTL: cfg.CacheTTL, CallTimeout: cfg.BackendTimeout, Prewarm: true})
+		cached := cache.New(backend, cache.Options{TTL: cfg.CacheTTL, StaleMax: cfg.StaleMax, CallTimeout: cfg.BackendTimeout, Prewarm: true})
 		if err := reg.Register(cached); err != nil {
 			return fmt.Errorf("register cache metrics: %w", err)
 		}

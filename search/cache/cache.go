@@ -1,7 +1,9 @@
 // Package cache wraps a search.Backend so that repeated questions cost the engine little: categories
 // and authors are computed once per index version, identical concurrent calls share one engine
 // call, and recent searches and items are answered from a bounded, short-lived LRU. Answers are
-// keyed by the index version, so a reload or an alias move invalidates them.
+// keyed by the index version, so a reload or an alias move invalidates them. When the engine
+// fails, an answer past its freshness is served instead for a while (Options.StaleMax). Each
+// answer notes where it came from (search.NoteOrigin).
 package cache
 
 import (
@@ -36,6 +38,11 @@ type Options struct {
 	// TTL is how long a Search or Item answer is served from memory (default 10s). Categories and
 	// authors are kept for the whole index version instead, when the backend has one.
 	TTL time.Duration
+	// StaleMax is how long past its freshness an answer is still served when the engine fails or
+	// times out (stale if error); 0 serves none. A stale answer is the first to go when the cache
+	// needs room. Categories and authors kept for a version count from when the version was last
+	// confirmed.
+	StaleMax time.Duration
 	// MaxEntries bounds the number of cached Search and Item answers (default 10,000).
 	MaxEntries int
 	// MaxBytes bounds their estimated size in memory (default 64 MiB).
@@ -108,6 +115,8 @@ type Backend struct {
 	seen string
 	// pinned holds categories and authors of version seen, by key.
 	pinned map[string]any
+	// confirmedAt is when version seen was last known to be the one served.
+	confirmedAt time.Time
 	// The remote version, when checked last, and whether a check is running.
 	remoteVersion string
 	checkedAt     time.Time
@@ -120,7 +129,7 @@ func New(b search.Backend, opts Options) *Backend {
 	c := &Backend{
 		next:    b,
 		opts:    opts,
-		results: newLRU(opts.MaxEntries, opts.MaxBytes, opts.TTL),
+		results: newLRU(opts.MaxEntries, opts.MaxBytes, opts.TTL, max(opts.StaleMax, 0)),
 		pinned:  map[string]any{},
 	}
 	c.metrics = newMetrics(c.results)
@@ -156,14 +165,14 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 	q.Text = normalizeText(q.Text)
 	v, ok := b.version()
 	keep := ok && (q.Cursor == "" || q.Cursor == search.StartCursor)
-	return lookup(ctx, b, opSearch, v, keep, searchKey(v, q), false, b.opts.CallTimeout, resultSize,
+	return lookup(ctx, b, opSearch, v, keep, func(v string) string { return searchKey(v, q) }, false, b.opts.CallTimeout, resultSize,
 		func(ctx context.Context) (search.Result, error) { return b.next.Search(ctx, q) })
 }
 
 // Item returns the item with the given id. A missing item is not cached.
 func (b *Backend) Item(ctx context.Context, id string) (search.Item, error) {
 	v, ok := b.version()
-	return lookup(ctx, b, opItem, v, ok, key(opItem, v, id), false, b.opts.CallTimeout, itemSize,
+	return lookup(ctx, b, opItem, v, ok, func(v string) string { return key(opItem, v, id) }, false, b.opts.CallTimeout, itemSize,
 		func(ctx context.Context) (search.Item, error) { return b.next.Item(ctx, id) })
 }
 
@@ -174,7 +183,7 @@ func (b *Backend) Categories(ctx context.Context) ([]search.Category, error) {
 
 func (b *Backend) categories(ctx context.Context, timeout time.Duration) ([]search.Category, error) {
 	v, ok := b.version()
-	return lookup(ctx, b, opCategories, v, ok, key(opCategories, v), b.versioned(), timeout, categoriesSize, b.next.Categories)
+	return lookup(ctx, b, opCategories, v, ok, func(v string) string { return key(opCategories, v) }, b.versioned(), timeout, categoriesSize, b.next.Categories)
 }
 
 // Authors returns every credited author with its item count, computed once per index version.
@@ -184,7 +193,7 @@ func (b *Backend) Authors(ctx context.Context) ([]search.Author, error) {
 
 func (b *Backend) authors(ctx context.Context, timeout time.Duration) ([]search.Author, error) {
 	v, ok := b.version()
-	return lookup(ctx, b, opAuthors, v, ok, key(opAuthors, v), b.versioned(), timeout, authorsSize, b.next.Authors)
+	return lookup(ctx, b, opAuthors, v, ok, func(v string) string { return key(opAuthors, v) }, b.versioned(), timeout, authorsSize, b.next.Authors)
 }
 
 // errNoExtras is the answer to an extra the wrapped backend does not give.
@@ -198,7 +207,7 @@ func (b *Backend) Complete(ctx context.Context, text string, n int) ([]search.Co
 	}
 	text = normalizeText(text)
 	v, ok := b.version()
-	return lookup(ctx, b, opComplete, v, ok, key(opComplete, v, text, strconv.Itoa(n)), false, b.opts.CallTimeout, completionsSize,
+	return lookup(ctx, b, opComplete, v, ok, func(v string) string { return key(opComplete, v, text, strconv.Itoa(n)) }, false, b.opts.CallTimeout, completionsSize,
 		func(ctx context.Context) ([]search.Completion, error) { return b.extras.Complete(ctx, text, n) })
 }
 
@@ -208,7 +217,7 @@ func (b *Backend) Related(ctx context.Context, id string, n int) ([]search.Item,
 		return nil, errNoExtras
 	}
 	v, ok := b.version()
-	return lookup(ctx, b, opRelated, v, ok, key(opRelated, v, id, strconv.Itoa(n)), false, b.opts.CallTimeout, itemsSize,
+	return lookup(ctx, b, opRelated, v, ok, func(v string) string { return key(opRelated, v, id, strconv.Itoa(n)) }, false, b.opts.CallTimeout, itemsSize,
 		func(ctx context.Context) ([]search.Item, error) { return b.extras.Related(ctx, id, n) })
 }
 
@@ -218,7 +227,7 @@ func (b *Backend) Neighbours(ctx context.Context, word string, max int) ([]strin
 		return nil, errNoExtras
 	}
 	v, ok := b.version()
-	return lookup(ctx, b, opNeighbours, v, ok, key(opNeighbours, v, word, strconv.Itoa(max)), false, b.opts.CallTimeout, stringsSize,
+	return lookup(ctx, b, opNeighbours, v, ok, func(v string) string { return key(opNeighbours, v, word, strconv.Itoa(max)) }, false, b.opts.CallTimeout, stringsSize,
 		func(ctx context.Context) ([]string, error) { return b.extras.Neighbours(ctx, word, max) })
 }
 
@@ -227,17 +236,20 @@ func (b *Backend) Ping(ctx context.Context) error { return b.next.Ping(ctx) }
 
 // lookup answers op from memory when it can, and otherwise from one engine call shared by every
 // concurrent caller with the same key. v is the index version, ok whether answers may be cached,
-// pin whether to keep the answer for the whole version rather than for the TTL; timeout bounds
-// the engine call if this caller starts it.
-func lookup[T any](ctx context.Context, b *Backend, op, v string, ok bool, key string, pin bool,
+// keyOf the answer's key at a version, pin whether to keep the answer for the whole version rather
+// than for the TTL; timeout bounds the engine call if this caller starts it. When the engine
+// fails, a stale answer may stand in (serveStale). The answer's origin is noted in ctx.
+func lookup[T any](ctx context.Context, b *Backend, op, v string, ok bool, keyOf func(v string) string, pin bool,
 	timeout time.Duration, size func(T) int64, call func(context.Context) (T, error)) (T, error) {
 	var zero T
 	if err := ctx.Err(); err != nil {
 		return zero, fmt.Errorf("%s: %w", op, err)
 	}
+	key := keyOf(v)
 	if ok {
 		if val, hit := b.get(key, pin); hit {
 			b.metrics.count(op, resultHit)
+			search.NoteOrigin(ctx, search.Origin{Cached: true})
 			return val.(T), nil
 		}
 	}
@@ -270,23 +282,41 @@ func lookup[T any](ctx context.Context, b *Backend, op, v string, ok bool, key s
 			b.metrics.count(op, resultShared)
 		}
 		if r.Err != nil {
-			return zero, r.Err
+			return serveStale[T](ctx, b, op, keyOf, pin, r.Err)
 		}
+		search.NoteOrigin(ctx, search.Origin{Collapsed: !led})
 		return r.Val.(T), nil
 	case <-ctx.Done():
-		return zero, fmt.Errorf("%s: %w", op, ctx.Err())
+		return serveStale[T](ctx, b, op, keyOf, pin, fmt.Errorf("%s: %w", op, ctx.Err()))
 	}
+}
+
+// serveStale answers op, whose engine call failed with err, with the answer last kept for it when
+// the engine is at fault and that answer is at most StaleMax past its freshness; otherwise it
+// returns err.
+func serveStale[T any](ctx context.Context, b *Backend, op string, keyOf func(v string) string, pin bool, err error) (T, error) {
+	if b.opts.StaleMax > 0 && search.EngineFailed(err) {
+		if val, stored, ok := b.getStale(keyOf, pin); ok {
+			b.metrics.count(op, resultStale)
+			search.NoteOrigin(ctx, search.Origin{Cached: true, Stale: true, Age: b.opts.Now().Sub(stored)})
+			return val.(T), nil
+		}
+	}
+	search.NoteOrigin(ctx, search.Origin{})
+	var zero T
+	return zero, err
 }
 
 func (b *Backend) versioned() bool { return b.local != nil || b.remote != nil }
 
 // version names the index answers come from now; ok is false when they must not be cached.
 func (b *Backend) version() (v string, ok bool) {
+	var at time.Time
 	switch {
 	case b.local != nil:
-		v = b.local.Version()
+		v, at = b.local.Version(), b.opts.Now()
 	case b.remote != nil:
-		v = b.checkRemote()
+		v, at = b.checkRemote()
 	default:
 		return "", true
 	}
@@ -304,6 +334,9 @@ func (b *Backend) version() (v string, ok bool) {
 			go b.prewarm()
 		}
 	}
+	if at.After(b.confirmedAt) {
+		b.confirmedAt = at
+	}
 	b.mu.Unlock()
 	return v, true
 }
@@ -317,10 +350,10 @@ func (b *Backend) prewarm() {
 	_, _ = b.authors(ctx, b.opts.PrewarmTimeout)
 }
 
-// checkRemote returns the remote version as last checked, and starts a check in the background
-// when that is VersionInterval old, so no request waits on it. A version twice that old (after a
-// quiet spell) is not trusted: answers go uncached until the check lands.
-func (b *Backend) checkRemote() string {
+// checkRemote returns the remote version as last checked, and when, and starts a check in the
+// background when that is VersionInterval old, so no request waits on it. A version twice that old
+// (after a quiet spell) is not trusted: answers go uncached until the check lands.
+func (b *Backend) checkRemote() (string, time.Time) {
 	now := b.opts.Now()
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -333,9 +366,9 @@ func (b *Backend) checkRemote() string {
 		go b.refreshRemote()
 	}
 	if age >= 2*b.opts.VersionInterval {
-		return ""
+		return "", time.Time{}
 	}
-	return b.remoteVersion
+	return b.remoteVersion, b.checkedAt
 }
 
 func (b *Backend) refreshRemote() {
@@ -360,6 +393,26 @@ func (b *Backend) get(key string, pin bool) (any, bool) {
 		return val, ok
 	}
 	return b.results.get(key, b.opts.Now())
+}
+
+// getStale returns the answer kept under keyOf at the last version seen, fresh or stale, and when
+// it was last known to be current: when the engine gave it, or for an answer kept for the whole
+// version, when the version was last confirmed (such an answer then counts as fresh for the TTL
+// like any other). An answer stale for StaleMax or more is not returned.
+func (b *Backend) getStale(keyOf func(v string) string, pin bool) (val any, stored time.Time, ok bool) {
+	now := b.opts.Now()
+	b.mu.Lock()
+	seen, confirmed := b.seen, b.confirmedAt
+	if pin {
+		val, ok = b.pinned[keyOf(seen)]
+		b.mu.Unlock()
+		return val, confirmed, ok && now.Before(confirmed.Add(b.opts.TTL+b.opts.StaleMax))
+	}
+	b.mu.Unlock()
+	if b.versioned() && seen == "" {
+		return nil, time.Time{}, false
+	}
+	return b.results.getStale(keyOf(seen), now)
 }
 
 // put stores an answer computed at version v, unless the version moved while it was computed:

@@ -728,8 +728,8 @@ func TestMetrics(t *testing.T) {
 	if err := reg.Register(b); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := testutil.GatherAndCount(reg, "mediagw_cache_requests_total"); err != nil || n != 21 {
-		t.Errorf("mediagw_cache_requests_total has %d series (%v), want 21 (7 operations × hit, miss, shared)", n, err)
+	if n, err := testutil.GatherAndCount(reg, "mediagw_cache_requests_total"); err != nil || n != 28 {
+		t.Errorf("mediagw_cache_requests_total has %d series (%v), want 28 (7 operations × hit, miss, shared, stale)", n, err)
 	}
 	for range 3 {
 		if _, err := b.Search(t.Context(), search.Query{Sort: search.SortNewest, Page: 1, PerPage: 10}); err != nil {

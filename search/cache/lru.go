@@ -10,29 +10,39 @@ import (
 )
 
 // lru holds answers for ttl, evicting the least recently used beyond maxEntries or maxBytes.
-// Expired entries are dropped when met, or when they reach the back.
+// Past its ttl an answer is stale: it is kept for staleMax more, for when the engine fails
+// (getStale), and is the first to go when room is needed. Entries past that are dropped when met,
+// or when they reach the back.
 type lru struct {
 	maxEntries int
 	maxBytes   int64
 	ttl        time.Duration
+	staleMax   time.Duration
 
 	mu    sync.Mutex
 	bytes int64
 	order list.List // of *entry, most recently used first
+	// byAge holds the same entries, most recently stored first: every entry has the same ttl, so
+	// the back is the first to turn stale, and eviction finds a stale entry there at once.
+	byAge list.List
 	byKey map[string]*list.Element
 }
 
 type entry struct {
-	key     string
-	val     any
-	size    int64
-	expires time.Time
+	key  string
+	val  any
+	size int64
+	// stored is when the engine gave val; expires is stored + ttl.
+	stored, expires time.Time
+	// aged is the entry's element in byAge.
+	aged *list.Element
 }
 
-func newLRU(maxEntries int, maxBytes int64, ttl time.Duration) *lru {
-	return &lru{maxEntries: maxEntries, maxBytes: maxBytes, ttl: ttl, byKey: map[string]*list.Element{}}
+func newLRU(maxEntries int, maxBytes int64, ttl, staleMax time.Duration) *lru {
+	return &lru{maxEntries: maxEntries, maxBytes: maxBytes, ttl: ttl, staleMax: staleMax, byKey: map[string]*list.Element{}}
 }
 
+// get returns the fresh answer of key.
 func (c *lru) get(key string, now time.Time) (any, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -42,12 +52,33 @@ func (c *lru) get(key string, now time.Time) (any, bool) {
 	}
 	e := el.Value.(*entry)
 	if !now.Before(e.expires) {
-		c.remove(el)
+		if c.dead(e, now) {
+			c.remove(el)
+		}
 		return nil, false
 	}
 	c.order.MoveToFront(el)
 	return e.val, true
 }
+
+// getStale returns the answer of key, fresh or stale, and when it was stored.
+func (c *lru) getStale(key string, now time.Time) (val any, stored time.Time, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.byKey[key]
+	if !ok {
+		return nil, time.Time{}, false
+	}
+	e := el.Value.(*entry)
+	if c.dead(e, now) {
+		c.remove(el)
+		return nil, time.Time{}, false
+	}
+	return e.val, e.stored, true
+}
+
+// dead reports whether e is past serving, even stale.
+func (c *lru) dead(e *entry, now time.Time) bool { return !now.Before(e.expires.Add(c.staleMax)) }
 
 func (c *lru) put(key string, val any, size int64, now time.Time) {
 	size += int64(len(key)) + entryOverhead
@@ -59,15 +90,23 @@ func (c *lru) put(key string, val any, size int64, now time.Time) {
 	if el, ok := c.byKey[key]; ok {
 		c.remove(el)
 	}
-	c.byKey[key] = c.order.PushFront(&entry{key: key, val: val, size: size, expires: now.Add(c.ttl)})
+	e := &entry{key: key, val: val, size: size, stored: now, expires: now.Add(c.ttl)}
+	e.aged = c.byAge.PushFront(e)
+	c.byKey[key] = c.order.PushFront(e)
 	c.bytes += size
 	for c.order.Len() > c.maxEntries || c.bytes > c.maxBytes {
+		// Stale answers go first, however recently used; then the least recently used.
+		if oldest := c.byAge.Back().Value.(*entry); !now.Before(oldest.expires) {
+			c.remove(c.byKey[oldest.key])
+			continue
+		}
 		c.remove(c.order.Back())
 	}
 }
 
 func (c *lru) remove(el *list.Element) {
 	e := c.order.Remove(el).(*entry)
+	c.byAge.Remove(e.aged)
 	delete(c.byKey, e.key)
 	c.bytes -= e.size
 }
@@ -76,6 +115,7 @@ func (c *lru) purge() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.order.Init()
+	c.byAge.Init()
 	clear(c.byKey)
 	c.bytes = 0
 }
@@ -87,8 +127,8 @@ func (c *lru) stats() (entries int, bytes int64) {
 	return c.order.Len(), c.bytes
 }
 
-// entryOverhead estimates an entry's bookkeeping: list element, entry, map slot, boxed value.
-const entryOverhead = 200
+// entryOverhead estimates an entry's bookkeeping: two list elements, entry, map slot, boxed value.
+const entryOverhead = 248
 
 // Size estimates: the structs themselves plus the bytes they point at. They bound memory, so they
 // need to be close, not exact.

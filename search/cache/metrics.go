@@ -7,6 +7,7 @@ const (
 	resultHit    = "hit"
 	resultMiss   = "miss"
 	resultShared = "shared"
+	resultStale  = "stale"
 )
 
 type metrics struct {
@@ -19,7 +20,7 @@ func newMetrics(c *lru) *metrics {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mediagw_cache_requests_total",
-			Help: "Questions to the search engine through the cache, by operation and result: hit (answered from memory), miss (one engine call), shared (answered by another caller's concurrent engine call).",
+			Help: "Questions to the search engine through the cache, by operation and result: hit (answered from memory), miss (one engine call), shared (answered by another caller's concurrent engine call), stale (the engine failed and an answer past its freshness stood in).",
 		}, []string{"op", "result"}),
 		entries: prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "mediagw_cache_entries",
@@ -32,7 +33,7 @@ func newMetrics(c *lru) *metrics {
 	}
 	// Series that exist from the start make rate() work before the first event.
 	for _, op := range []string{opSearch, opItem, opCategories, opAuthors, opComplete, opRelated, opNeighbours} {
-		for _, r := range []string{resultHit, resultMiss, resultShared} {
+		for _, r := range []string{resultHit, resultMiss, resultShared, resultStale} {
 			m.requests.WithLabelValues(op, r)
 		}
 	}

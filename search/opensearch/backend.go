@@ -11,6 +11,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -38,6 +39,15 @@ type Config struct {
 	MaxConns int
 	// Transport replaces the HTTP transport (MaxConns and Compression then do not apply).
 	Transport http.RoundTripper
+	// ReadRetries is how many more nodes a read (a search, the alias, a ping) is sent to when a
+	// node gives no answer (refused, reset: a node gone) or answers 502 or 503. Default 2; negative
+	// none. A read that runs out of time is not sent again: the caller's deadline bounds it.
+	// Writes (loads) are never sent again by the client: loads retry on their own terms.
+	ReadRetries int
+	// DiscoverInterval, when positive, has the client ask the cluster for its nodes at start and
+	// then at this interval (sniffing), so requests spread over nodes the URLs do not list and a
+	// node that left is dropped. Only for clients that can reach the nodes' published addresses.
+	DiscoverInterval time.Duration
 	// Compression asks the engine to gzip its answers. Off by default: on loopback or a cluster
 	// network, the engine's gzip and the gateway's gunzip cost more CPU (9% of the gateway's in
 	// the profile of docs/performance.md) than the bytes save. Worth it only over a slow link.
@@ -77,6 +87,9 @@ func (c Config) withDefaults() Config {
 	if c.MaxConns <= 0 {
 		c.MaxConns = 32
 	}
+	if c.ReadRetries == 0 {
+		c.ReadRetries = 2
+	}
 	if c.BatchSize <= 0 {
 		c.BatchSize = 1000
 	}
@@ -100,8 +113,9 @@ func (c Config) withDefaults() Config {
 
 // Backend is a search.Backend and search.Admin over one alias. It is safe for concurrent use.
 type Backend struct {
-	cfg    Config
-	client *opensearchapi.Client
+	cfg Config
+	// client sends writes, once each; reads go to another node when one gives no answer.
+	client, reads *opensearchapi.Client
 	// limits size the requests of the categories and authors lists: defaultLimits, smaller in
 	// tests of the partitioning.
 	limits map[List]listLimits
@@ -137,16 +151,33 @@ func New(cfg Config) (*Backend, error) {
 	if tr == nil {
 		tr = newTransport(cfg)
 	}
-	client, err := opensearchapi.NewClient(opensearchapi.Config{Client: opensearch.Config{
-		Addresses: cfg.URLs,
-		Transport: tr,
-		// Queries fail fast so the API can answer 503 at once; loads retry on their own terms.
-		DisableRetry: true,
-	}})
+	base := opensearch.Config{Addresses: cfg.URLs, Transport: tr, DiscoverNodesInterval: max(cfg.DiscoverInterval, 0)}
+	if cfg.DiscoverInterval > 0 {
+		discover := true
+		base.DiscoverNodesOnStart = &discover
+	}
+	writes := base
+	writes.DisableRetry = true
+	client, err := opensearchapi.NewClient(opensearchapi.Config{Client: writes})
 	if err != nil {
 		return nil, fmt.Errorf("opensearch: %w", err)
 	}
-	return &Backend{cfg: cfg, client: client, limits: maps.Clone(defaultLimits), refreshInterval: refresh, mappingVersion: mappingVersion}, nil
+	// A read that reached no node, or a node that could not serve it, may succeed on another at
+	// once; one that is merely slow would only double the load, and the deadline bounds it anyway.
+	reads := base
+	if cfg.ReadRetries < 0 {
+		reads.DisableRetry = true
+	} else {
+		reads.MaxRetries = cfg.ReadRetries
+		reads.RetryOnStatus = []int{http.StatusBadGateway, http.StatusServiceUnavailable}
+	}
+	readClient, err := opensearchapi.NewClient(opensearchapi.Config{Client: reads})
+	if err != nil {
+		client.Close()
+		return nil, fmt.Errorf("opensearch: %w", err)
+	}
+	return &Backend{cfg: cfg, client: client, reads: readClient, limits: maps.Clone(defaultLimits), refreshInterval: refresh,
+		mappingVersion: mappingVersion}, nil
 }
 
 // newTransport is the HTTP transport of a configuration that brings none: keep-alive connections
@@ -169,7 +200,7 @@ func newTransport(cfg Config) *http.Transport {
 func (b *Backend) Alias() string { return b.cfg.Alias }
 
 // Close releases the client's connections and background work.
-func (b *Backend) Close() error { return b.client.Close() }
+func (b *Backend) Close() error { return errors.Join(b.client.Close(), b.reads.Close()) }
 
 // bound gives ctx the default deadline when it has none, so no call can hang.
 func (b *Backend) bound(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
@@ -227,7 +258,7 @@ func (a *answerShards) failure(op string) error {
 		return nil
 	}
 	// A partial answer would give wrong totals and skip items between pages.
-	ee := &EngineError{Op: op, Status: http.StatusServiceUnavailable, Type: "shard_failure"}
+	ee := &EngineError{Op: op, Status: http.StatusServiceUnavailable, Type: "shard_failure", shardFailure: true}
 	if len(a.Shards.Failures) > 0 {
 		ee.Type = a.Shards.Failures[0].Reason.Type
 	}
@@ -264,15 +295,28 @@ func sortValues(raw json.RawMessage) ([]any, error) {
 }
 
 // doSearch sends one request body (built by requests.go, as the load harness's direct baseline
-// is) to the alias's _search, and decodes the answer into out.
+// is) to the alias's _search, and decodes the answer into out, a pointer to a struct. An answer
+// that lacks shards (a node holding a copy went away during the search) is asked for again, up to
+// ReadRetries times: by then the engine reads the shard's other copy.
 func (b *Backend) doSearch(ctx context.Context, op string, body []byte, err error, out interface{ failure(string) error }) error {
 	if err != nil {
 		return fmt.Errorf("opensearch %s: encode request: %w", op, err)
 	}
 	ctx, cancel := b.bound(ctx, b.cfg.Timeout)
 	defer cancel()
+	for attempt := 0; ; attempt++ {
+		err := b.searchOnce(ctx, op, body, out)
+		var ee *EngineError
+		if !errors.As(err, &ee) || !ee.shardFailure || attempt >= b.cfg.ReadRetries || ctx.Err() != nil {
+			return err
+		}
+		reflect.ValueOf(out).Elem().SetZero()
+	}
+}
+
+func (b *Backend) searchOnce(ctx context.Context, op string, body []byte, out interface{ failure(string) error }) error {
 	req := &opensearchapi.SearchReq{Indices: []string{b.cfg.Alias}, Body: bytes.NewReader(body)}
-	resp, err := b.client.Client.Do(ctx, http.MethodPost, req, nil)
+	resp, err := b.reads.Client.Do(ctx, http.MethodPost, req, nil)
 	if err == nil && resp.IsError() {
 		err = opensearch.ParseError(resp)
 	}
@@ -447,7 +491,7 @@ func (b *Backend) Authors(ctx context.Context) ([]search.Author, error) {
 func (b *Backend) Ping(ctx context.Context) error {
 	ctx, cancel := b.bound(ctx, b.cfg.Timeout)
 	defer cancel()
-	resp, err := b.client.Indices.Exists(ctx, opensearchapi.IndicesExistsReq{Indices: []string{b.cfg.Alias}})
+	resp, err := b.reads.Indices.Exists(ctx, opensearchapi.IndicesExistsReq{Indices: []string{b.cfg.Alias}})
 	switch status := statusOf(resp); {
 	case status == http.StatusOK:
 		return nil
@@ -478,7 +522,7 @@ func (b *Backend) Version(ctx context.Context) (string, error) {
 func (b *Backend) aliasTargets(ctx context.Context) ([]string, error) {
 	ctx, cancel := b.bound(ctx, b.cfg.Timeout)
 	defer cancel()
-	resp, err := b.client.Indices.Alias.Get(ctx, opensearchapi.AliasGetReq{Alias: []string{b.cfg.Alias}})
+	resp, err := b.reads.Indices.Alias.Get(ctx, opensearchapi.AliasGetReq{Alias: []string{b.cfg.Alias}})
 	status := answerStatus(resp)
 	if status == http.StatusNotFound {
 		return nil, nil

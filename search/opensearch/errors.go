@@ -19,6 +19,8 @@ type EngineError struct {
 	Status int
 	// Type is the engine's error type (index_not_found_exception, ...), or empty.
 	Type string
+	// shardFailure marks an answer that came back without some of its shards.
+	shardFailure bool
 }
 
 func (e *EngineError) Error() string {
@@ -27,6 +29,10 @@ func (e *EngineError) Error() string {
 	}
 	return fmt.Sprintf("opensearch %s: status %d (%s)", e.Op, e.Status, e.Type)
 }
+
+// EngineFault reports whether the error is the engine's own (a 5xx) rather than the question's
+// (a 4xx), for search.EngineFailed.
+func (e *EngineError) EngineFault() bool { return e.Status >= http.StatusInternalServerError }
 
 // classify maps an error of the client to what callers branch on: a deadline wraps
 // context.DeadlineExceeded, an engine that cannot be reached, is overloaded or has no index under

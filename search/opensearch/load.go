@@ -86,14 +86,18 @@ func (b *Backend) Load(ctx context.Context, items iter.Seq2[search.Item, error])
 	if err != nil {
 		return stats, fmt.Errorf("load %s: %w", name, err)
 	}
-	if err := b.putSettings(ctx, name, obj{"index": obj{"refresh_interval": b.refreshInterval}}); err != nil {
+	// Each step from here to the alias may find a shard briefly without a copy (a node lost, a
+	// replica being promoted): they change nothing twice, so they are sent again like bulk requests.
+	if err := b.withRetries(ctx, func() error {
+		return b.putSettings(ctx, name, obj{"index": obj{"refresh_interval": b.refreshInterval}})
+	}); err != nil {
 		return stats, err
 	}
-	if err := b.refresh(ctx, name); err != nil {
+	if err := b.withRetries(ctx, func() error { return b.refresh(ctx, name) }); err != nil {
 		return stats, err
 	}
-	count, err := b.count(ctx, name)
-	if err != nil {
+	var count int64
+	if err := b.withRetries(ctx, func() (err error) { count, err = b.count(ctx, name); return err }); err != nil {
 		return stats, err
 	}
 	if count != int64(n) {
@@ -165,7 +169,11 @@ func (b *Backend) deleteIndices(ctx context.Context, names ...string) error {
 	}
 	ctx, cancel := b.bound(ctx, b.cfg.BulkTimeout)
 	defer cancel()
-	resp, err := b.client.Indices.Delete(ctx, opensearchapi.IndicesDeleteReq{Indices: names})
+	// An index already gone is what was asked: on the 3-node cluster, a delete of an index that
+	// existed when it was sent once came back 404 (index_not_found_exception).
+	ignore := true
+	resp, err := b.client.Indices.Delete(ctx, opensearchapi.IndicesDeleteReq{Indices: names,
+		Params: opensearchapi.IndicesDeleteParams{IgnoreUnavailable: &ignore}})
 	if err != nil {
 		return fmt.Errorf("delete %s: %w", strings.Join(names, ","), failed(ctx, "delete index", resp, err))
 	}
@@ -487,15 +495,38 @@ func (b *Backend) bulk(ctx context.Context, index string, body []byte, lines [][
 			lines = again
 			body = bytes.Join(lines, nil)
 		}
-		// Full jitter keeps concurrent workers from retrying in step.
-		d := wait/2 + rand.N(wait/2+1)
-		select {
-		case <-time.After(d):
-		case <-ctx.Done():
-			return context.Cause(ctx)
+		if err := backoff(ctx, &wait); err != nil {
+			return err
 		}
-		wait = min(wait*2, 30*time.Second)
 	}
+}
+
+// withRetries runs step, which changes nothing when run twice, until it succeeds, fails in a way
+// another attempt cannot mend (retryable), or has been sent again Config.Retries times.
+func (b *Backend) withRetries(ctx context.Context, step func() error) error {
+	wait := b.cfg.RetryBackoff
+	for attempt := 0; ; attempt++ {
+		err := step()
+		if err == nil || !retryable(ctx, err) || attempt >= b.cfg.Retries {
+			return err
+		}
+		if err := backoff(ctx, &wait); err != nil {
+			return err
+		}
+	}
+}
+
+// backoff waits about *wait before an attempt is sent again, then doubles *wait up to 30s. Full
+// jitter keeps concurrent workers from retrying in step.
+func backoff(ctx context.Context, wait *time.Duration) error {
+	d := *wait/2 + rand.N(*wait/2+1)
+	select {
+	case <-time.After(d):
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+	*wait = min(*wait*2, 30*time.Second)
+	return nil
 }
 
 // bulkFilter keeps of a bulk answer what bulkOnce reads: a fifth of the bytes to send and decode.

@@ -8,19 +8,21 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
 	"mediagw/config"
 	"mediagw/mappings"
 	"mediagw/search"
 	blevebackend "mediagw/search/bleve"
+	"mediagw/search/breaker"
 	"mediagw/search/opensearch"
 )
 
 // opener opens one backend.
 type opener struct {
-	// serve opens it to answer the API; the function it returns releases it.
-	serve func(ctx context.Context, cfg config.Config, log *zap.Logger) (search.Backend, func(), error)
+	// serve opens it to answer the API, its metrics going to reg; the function it returns releases it.
+	serve func(ctx context.Context, cfg config.Config, log *zap.Logger, reg prometheus.Registerer) (search.Backend, func(), error)
 	// admin opens it to load, list and roll back index versions.
 	admin func(cfg config.Config) (search.Admin, error)
 }
@@ -34,13 +36,7 @@ var openers = map[string]opener{
 		},
 	},
 	config.BackendOpenSearch: {
-		serve: func(_ context.Context, cfg config.Config, _ *zap.Logger) (search.Backend, func(), error) {
-			b, err := OpenSearch(cfg)
-			if err != nil {
-				return nil, nil, err
-			}
-			return b, func() { b.Close() }, nil
-		},
+		serve: serveOpenSearch,
 		admin: func(cfg config.Config) (search.Admin, error) { return OpenSearch(cfg) },
 	},
 }
@@ -53,14 +49,14 @@ func lookup(name string) (opener, error) {
 	return o, nil
 }
 
-// Open opens the configured backend to serve the API until ctx ends; the returned function
-// releases it.
-func Open(ctx context.Context, cfg config.Config, log *zap.Logger) (search.Backend, func(), error) {
+// Open opens the configured backend to serve the API until ctx ends, registering its metrics
+// with reg; the returned function releases it.
+func Open(ctx context.Context, cfg config.Config, log *zap.Logger, reg prometheus.Registerer) (search.Backend, func(), error) {
 	o, err := lookup(cfg.Backend)
 	if err != nil {
 		return nil, nil, err
 	}
-	return o.serve(ctx, cfg, log)
+	return o.serve(ctx, cfg, log, reg)
 }
 
 // OpenAdmin opens the configured backend to manage its index versions.
@@ -80,6 +76,8 @@ func OpenSearch(cfg config.Config, tune ...func(*opensearch.Config)) (*opensearc
 		Alias:   cfg.OpenSearchIndex,
 		Timeout: cfg.BackendTimeout,
 		Keep:    cfg.KeepIndices,
+
+		DiscoverInterval: cfg.OpenSearchDiscover,
 	}
 	if cfg.OpenSearchMapping != "" {
 		m, err := mappings.Read(cfg.OpenSearchMapping)
@@ -98,12 +96,31 @@ func OpenSearch(cfg config.Config, tune ...func(*opensearch.Config)) (*opensearc
 	return b, nil
 }
 
+// serveOpenSearch opens OpenSearch behind a circuit breaker (unless BreakerFailures is 0), so
+// that an engine that hangs or cannot be reached costs requests no deadline once it has failed
+// repeatedly.
+func serveOpenSearch(_ context.Context, cfg config.Config, log *zap.Logger, reg prometheus.Registerer) (search.Backend, func(), error) {
+	b, err := OpenSearch(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if cfg.BreakerFailures == 0 {
+		return b, func() { b.Close() }, nil
+	}
+	cb := breaker.New(b, breaker.Options{Failures: cfg.BreakerFailures, OpenFor: cfg.BreakerOpen, Log: log.Named("breaker")})
+	if err := reg.Register(cb); err != nil {
+		b.Close()
+		return nil, nil, fmt.Errorf("register breaker metrics: %w", err)
+	}
+	return cb, func() { b.Close() }, nil
+}
+
 // reloadEvery is how often a server looks for a new embedded index version.
 const reloadEvery = 2 * time.Second
 
 // serveEmbedded opens the embedded index and follows reloads of its directory, so that a
-// `mediactl load` goes live without a restart.
-func serveEmbedded(ctx context.Context, cfg config.Config, log *zap.Logger) (search.Backend, func(), error) {
+// `mediactl load` goes live without a restart. It needs no circuit breaker: it runs in the process.
+func serveEmbedded(ctx context.Context, cfg config.Config, log *zap.Logger, _ prometheus.Registerer) (search.Backend, func(), error) {
 	b, err := blevebackend.Open(cfg.IndexDir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("embedded index in %s: %w (build one with: mediactl load FILE)", cfg.IndexDir, err)

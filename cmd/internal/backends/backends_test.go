@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
 	"mediagw/config"
@@ -27,7 +28,7 @@ func TestEveryConfiguredBackendOpens(t *testing.T) {
 
 func TestUnknownBackend(t *testing.T) {
 	cfg := config.Config{Backend: "elastic"}
-	if _, _, err := Open(t.Context(), cfg, zap.NewNop()); err == nil || !strings.Contains(err.Error(), `unknown backend "elastic"`) {
+	if _, _, err := Open(t.Context(), cfg, zap.NewNop(), prometheus.NewRegistry()); err == nil || !strings.Contains(err.Error(), `unknown backend "elastic"`) {
 		t.Errorf("Open: %v, want unknown backend", err)
 	}
 	if _, err := OpenAdmin(cfg); err == nil || !strings.Contains(err.Error(), `unknown backend "elastic"`) {
@@ -39,7 +40,7 @@ func TestUnknownBackend(t *testing.T) {
 // the server answers from it.
 func TestEmbedded(t *testing.T) {
 	cfg := config.Config{Backend: config.BackendEmbedded, IndexDir: filepath.Join(t.TempDir(), "index"), KeepIndices: 1}
-	if _, _, err := Open(t.Context(), cfg, zap.NewNop()); !errors.Is(err, search.ErrUnavailable) || !strings.Contains(err.Error(), "mediactl load") {
+	if _, _, err := Open(t.Context(), cfg, zap.NewNop(), prometheus.NewRegistry()); !errors.Is(err, search.ErrUnavailable) || !strings.Contains(err.Error(), "mediactl load") {
 		t.Fatalf("Open without an index: %v, want search.ErrUnavailable saying to run mediactl load", err)
 	}
 	admin, err := OpenAdmin(cfg)
@@ -53,7 +54,7 @@ func TestEmbedded(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	b, closeBackend, err := Open(ctx, cfg, zap.NewNop())
+	b, closeBackend, err := Open(ctx, cfg, zap.NewNop(), prometheus.NewRegistry())
 	if err != nil {
 		t.Fatal(err)
 	}
