@@ -1,6 +1,10 @@
 package gateway
 
-import "github.com/labstack/echo/v5"
+import (
+	"sync/atomic"
+
+	"github.com/labstack/echo/v5"
+)
 
 // requestState is what the middleware and handlers learn about one request and pass on to each
 // other. observe puts it on the echo context first; the others fill it in.
@@ -18,6 +22,9 @@ type requestState struct {
 	// counted marks a request whose rate-limit headers are set already: the limiter counted it (or
 	// tried to), or its standing was inspected.
 	counted bool
+	// engine sums the time of the request's search engine calls in nanoseconds, when metrics are
+	// on: the part of its time that is not the gateway's own.
+	engine atomic.Int64
 }
 
 // stateKey is the echo context key of the requestState.
