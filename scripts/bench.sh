@@ -12,8 +12,8 @@
 # (10s), BENCH_WARMUP (3s), BENCH_C connections (8), BENCH_QPS open-loop rate (40; 0 skips the
 # open-loop run), BENCH_SUSTAIN sustained run of the cached gateway for its RSS (30s; 0 skips it), BENCH_EMBEDDED (1; 0 skips the embedded index), BENCH_PROFILE (1; 0 skips the CPU
 # profile), BENCH_ALIAS (bench-items), OPENSEARCH_URL (http://127.0.0.1:9200), REDIS_URL (redis on
-# 127.0.0.1:6379 when it answers, else the in-process limit), BENCH_PORT first of six loopback
-# ports (18080), BENCH_CHARTS where the charts go (docs/charts; empty skips them).
+# 127.0.0.1:6379 when it answers, else the in-process limit), BENCH_PORT first of the loopback
+# ports (18080 to 18084, admin 19081 to 19084), BENCH_CHARTS where the charts go (docs/charts; empty skips them).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -141,6 +141,10 @@ start off $((PORT + 1)) MEDIA_BACKEND=opensearch MEDIA_CACHE=off
 OFF=$pid
 start on $((PORT + 2)) MEDIA_BACKEND=opensearch MEDIA_CACHE=on
 ON=$pid
+# The same as "off" but counting visitors in process instead of in Redis: how much of the
+# gateway's own time is the shared limiter's round trip (open loop only).
+start local $((PORT + 4)) MEDIA_BACKEND=opensearch MEDIA_CACHE=off REDIS_URL=
+LOCAL=$pid
 GW_OFF=http://127.0.0.1:$((PORT + 1))/
 GW_ON=http://127.0.0.1:$((PORT + 2))/
 GATEWAYS="gateway=$GW_OFF,cached=$GW_ON"
@@ -148,6 +152,7 @@ GATEWAYS="gateway=$GW_OFF,cached=$GW_ON"
 M_OFF=http://127.0.0.1:$((PORT + 1001))/metrics
 M_ON=http://127.0.0.1:$((PORT + 1002))/metrics
 M_EMB=http://127.0.0.1:$((PORT + 1003))/metrics
+M_LOCAL=http://127.0.0.1:$((PORT + 1004))/metrics
 if [[ $EMBEDDED == 1 ]]; then
 	start embedded $((PORT + 3)) MEDIA_BACKEND=embedded MEDIA_INDEX_DIR="$INDEX_DIR" MEDIA_CACHE=off
 	EMB=$pid
@@ -170,8 +175,9 @@ mix -gateway "gateway=$GW_OFF" -metrics "gateway=$M_OFF" -rss "gateway=$OFF" -cp
 
 if [[ $QPS != 0 ]]; then
 	echo
-	echo "== gateway (caching off) vs OpenSearch direct, open loop at $QPS req/s"
-	mix -gateway "gateway=$GW_OFF" -metrics "gateway=$M_OFF" -qps "$QPS" -cpu "$(cpu "gateway=$OFF")" \
+	echo "== gateway (caching off; rate limit in Redis, then in process) vs OpenSearch direct, open loop at $QPS req/s"
+	mix -gateway "gateway=$GW_OFF,local-limit=http://127.0.0.1:$((PORT + 4))/" -metrics "gateway=$M_OFF,local-limit=$M_LOCAL" \
+		-qps "$QPS" -cpu "$(cpu "gateway=$OFF,local-limit=$LOCAL")" \
 		-save "$RESULTS/2-open-off.json" -label "open loop at $QPS req/s, caching off"
 fi
 
