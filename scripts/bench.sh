@@ -85,11 +85,15 @@ if [[ ! -f $CATALOGUE ]]; then
 	"$MEDIACTL" gen -n "$ITEMS" -seed "$SEED" -o "$CATALOGUE" 2>/dev/null
 fi
 
-# opensearch_pid prints the local OpenSearch's pid, or nothing when it is not a local process.
+# opensearch_pid prints the pid of the local OpenSearch that answers at OPENSEARCH_URL (other nodes
+# may run on the machine), or nothing when it is not a local process.
 opensearch_pid() {
-	local f=$REPO/var/services/opensearch/opensearch.pid
+	local f=$REPO/var/services/opensearch/opensearch.pid port=${OPENSEARCH_URL##*:}
+	port=${port%%/*}
 	if [[ -s $f ]] && kill -0 "$(cat "$f")" 2>/dev/null; then
 		cat "$f"
+	elif command -v ss >/dev/null; then
+		ss -Hltnp "sport = :$port" 2>/dev/null | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -n 1
 	else
 		pgrep -f org.opensearch.bootstrap.OpenSearch | head -n 1 || true
 	fi
