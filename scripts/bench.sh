@@ -203,7 +203,7 @@ fi
 # loop in alternating rounds; then completions as typed, open loop.
 EXTRAS=("opensearch=$GW_OFF" "$M_OFF" "$(cpu "gateway=$OFF")")
 if [[ $EMBEDDED == 1 ]]; then
-	EXTRAS+=("embedded=http://127.0.0.1:$((PORT + 3))/" "$M_EMB" "$(cpu "gateway=$EMB")")
+	EXTRAS+=("embedded=http://127.0.0.1:$((PORT + 3))/" "$M_EMB" "gateway=$EMB")
 fi
 SUGGEST_QPS=$QPS
 [[ $QPS != 0 ]] || SUGGEST_QPS=10

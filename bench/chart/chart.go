@@ -99,7 +99,7 @@ func Bars(title, unit string, groups []string, series []Series, log bool) ([]byt
 	category.Min, category.Max = -0.5, float64(len(groups))-0.5
 	// The legend sits in the top right corner, beyond the longest bar: above it when the bars
 	// stand, to its right when they lie.
-	room := 1 - 0.08*float64(len(series)+1)
+	room := 1 - 0.055*float64(len(series)+1)
 	if horizontal {
 		name := 0
 		for _, s := range series {
@@ -138,7 +138,7 @@ func Lines(title, xUnit, yUnit string, lines []Line) ([]byte, error) {
 		p.Legend.Add(l.Name, ln)
 	}
 	p.Y.Min = 0
-	p.Y.Max /= 1 - 0.08*float64(len(lines)+1)
+	p.Y.Max /= 1 - 0.055*float64(len(lines)+1)
 	p.Legend.Left = true
 	return render(p, height)
 }
