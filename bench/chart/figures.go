@@ -34,10 +34,10 @@ func Draw(saved []bench.Saved, dir string) ([]string, error) {
 	var direct, gateway Series
 	direct.Name, gateway.Name = "OpenSearch direct", "through the gateway"
 	for _, s := range saved {
-		if !s.Direct || len(s.Results) < 2 {
+		if !s.Direct || len(s.Results) == 0 {
 			continue
 		}
-		if s.QPS == 0 {
+		if s.QPS == 0 && len(s.Results) > 1 {
 			groups = append(groups, s.Label)
 			direct.Values = append(direct.Values, s.Results[0].Throughput)
 			gateway.Values = append(gateway.Values, s.Results[1].Throughput)
