@@ -31,8 +31,14 @@ const (
 	KindItem
 	KindCategories
 	KindAuthors
+	// KindSuggest is resource=suggest, completions; the mix of BuildMix has none (see
+	// BuildCompletions).
+	KindSuggest
 	numKinds
 )
+
+// mixKinds are the resources BuildMix draws from.
+var mixKinds = []Kind{KindItems, KindItem, KindCategories, KindAuthors}
 
 func (k Kind) String() string {
 	switch k {
@@ -44,6 +50,8 @@ func (k Kind) String() string {
 		return "categories"
 	case KindAuthors:
 		return "authors"
+	case KindSuggest:
+		return "suggest"
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -61,7 +69,7 @@ func ParseKinds(list string) ([]Kind, error) {
 			k++
 		}
 		if k == numKinds {
-			return nil, fmt.Errorf("unknown resource %q: want items, item, categories or authors", name)
+			return nil, fmt.Errorf("unknown resource %q: want items, item, categories, authors or suggest", name)
 		}
 		out = append(out, k)
 	}
@@ -512,7 +520,7 @@ func BuildMix(c *Corpus, opt MixOptions) (*Mix, error) {
 	mix := &Mix{Seq: make([]*Request, opt.Length)}
 	used := map[*Request]bool{}
 	left := false
-	for k := range numKinds {
+	for _, k := range mixKinds {
 		left = left || !slices.Contains(opt.Without, k)
 	}
 	if !left {

@@ -82,10 +82,11 @@ func WriteProbeTable(w io.Writer, results []ProbeResult) error {
 
 // RSSWatch samples a process's resident memory (VmRSS) until stopped.
 type RSSWatch struct {
-	Name string
-	PID  int
-	stop chan struct{}
-	done chan struct{}
+	Name  string
+	PID   int
+	every time.Duration
+	stop  chan struct{}
+	done  chan struct{}
 	// samples in KiB, written by the sampling goroutine until done closes.
 	samples []int64
 	err     error
@@ -93,7 +94,7 @@ type RSSWatch struct {
 
 // WatchRSS samples pid's VmRSS every interval, starting now.
 func WatchRSS(name string, pid int, every time.Duration) *RSSWatch {
-	w := &RSSWatch{Name: name, PID: pid, stop: make(chan struct{}), done: make(chan struct{})}
+	w := &RSSWatch{Name: name, PID: pid, every: every, stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(w.done)
 		tick := time.NewTicker(every)
@@ -122,14 +123,17 @@ type RSSReport struct {
 	N                         int
 	First, Min, Max, Last     int64
 	FirstQuarter, LastQuarter int64 // mean of the first and the last quarter of the samples
-	Err                       error
+	Err                       error `json:"-"`
+	// Samples are every sample in order, Every apart: RSS over time.
+	Samples []int64
+	Every   time.Duration
 }
 
 // Stop ends the watch and summarises it.
 func (w *RSSWatch) Stop() RSSReport {
 	close(w.stop)
 	<-w.done
-	r := RSSReport{Name: w.Name, PID: w.PID, N: len(w.samples), Err: w.err}
+	r := RSSReport{Name: w.Name, PID: w.PID, N: len(w.samples), Err: w.err, Samples: w.samples, Every: w.every}
 	if r.N == 0 {
 		return r
 	}

@@ -36,6 +36,9 @@ type Result struct {
 	// CPU is the CPU time each watched process (RunOptions.Processes, and the harness) used
 	// while this target was measured.
 	CPU map[string]time.Duration
+	// Gateway is what the target's own metrics said over its measured phases (RunOptions.Metrics);
+	// nil when they were not read.
+	Gateway *GatewayStats `json:",omitempty"`
 
 	samples [numKinds][]time.Duration
 	elapsed time.Duration
@@ -207,6 +210,13 @@ func WriteTable(w io.Writer, results []*Result) error {
 		}
 		if _, err := fmt.Fprintf(w, "CPU ms per request while measuring %s: %s\n", r.Target, strings.Join(parts, ", ")); err != nil {
 			return err
+		}
+	}
+	for _, r := range results {
+		if r.Gateway != nil {
+			if err := writeGatewayStats(w, r.Target, r.Gateway); err != nil {
+				return err
+			}
 		}
 	}
 	if len(results) < 2 {

@@ -34,6 +34,9 @@ type RunOptions struct {
 	// Processes whose CPU time is charged to the target being measured, phase by phase; the
 	// harness itself is always one of them.
 	Processes []Process
+	// Metrics maps a target's name to its gateway's metrics URL (the admin listener's /metrics),
+	// scraped before and after each of its phases: its own time, the limiter's, GC, the cache.
+	Metrics map[string]string
 }
 
 // Process is a local process whose CPU time a run accounts for.
@@ -89,6 +92,7 @@ func Run(ctx context.Context, mix *Mix, targets []Target, opt RunOptions) ([]*Re
 		}
 	}
 	procs := append([]Process{{Name: "harness", PID: os.Getpid()}}, opt.Processes...)
+	scraper := NewClient(1, opt.Timeout)
 	per := opt.Duration / time.Duration(opt.Rounds)
 	for round := range opt.Rounds {
 		order := make([]int, len(targets))
@@ -100,9 +104,24 @@ func Run(ctx context.Context, mix *Mix, targets []Target, opt RunOptions) ([]*Re
 		}
 		for _, i := range order {
 			progress(opt, "round %d/%d: %s for %s", round+1, opt.Rounds, targets[i].Name(), per)
+			url := opt.Metrics[targets[i].Name()]
+			var scraped *GatewayStats
+			if url != "" {
+				var err error
+				if scraped, err = Scrape(ctx, scraper, url); err != nil {
+					return results, err
+				}
+			}
 			before := cpuTimes(procs)
 			r, err := phase(ctx, mix, targets[i], cursors[i], opt, per)
 			after := cpuTimes(procs)
+			if url != "" && err == nil {
+				later, serr := Scrape(ctx, scraper, url)
+				if serr != nil {
+					return results, serr
+				}
+				results[i].Gateway = results[i].Gateway.Add(later.Sub(scraped))
+			}
 			for j, p := range procs {
 				if before[j] >= 0 && after[j] >= 0 {
 					r.cpu[p.Name] += after[j] - before[j]

@@ -42,6 +42,8 @@ type Gateway struct {
 	name, base string
 	client     *http.Client
 	visitors   int
+	// extra is added to the query of every search (WithExtras).
+	extra string
 }
 
 // NewGateway targets the API answering at base (scheme, host and base path). With visitors > 0
@@ -60,7 +62,11 @@ func (g *Gateway) Name() string { return g.name }
 
 // Do sends one API request.
 func (g *Gateway) Do(ctx context.Context, r *Request, seq uint64) (int, int64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, g.base+"?"+r.Query, nil)
+	u := g.base + "?" + r.Query
+	if r.Kind == KindItems {
+		u += g.extra
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -106,6 +112,9 @@ func (o *OpenSearch) Name() string { return o.name }
 // Do sends the direct form of r; categories and authors run their list's whole exchange, as the
 // backend does, and count as one request.
 func (o *OpenSearch) Do(ctx context.Context, r *Request, _ uint64) (int, int64, error) {
+	if r.Direct.Method == "" && r.Direct.List == nil {
+		return 0, 0, fmt.Errorf("%w: %s", errNoDirect, r.Query)
+	}
 	if r.Direct.List == nil {
 		status, raw, err := o.post(ctx, r.Direct, r.Direct.Body)
 		return status, int64(len(raw)), err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -50,6 +51,10 @@ var (
 	// latencyBuckets reach down to a millisecond, where the embedded index answers, and up to the
 	// longest backend timeout worth configuring.
 	latencyBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
+	// ownBuckets resolve the gateway's own time and the limiter's around the millisecond its aim
+	// is (issue 15), where percentiles read from the histogram need narrow buckets.
+	ownBuckets = []float64{.00005, .0001, .0002, .0003, .0004, .0005, .00075, .001, .0015, .002, .003, .005,
+		.0075, .01, .025, .05, .1, .25, .5, 1}
 )
 
 // metrics are the gateway's Prometheus series. Rate-limit decisions and fallbacks are not among
@@ -61,6 +66,8 @@ type metrics struct {
 	inFlight        prometheus.Gauge
 	backendDuration *prometheus.HistogramVec
 	backendErrors   *prometheus.CounterVec
+	own             *prometheus.HistogramVec
+	limiterDuration prometheus.Histogram
 }
 
 func newMetrics() *metrics {
@@ -91,6 +98,16 @@ func newMetrics() *metrics {
 			Name: "mediagw_backend_errors_total",
 			Help: "Failed search engine calls, by operation and kind (unavailable, timeout, other); a missing item and a client that went away are not failures.",
 		}, []string{"op", "kind"}),
+		own: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "mediagw_gateway_own_seconds",
+			Help:    "The gateway's own time per request, by resource: its duration less the time of its search engine calls (mediagw_backend_duration_seconds).",
+			Buckets: ownBuckets,
+		}, []string{"resource"}),
+		limiterDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "mediagw_ratelimit_duration_seconds",
+			Help:    "Time of one rate-limit decision as the gateway waits for it (part of the gateway's own time).",
+			Buckets: ownBuckets,
+		}),
 	}
 	// Series that exist from the start make rate() and absent-alerts work before the first event.
 	for _, op := range backendOps {
@@ -113,6 +130,8 @@ func (m *metrics) Describe(ch chan<- *prometheus.Desc) {
 	m.inFlight.Describe(ch)
 	m.backendDuration.Describe(ch)
 	m.backendErrors.Describe(ch)
+	m.own.Describe(ch)
+	m.limiterDuration.Describe(ch)
 }
 
 // Collect implements prometheus.Collector.
@@ -123,15 +142,20 @@ func (m *metrics) Collect(ch chan<- prometheus.Metric) {
 	m.inFlight.Collect(ch)
 	m.backendDuration.Collect(ch)
 	m.backendErrors.Collect(ch)
+	m.own.Collect(ch)
+	m.limiterDuration.Collect(ch)
 }
 
-// observeRequest records one finished request.
-func (m *metrics) observeRequest(resource string, status int, latency time.Duration) {
+// observeRequest records one finished request: how long it took, and how much of that the engine's
+// calls took.
+func (m *metrics) observeRequest(resource string, status int, latency, engine time.Duration) {
 	if !slices.Contains(metricResources, resource) {
 		resource = resOther
 	}
 	m.requests.WithLabelValues(resource, strconv.Itoa(status)).Inc()
 	m.duration.WithLabelValues(resource).Observe(latency.Seconds())
+	// Calls made side by side could add up to more than the request's time.
+	m.own.WithLabelValues(resource).Observe(max(latency-engine, 0).Seconds())
 	if status == 304 {
 		m.notModified.WithLabelValues(resource).Inc()
 	}
@@ -144,11 +168,19 @@ type meteredBackend struct {
 }
 
 func (b meteredBackend) observe(ctx context.Context, op string, start time.Time, err error) {
-	b.m.backendDuration.WithLabelValues(op).Observe(time.Since(start).Seconds())
+	d := time.Since(start)
+	b.m.backendDuration.WithLabelValues(op).Observe(d.Seconds())
+	if clock, ok := ctx.Value(engineClockKey{}).(*atomic.Int64); ok {
+		clock.Add(int64(d))
+	}
 	if kind := errorKind(ctx, err); kind != "" {
 		b.m.backendErrors.WithLabelValues(op, kind).Inc()
 	}
 }
+
+// engineClockKey keys the request's sum of engine time (requestState.engine) in the contexts its
+// engine calls get, so meteredBackend can add to it.
+type engineClockKey struct{}
 
 // errorKind classifies a backend error as the gateway's error mapping does (backendError), or
 // returns "" when err is no fault of the engine.

@@ -293,3 +293,71 @@ func TestMetricsRegisteredOnce(t *testing.T) {
 		t.Errorf("a second gateway registered the same metrics without error")
 	}
 }
+
+// slowSearch makes every search take at least d, so the engine's share of a request is plain.
+type slowSearch struct {
+	search.Backend
+	search.Extras
+	d time.Duration
+}
+
+func (b slowSearch) Search(ctx context.Context, q search.Query) (search.Result, error) {
+	time.Sleep(b.d)
+	return b.Backend.Search(ctx, q)
+}
+
+// histogramSum is the sum of name's histogram series with the given labels.
+func histogramSum(t *testing.T, reg prometheus.Gatherer, name string, labels ...string) float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatalf("gather: %v", err)
+	}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			if f.GetName() == name && hasLabels(m, labels) && m.Histogram != nil {
+				return m.Histogram.GetSampleSum()
+			}
+		}
+	}
+	t.Fatalf("no histogram %s%v", name, labels)
+	return 0
+}
+
+// TestMetricsGatewayOwnTime checks that the gateway's own time is each request's time less its
+// engine calls, a search that asks the engine again for a correction included, and that the
+// limiter's wait is timed once per counted request.
+func TestMetricsGatewayOwnTime(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	h := newHarness(t, withMetrics(reg),
+		withBackend(func(b search.Backend) search.Backend {
+			return slowSearch{b, b.(search.Extras), 20 * time.Millisecond}
+		}))
+	for _, target := range []string{"/?resource=items&q=harbour", "/?resource=items&q=harbuor", "/?resource=item&id=ph-full", "/healthz"} {
+		if rec := h.get(target); rec.Code != http.StatusOK {
+			t.Fatalf("%s: %d", target, rec.Code)
+		}
+	}
+	for _, r := range []string{"items", "item", "healthz"} {
+		if got := metricValue(t, reg, "mediagw_gateway_own_seconds", "resource", r); got != metricValue(t, reg, "mediagw_http_request_duration_seconds", "resource", r) {
+			t.Errorf("own time of %s: %v requests", r, got)
+		}
+	}
+	total := histogramSum(t, reg, "mediagw_http_request_duration_seconds", "resource", "items") +
+		histogramSum(t, reg, "mediagw_http_request_duration_seconds", "resource", "item")
+	own := histogramSum(t, reg, "mediagw_gateway_own_seconds", "resource", "items") +
+		histogramSum(t, reg, "mediagw_gateway_own_seconds", "resource", "item")
+	var engine float64
+	for _, op := range []string{"search", "item", "neighbours"} {
+		engine += histogramSum(t, reg, "mediagw_backend_duration_seconds", "op", op)
+	}
+	if searches := metricValue(t, reg, "mediagw_backend_duration_seconds", "op", "search"); searches < 3 {
+		t.Errorf("%v engine searches, want the typo's correction to search again", searches)
+	}
+	if diff := total - engine - own; diff > 1e-6 || diff < -1e-6 {
+		t.Errorf("own %.6f s + engine %.6f s != total %.6f s", own, engine, total)
+	}
+	if got := metricValue(t, reg, "mediagw_ratelimit_duration_seconds"); got != 3 {
+		t.Errorf("limiter timed %v times, want 3 (health is not counted)", got)
+	}
+}

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -34,6 +35,9 @@ func (g *Gateway) observe(next echo.HandlerFunc) echo.HandlerFunc {
 			visitor: visitorKey(req.RemoteAddr, req.Header.Values(echo.HeaderXForwardedFor), req.Header.Get(echo.HeaderXRealIP), g.cfg.TrustedProxies),
 		}
 		c.Set(stateKey, st)
+		if g.metrics != nil {
+			c.SetRequest(req.WithContext(context.WithValue(req.Context(), engineClockKey{}, &st.engine)))
+		}
 		h := c.Response().Header()
 		h.Set(echo.HeaderXRequestID, id)
 		corsHeaders(h)
@@ -53,7 +57,7 @@ func (g *Gateway) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		status := responseStatus(c)
 		g.logRequest(c, status, latency)
 		if g.metrics != nil {
-			g.metrics.observeRequest(st.resource, status, latency)
+			g.metrics.observeRequest(st.resource, status, latency, time.Duration(st.engine.Load()))
 		}
 		return nil
 	}

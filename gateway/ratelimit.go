@@ -40,7 +40,11 @@ func (g *Gateway) limit(next echo.HandlerFunc) echo.HandlerFunc {
 		st.counted = true
 		c.Response().Header().Set("RateLimit-Policy", g.ratePolicy)
 		ctx, cancel := context.WithTimeout(c.Request().Context(), g.cfg.LimiterTimeout)
+		start := time.Now()
 		d, err := g.limiter.Allow(ctx, st.visitor)
+		if g.metrics != nil {
+			g.metrics.limiterDuration.Observe(time.Since(start).Seconds())
+		}
 		cancel()
 		if err != nil {
 			g.log.Warn("rate limiter failed; request let through", zap.String("request_id", st.id), zap.Error(err))

@@ -3,15 +3,17 @@
 # it generates a catalogue, times `mediactl load` against a plain _bulk of the same documents,
 # builds the embedded index, starts mediagw on loopback (OpenSearch with caching off, with caching
 # on, and embedded), and replays the same request mix against each gateway and straight against
-# OpenSearch, printing the ratios. It stops every process it started. docs/performance.md explains
-# the method and records the figures.
+# OpenSearch, printing the ratios and what each gateway's metrics say of its own time; then the
+# search-box extras (all facets and highlighting against plain searches, completions) on both
+# backends. It keeps each section's results in var/bench/results and draws them as SVG charts. It
+# stops every process it started. docs/performance.md explains the method and records the figures.
 #
 # Settings (environment): BENCH_ITEMS (100000), BENCH_SEED (1), BENCH_DURATION measured per target
 # (10s), BENCH_WARMUP (3s), BENCH_C connections (8), BENCH_QPS open-loop rate (40; 0 skips the
 # open-loop run), BENCH_SUSTAIN sustained run of the cached gateway for its RSS (30s; 0 skips it), BENCH_EMBEDDED (1; 0 skips the embedded index), BENCH_PROFILE (1; 0 skips the CPU
 # profile), BENCH_ALIAS (bench-items), OPENSEARCH_URL (http://127.0.0.1:9200), REDIS_URL (redis on
-# 127.0.0.1:6379 when it answers, else the in-process limit), BENCH_PORT first of six loopback
-# ports (18080).
+# 127.0.0.1:6379 when it answers, else the in-process limit), BENCH_PORT first of the loopback
+# ports (18080 to 18084, admin 19081 to 19084), BENCH_CHARTS where the charts go (docs/charts; empty skips them).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -28,11 +30,13 @@ EMBEDDED=${BENCH_EMBEDDED:-1}
 PROFILE=${BENCH_PROFILE:-1}
 ALIAS=${BENCH_ALIAS:-bench-items}
 PORT=${BENCH_PORT:-18080}
+CHARTS=${BENCH_CHARTS-$REPO/docs/charts}
 export OPENSEARCH_URL=${OPENSEARCH_URL:-http://127.0.0.1:9200}
 export OPENSEARCH_INDEX=$ALIAS
 DIR=$REPO/var/bench
 CATALOGUE=$DIR/catalogue-$ITEMS-$SEED.ndjson.gz
 INDEX_DIR=$DIR/index-$ITEMS-$SEED
+RESULTS=$DIR/results
 
 log() { printf 'bench: %s\n' "$*" >&2; }
 die() {
@@ -65,7 +69,8 @@ fi
 export REDIS_URL
 
 curl -fsS -m 5 "$OPENSEARCH_URL/" >/dev/null 2>&1 || die "OpenSearch does not answer at $OPENSEARCH_URL: start it with \`make services\`"
-mkdir -p "$DIR"
+mkdir -p "$DIR" "$RESULTS"
+rm -f "$RESULTS"/*.json
 log "building"
 $GO build -o bin/ ./cmd/...
 MEDIACTL=$REPO/bin/mediactl
@@ -80,11 +85,15 @@ if [[ ! -f $CATALOGUE ]]; then
 	"$MEDIACTL" gen -n "$ITEMS" -seed "$SEED" -o "$CATALOGUE" 2>/dev/null
 fi
 
-# opensearch_pid prints the local OpenSearch's pid, or nothing when it is not a local process.
+# opensearch_pid prints the pid of the local OpenSearch that answers at OPENSEARCH_URL (other nodes
+# may run on the machine), or nothing when it is not a local process.
 opensearch_pid() {
-	local f=$REPO/var/services/opensearch/opensearch.pid
+	local f=$REPO/var/services/opensearch/opensearch.pid port=${OPENSEARCH_URL##*:}
+	port=${port%%/*}
 	if [[ -s $f ]] && kill -0 "$(cat "$f")" 2>/dev/null; then
 		cat "$f"
+	elif command -v ss >/dev/null; then
+		ss -Hltnp "sport = :$port" 2>/dev/null | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -n 1
 	else
 		pgrep -f org.opensearch.bootstrap.OpenSearch | head -n 1 || true
 	fi
@@ -136,9 +145,18 @@ start off $((PORT + 1)) MEDIA_BACKEND=opensearch MEDIA_CACHE=off
 OFF=$pid
 start on $((PORT + 2)) MEDIA_BACKEND=opensearch MEDIA_CACHE=on
 ON=$pid
+# The same as "off" but counting visitors in process instead of in Redis: how much of the
+# gateway's own time is the shared limiter's round trip (open loop only).
+start local $((PORT + 4)) MEDIA_BACKEND=opensearch MEDIA_CACHE=off REDIS_URL=
+LOCAL=$pid
 GW_OFF=http://127.0.0.1:$((PORT + 1))/
 GW_ON=http://127.0.0.1:$((PORT + 2))/
 GATEWAYS="gateway=$GW_OFF,cached=$GW_ON"
+# The gateways' metrics (their admin listeners): own time per request, limiter, GC, cache.
+M_OFF=http://127.0.0.1:$((PORT + 1001))/metrics
+M_ON=http://127.0.0.1:$((PORT + 1002))/metrics
+M_EMB=http://127.0.0.1:$((PORT + 1003))/metrics
+M_LOCAL=http://127.0.0.1:$((PORT + 1004))/metrics
 if [[ $EMBEDDED == 1 ]]; then
 	start embedded $((PORT + 3)) MEDIA_BACKEND=embedded MEDIA_INDEX_DIR="$INDEX_DIR" MEDIA_CACHE=off
 	EMB=$pid
@@ -156,37 +174,50 @@ mix() { loadavg; "$MEDIACTL" bench -catalogue "$CATALOGUE" -seed "$SEED" -durati
 
 echo
 echo "== gateway (caching off) vs OpenSearch direct, closed loop"
-mix -gateway "gateway=$GW_OFF" -rss "gateway=$OFF" -cpu "$(cpu "gateway=$OFF")"
+mix -gateway "gateway=$GW_OFF" -metrics "gateway=$M_OFF" -rss "gateway=$OFF" -cpu "$(cpu "gateway=$OFF")" \
+	-save "$RESULTS/1-closed-off.json" -label "closed loop, caching off"
 
 if [[ $QPS != 0 ]]; then
 	echo
-	echo "== gateway (caching off) vs OpenSearch direct, open loop at $QPS req/s"
-	mix -gateway "gateway=$GW_OFF" -qps "$QPS" -cpu "$(cpu "gateway=$OFF")"
+	echo "== gateway (caching off; rate limit in Redis, then in process) vs OpenSearch direct, open loop at $QPS req/s"
+	mix -gateway "gateway=$GW_OFF,local-limit=http://127.0.0.1:$((PORT + 4))/" -metrics "gateway=$M_OFF,local-limit=$M_LOCAL" \
+		-qps "$QPS" -cpu "$(cpu "gateway=$OFF,local-limit=$LOCAL")" \
+		-save "$RESULTS/2-open-off.json" -label "open loop at $QPS req/s, caching off"
 fi
 
 echo
 echo "== gateway (caching on) vs OpenSearch direct, closed loop"
-mix -gateway "cached=$GW_ON" -rss "cached=$ON" -cpu "$(cpu "cached=$ON")"
-# What the cache did since the gateway started (the probe and warm-up included).
-curl -fsS "http://127.0.0.1:$((PORT + 1002))/metrics" | awk '
-	/^mediagw_cache_requests_total/ {
-		match($0, /op="[^"]*"/); op = substr($0, RSTART + 4, RLENGTH - 5)
-		match($0, /result="[^"]*"/); res = substr($0, RSTART + 8, RLENGTH - 9)
-		n[op] += $NF; if (res == "hit" || res == "shared") hit[op] += $NF
-	}
-	/^mediagw_cache_bytes / { bytes = $NF }
-	END {
-		line = "cache answers from memory (hit or shared):"
-		for (op in n) if (n[op] > 0) line = line sprintf(" %s %.0f%% of %d;", op, 100 * hit[op] / n[op], n[op])
-		printf "%s holding %.1f MiB\n", line, bytes / 1048576
-	}'
+mix -gateway "cached=$GW_ON" -metrics "cached=$M_ON" -rss "cached=$ON" -cpu "$(cpu "cached=$ON")" \
+	-save "$RESULTS/3-closed-on.json" -label "closed loop, caching on"
 
 if [[ $EMBEDDED == 1 ]]; then
 	echo
 	echo "== gateway on OpenSearch vs gateway on the embedded index (both caching off), closed loop"
 	mix -direct=false -gateway "opensearch=$GW_OFF,embedded=http://127.0.0.1:$((PORT + 3))/" -rss "embedded=$EMB" \
-		-cpu "$(cpu "gateway-opensearch=$OFF,gateway-embedded=$EMB")"
+		-metrics "opensearch=$M_OFF,embedded=$M_EMB" -cpu "$(cpu "gateway-opensearch=$OFF,gateway-embedded=$EMB")" \
+		-save "$RESULTS/4-embedded.json" -label "both backends, closed loop"
 fi
+
+# The search-box extras (issue 12) on each backend through its gateway (caching off): the mix's
+# searches with all four facets and highlight=true against the same searches without, closed
+# loop in alternating rounds; then completions as typed, open loop.
+EXTRAS=("opensearch=$GW_OFF" "$M_OFF" "$(cpu "gateway=$OFF")")
+if [[ $EMBEDDED == 1 ]]; then
+	EXTRAS+=("embedded=http://127.0.0.1:$((PORT + 3))/" "$M_EMB" "gateway=$EMB")
+fi
+SUGGEST_QPS=$QPS
+[[ $QPS != 0 ]] || SUGGEST_QPS=10
+for ((i = 0; i < ${#EXTRAS[@]}; i += 3)); do
+	gw=${EXTRAS[i]} name=${EXTRAS[i]%%=*}
+	echo
+	echo "== search-box extras on $name: all four facets and highlight=true vs plain searches, closed loop"
+	mix -mode extras -gateway "$gw" -metrics "$name=${EXTRAS[i + 1]}" -cpu "${EXTRAS[i + 2]}" \
+		-save "$RESULTS/5-extras-$name.json" -label "facets+highlight"
+	echo
+	echo "== completions (resource=suggest) on $name, open loop at $SUGGEST_QPS req/s"
+	mix -mode suggest -gateway "$gw" -metrics "$name=${EXTRAS[i + 1]}" -qps "$SUGGEST_QPS" \
+		-save "$RESULTS/6-suggest-$name.json" -label "$SUGGEST_QPS req/s"
+done
 
 echo
 echo "== the real rate limit: one visitor"
@@ -195,7 +226,8 @@ mix -direct=false -limit -gateway "gateway=$GW_OFF" -duration 3s -rounds 1 -warm
 if [[ $SUSTAIN != 0 && $SUSTAIN != 0s ]]; then
 	echo
 	echo "== sustained load on the cached gateway for $SUSTAIN: RSS"
-	mix -direct=false -gateway "cached=$GW_ON" -duration "$SUSTAIN" -rounds 1 -warmup 0s -rss "cached=$ON"
+	mix -direct=false -gateway "cached=$GW_ON" -duration "$SUSTAIN" -rounds 1 -warmup 0s -rss "cached=$ON" \
+		-save "$RESULTS/7-sustained.json" -label "sustained, caching on"
 fi
 
 if [[ $PROFILE == 1 ]]; then
@@ -207,4 +239,10 @@ if [[ $PROFILE == 1 ]]; then
 	wait "$prof"
 	$GO tool pprof -top -nodecount=25 "$REPO/bin/mediagw" "$DIR/cpu.pprof" 2>/dev/null | sed -n '1,35p'
 	echo "(profile kept in $DIR/cpu.pprof: go tool pprof -http=: bin/mediagw $DIR/cpu.pprof)"
+fi
+
+if [[ -n $CHARTS ]]; then
+	echo
+	echo "== charts of this run"
+	"$MEDIACTL" bench -mode charts -results "$RESULTS" -charts "$CHARTS"
 fi

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"mediagw/bench"
+	"mediagw/bench/chart"
 	"mediagw/cmd/internal/backends"
 	"mediagw/config"
 	"mediagw/mappings"
@@ -40,11 +42,16 @@ type benchFlags struct {
 	clear     bool
 	batch     int
 	workers   int
+	metrics   string
+	save      string
+	label     string
+	results   string
+	charts    string
 }
 
 func benchFlagSet(fs *flag.FlagSet, e *env) {
 	b := &e.bench
-	fs.StringVar(&b.mode, "mode", "mix", "mix: replay the request mix; probe: categories and authors cold, then cached; load: mediactl load against a plain _bulk")
+	fs.StringVar(&b.mode, "mode", "mix", "mix: replay the request mix; extras: its searches with all facets and highlight=true against the same without; suggest: completions as typed; probe: categories and authors cold, then cached; load: mediactl load against a plain _bulk; charts: draw -results as SVG into -charts")
 	fs.StringVar(&b.gateways, "gateway", "", "gateway base URLs to measure, comma-separated, each URL or NAME=URL (e.g. gateway=http://127.0.0.1:8080/)")
 	fs.BoolVar(&b.direct, "direct", true, "also send the mix straight to OpenSearch (-opensearch-url, alias -opensearch-index): the baseline")
 	fs.StringVar(&b.catalogue, "catalogue", "", "catalogue file the mix is drawn from (mix), or loaded (load)")
@@ -65,6 +72,11 @@ func benchFlagSet(fs *flag.FlagSet, e *env) {
 	fs.BoolVar(&b.clear, "clear-cache", true, "probe: clear OpenSearch's request cache before each target's cold request")
 	fs.IntVar(&b.batch, "batch", 1000, "load: documents per bulk request, both ways (1000 is what mediactl load sends)")
 	fs.IntVar(&b.workers, "workers", 2, "load: bulk requests in flight, both ways (2 is what mediactl load sends)")
+	fs.StringVar(&b.metrics, "metrics", "", "gateways' metrics URLs (admin listener), comma-separated NAME=URL by -gateway name: their own time, GC and cache figures per run")
+	fs.StringVar(&b.save, "save", "", "mix, extras, suggest: also write the results as JSON to this file, for -mode charts")
+	fs.StringVar(&b.label, "label", "", "name of the run in charts (default: the mode)")
+	fs.StringVar(&b.results, "results", "", "charts: directory of the JSON files -save wrote")
+	fs.StringVar(&b.charts, "charts", "", "charts: directory to write the SVG charts to")
 }
 
 func runBench(ctx context.Context, e *env, args []string) error {
@@ -73,28 +85,47 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	}
 	b := e.bench
 	switch b.mode {
-	case "mix":
+	case "mix", "extras", "suggest":
 		return benchMix(ctx, e)
+	case "charts":
+		return benchCharts(e)
 	case "probe":
 		return benchProbe(ctx, e)
 	case "load":
 		return benchLoad(ctx, e)
 	}
-	return fmt.Errorf("%w: -mode must be mix, probe or load", errUsage)
+	return fmt.Errorf("%w: -mode must be mix, extras, suggest, probe, load or charts", errUsage)
 }
 
-// targets are the direct baseline (first, when asked for) and the gateways.
+// benchTargets are the direct baseline (first, when asked for) and the gateways.
 func benchTargets(e *env) ([]bench.Target, error) {
 	b := e.bench
-	client := bench.NewClient(b.conc, b.timeout)
 	var out []bench.Target
 	if b.direct {
-		out = append(out, bench.NewOpenSearch("opensearch", firstURL(e.cfg.OpenSearchURL), client))
+		out = append(out, bench.NewOpenSearch("opensearch", firstURL(e.cfg.OpenSearchURL), bench.NewClient(b.conc, b.timeout)))
 	}
+	gateways, err := benchGateways(e)
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range gateways {
+		out = append(out, g)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: nothing to measure: give -gateway URL or keep -direct", errUsage)
+	}
+	return out, nil
+}
+
+// benchGateways are the gateways of -gateway.
+func benchGateways(e *env) ([]*bench.Gateway, error) {
+	b := e.bench
+	client := bench.NewClient(b.conc, b.timeout)
 	visitors := b.visitors
 	if b.limit {
 		visitors = 0
 	}
+	var out []*bench.Gateway
 	for i, g := range config.SplitList(b.gateways) {
 		name, u, ok := strings.Cut(g, "=")
 		if !ok {
@@ -108,9 +139,6 @@ func benchTargets(e *env) ([]bench.Target, error) {
 		}
 		out = append(out, bench.NewGateway(name, u, client, visitors))
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: nothing to measure: give -gateway URL or keep -direct", errUsage)
-	}
 	return out, nil
 }
 
@@ -121,7 +149,32 @@ func benchMix(ctx context.Context, e *env) error {
 	if b.catalogue == "" {
 		return fmt.Errorf("%w: -catalogue FILE is required", errUsage)
 	}
-	targets, err := benchTargets(e)
+	metrics, err := parseNamed(b.metrics)
+	if err != nil {
+		return err
+	}
+	var targets []bench.Target
+	switch b.mode {
+	case "mix":
+		targets, err = benchTargets(e)
+	default:
+		// Gateways only: the engine has no direct form of the extras.
+		var gateways []*bench.Gateway
+		gateways, err = benchGateways(e)
+		for _, g := range gateways {
+			targets = append(targets, g)
+			if b.mode == "extras" {
+				extras := g.WithExtras(g.Name() + "+extras")
+				targets = append(targets, extras)
+				if u, ok := metrics[g.Name()]; ok {
+					metrics[extras.Name()] = u
+				}
+			}
+		}
+		if err == nil && len(targets) == 0 {
+			err = fmt.Errorf("%w: -mode %s measures gateways: give -gateway URL", errUsage, b.mode)
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -129,11 +182,7 @@ func benchMix(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	without, err := bench.ParseKinds(b.without)
-	if err != nil {
-		return fmt.Errorf("%w: -without: %v", errUsage, err)
-	}
-	mix, err := bench.BuildMix(corpus, bench.MixOptions{Seed: b.seed, Alias: e.cfg.OpenSearchIndex, Distinct: b.distinct, Without: without})
+	mix, err := benchRequests(e, corpus)
 	if err != nil {
 		return err
 	}
@@ -142,8 +191,8 @@ func benchMix(ctx context.Context, e *env) error {
 	if b.qps > 0 {
 		loop = fmt.Sprintf("open loop at %.0f req/s over %d connections", b.qps, b.conc)
 	}
-	fmt.Fprintf(e.stdout, "mix: %d requests (%d distinct) from %d items: items %d, item %d, categories %d, authors %d; seed %d\n",
-		len(mix.Seq), mix.Distinct, len(corpus.IDs), n[bench.KindItems], n[bench.KindItem], n[bench.KindCategories], n[bench.KindAuthors], b.seed)
+	fmt.Fprintf(e.stdout, "mix: %d requests (%d distinct) from %d items: items %d, item %d, categories %d, authors %d, suggest %d; seed %d\n",
+		len(mix.Seq), mix.Distinct, len(corpus.IDs), n[bench.KindItems], n[bench.KindItem], n[bench.KindCategories], n[bench.KindAuthors], n[bench.KindSuggest], b.seed)
 	fmt.Fprintf(e.stdout, "run: %s; %s measured per target in %d rounds after %s warm-up; visitors %s\n",
 		loop, b.duration, b.rounds, b.warmup, visitorsNote(b))
 
@@ -161,7 +210,7 @@ func benchMix(ctx context.Context, e *env) error {
 	}
 	results, runErr := bench.Run(ctx, mix, targets, bench.RunOptions{
 		QPS: b.qps, Concurrency: b.conc, Duration: b.duration, Rounds: b.rounds, Warmup: b.warmup,
-		Timeout: b.timeout, Progress: e.stderr, Processes: procs,
+		Timeout: b.timeout, Progress: e.stderr, Processes: procs, Metrics: metrics,
 	})
 	var reports []bench.RSSReport
 	for _, w := range watches {
@@ -173,13 +222,67 @@ func benchMix(ctx context.Context, e *env) error {
 	if err := bench.WriteTable(e.stdout, results); err != nil {
 		return err
 	}
+	if b.mode == "extras" {
+		for i := 0; i+1 < len(results); i += 2 {
+			if err := bench.WriteExtrasCost(e.stdout, bench.CompareExtras(results[i], results[i+1])); err != nil {
+				return err
+			}
+		}
+	}
 	if len(reports) > 0 {
 		fmt.Fprintln(e.stdout)
 		if err := bench.WriteRSSTable(e.stdout, reports); err != nil {
 			return err
 		}
 	}
+	if b.save != "" && runErr == nil {
+		label := cmp.Or(b.label, b.mode)
+		if err := (bench.Saved{Label: label, Mode: b.mode, QPS: b.qps,
+			Direct: b.mode == "mix" && b.direct, Results: results, RSS: reports}).Save(b.save); err != nil {
+			return err
+		}
+	}
 	return runErr
+}
+
+// benchRequests is the sequence of requests -mode replays: the mix; its searches alone (extras);
+// or completions (suggest).
+func benchRequests(e *env, corpus *bench.Corpus) (*bench.Mix, error) {
+	b := e.bench
+	opt := bench.MixOptions{Seed: b.seed, Alias: e.cfg.OpenSearchIndex, Distinct: b.distinct}
+	switch b.mode {
+	case "extras":
+		opt.Without = []bench.Kind{bench.KindItem, bench.KindCategories, bench.KindAuthors}
+	case "suggest":
+		return bench.BuildCompletions(corpus, bench.CompletionOptions{Seed: b.seed, Distinct: b.distinct})
+	default:
+		without, err := bench.ParseKinds(b.without)
+		if err != nil {
+			return nil, fmt.Errorf("%w: -without: %v", errUsage, err)
+		}
+		opt.Without = without
+	}
+	return bench.BuildMix(corpus, opt)
+}
+
+// benchCharts draws the charts of the results -save kept.
+func benchCharts(e *env) error {
+	b := e.bench
+	if b.results == "" || b.charts == "" {
+		return fmt.Errorf("%w: -mode charts needs -results DIR and -charts DIR", errUsage)
+	}
+	saved, err := bench.LoadSaved(b.results)
+	if err != nil {
+		return err
+	}
+	files, err := chart.Draw(saved, b.charts)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		fmt.Fprintln(e.stdout, "wrote", f)
+	}
+	return nil
 }
 
 func visitorsNote(b benchFlags) string {
@@ -205,6 +308,19 @@ func parsePIDs(list string) ([]bench.Process, error) {
 			return nil, err
 		}
 		out = append(out, bench.Process{Name: name, PID: pid})
+	}
+	return out, nil
+}
+
+// parseNamed reads a NAME=URL list.
+func parseNamed(list string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, p := range config.SplitList(list) {
+		name, u, ok := strings.Cut(p, "=")
+		if !ok || !strings.HasPrefix(u, "http") {
+			return nil, fmt.Errorf("%w: %q: want NAME=URL", errUsage, p)
+		}
+		out[name] = u
 	}
 	return out, nil
 }

@@ -38,7 +38,10 @@ func TestUsage(t *testing.T) {
 		{args: []string{"status", "x"}, want: "status takes no arguments", usage: true},
 		{args: []string{"rollback", "x"}, want: "rollback takes no arguments", usage: true},
 		{args: []string{"bench", "x"}, want: "bench takes flags only", usage: true},
-		{args: []string{"bench", "-mode", "soak"}, want: "-mode must be mix, probe or load", usage: true},
+		{args: []string{"bench", "-mode", "soak"}, want: "-mode must be mix, extras, suggest, probe, load or charts", usage: true},
+		{args: []string{"bench", "-mode", "extras", "-catalogue", searchtest.FixturePath()}, want: "measures gateways: give -gateway URL", usage: true},
+		{args: []string{"bench", "-mode", "charts", "-results", "x"}, want: "needs -results DIR and -charts DIR", usage: true},
+		{args: []string{"bench", "-mode", "mix", "-catalogue", searchtest.FixturePath(), "-metrics", "gateway"}, want: "want NAME=URL", usage: true},
 		{args: []string{"bench", "-mode", "mix"}, want: "-catalogue FILE is required", usage: true},
 		{args: []string{"bench", "-mode", "load"}, want: "-catalogue FILE is required", usage: true},
 		{args: []string{"bench", "-mode", "probe", "-direct=false"}, want: "nothing to measure", usage: true},
@@ -307,15 +310,18 @@ func TestLoadMissingFile(t *testing.T) {
 func TestBenchCommands(t *testing.T) {
 	path := testCatalogue(t, 200)
 	envs := openSearchEnv(t)
-	// load first: it leaves the alias on an index of the catalogue, which the others read.
+	results, charts := t.TempDir(), t.TempDir()
+	// load first: it leaves the alias on an index of the catalogue, which the others read; mix
+	// saves its results, which charts draws last.
 	tests := []struct {
 		args []string
 		want []string
 	}{
 		{[]string{"-mode", "load", "-catalogue", path, "-batch", "50"}, []string{"load: 200 items from", "mediactl load"}},
-		{[]string{"-mode", "mix", "-catalogue", path, "-duration", "300ms", "-warmup", "0s", "-rounds", "1", "-c", "1", "-distinct", "20"},
-			[]string{"mix: ", "target", "opensearch"}},
+		{[]string{"-mode", "mix", "-catalogue", path, "-duration", "300ms", "-warmup", "0s", "-rounds", "1", "-c", "1", "-distinct", "20",
+			"-save", filepath.Join(results, "mix.json")}, []string{"mix: ", "target", "opensearch"}},
 		{[]string{"-mode", "probe", "-n", "2"}, []string{"opensearch"}},
+		{[]string{"-mode", "charts", "-results", results, "-charts", charts}, []string{"wrote " + filepath.Join(charts, "latency-mix.svg")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args[1], func(t *testing.T) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"context"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"mediagw/catalogue/gen"
@@ -26,9 +28,12 @@ func runGen(_ context.Context, e *env, args []string) error {
 		return fmt.Errorf("%w: -o FILE is required (- for standard output)", errUsage)
 	}
 	start := time.Now()
+	var written atomic.Int64
+	stopProgress := progress(e, meter{what: "generating", total: int64(e.n), done: written.Load})
+	defer stopProgress()
 	if e.out == "-" {
 		w := bufio.NewWriter(e.stdout)
-		if err := gen.Generate(w, e.n, e.seed); err != nil {
+		if err := gen.Generate(lineCounter{w, &written}, e.n, e.seed); err != nil {
 			return err
 		}
 		return w.Flush()
@@ -36,17 +41,30 @@ func runGen(_ context.Context, e *env, args []string) error {
 	if err := writeAtomically(e.out, func(w io.Writer) error {
 		if strings.HasSuffix(e.out, ".gz") {
 			zw, _ := gzip.NewWriterLevel(w, gzip.BestSpeed)
-			if err := gen.Generate(zw, e.n, e.seed); err != nil {
+			if err := gen.Generate(lineCounter{zw, &written}, e.n, e.seed); err != nil {
 				return err
 			}
 			return zw.Close()
 		}
-		return gen.Generate(w, e.n, e.seed)
+		return gen.Generate(lineCounter{w, &written}, e.n, e.seed)
 	}); err != nil {
 		return err
 	}
+	stopProgress()
 	e.log.Sugar().Infof("wrote %d items to %s in %s", e.n, e.out, time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// lineCounter counts the lines written through it: the items, one a line.
+type lineCounter struct {
+	w io.Writer
+	n *atomic.Int64
+}
+
+func (c lineCounter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n.Add(int64(bytes.Count(p[:n], []byte{'\n'})))
+	return n, err
 }
 
 // writeAtomically writes path through a temporary file beside it, so that an interrupted run never

@@ -8,6 +8,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -99,6 +100,8 @@ func runValidate(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	stopProgress := progress(e, readProgress("validating", src))
+	defer stopProgress()
 	for {
 		_, err := src.reader.Next()
 		if errors.Is(err, io.EOF) {
@@ -118,6 +121,7 @@ func runValidate(_ context.Context, e *env, args []string) error {
 			return err
 		}
 	}
+	stopProgress()
 	if err := closeRejects(); err != nil {
 		return fmt.Errorf("write reject file: %w", err)
 	}
@@ -151,7 +155,13 @@ func runLoad(ctx context.Context, e *env, args []string) error {
 
 	var loaded atomic.Int64
 	items := counted(catalogue.Items(src.reader, rejects), &loaded)
-	stopProgress := progress(e, src, &loaded)
+	m := readProgress("loading", src)
+	m.note = func(elapsed time.Duration) string {
+		n := loaded.Load()
+		return fmt.Sprintf("loading: %d items read (%.0f%% of the file, %.0f items/s)",
+			n, 100*float64(src.read.Load())/float64(max(src.size, 1)), float64(n)/elapsed.Seconds())
+	}
+	stopProgress := progress(e, m)
 	start := time.Now()
 	stats, err := b.Load(ctx, items)
 	stopProgress()
@@ -195,30 +205,45 @@ func counted(seq iter.Seq2[search.Item, error], n *atomic.Int64) iter.Seq2[searc
 	}
 }
 
-// progress shows a bar on a terminal and a log line every few seconds otherwise; the returned
-// function stops it.
-func progress(e *env, src *source, loaded *atomic.Int64) func() {
-	done := make(chan struct{})
+// meter is what a progress display follows: done() of total, counted in bytes or in items.
+type meter struct {
+	what  string
+	total int64
+	bytes bool
+	done  func() int64
+	// note, when not nil, is logged every few seconds where no bar can be shown (not a terminal);
+	// without it nothing is shown there.
+	note func(elapsed time.Duration) string
+}
+
+// progress shows a bar of m on a terminal, and m's note every few seconds otherwise; the returned
+// function stops it (once; later calls do nothing).
+func progress(e *env, m meter) func() {
+	stop := make(chan struct{})
 	finished := make(chan struct{})
 	tty := false
 	if f, ok := e.stderr.(*os.File); ok {
 		tty = term.IsTerminal(int(f.Fd()))
 	}
+	if !tty && m.note == nil {
+		return func() {}
+	}
 	go func() {
 		defer close(finished)
 		if tty {
-			bar := progressbar.NewOptions64(src.size, progressbar.OptionSetWriter(e.stderr),
-				progressbar.OptionSetDescription("loading"), progressbar.OptionShowBytes(true),
+			bar := progressbar.NewOptions64(m.total, progressbar.OptionSetWriter(e.stderr),
+				progressbar.OptionSetDescription(m.what), progressbar.OptionShowBytes(m.bytes),
+				progressbar.OptionShowCount(), progressbar.OptionSetRenderBlankState(true),
 				progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionClearOnFinish())
 			tick := time.NewTicker(200 * time.Millisecond)
 			defer tick.Stop()
 			for {
 				select {
-				case <-done:
+				case <-stop:
 					bar.Finish() //nolint:errcheck // cosmetic
 					return
 				case <-tick.C:
-					bar.Set64(src.read.Load()) //nolint:errcheck // cosmetic
+					bar.Set64(m.done()) //nolint:errcheck // cosmetic
 				}
 			}
 		}
@@ -227,17 +252,23 @@ func progress(e *env, src *source, loaded *atomic.Int64) func() {
 		defer tick.Stop()
 		for {
 			select {
-			case <-done:
+			case <-stop:
 				return
 			case <-tick.C:
-				n := loaded.Load()
-				e.log.Sugar().Infof("loading: %d items read (%.0f%% of the file, %.0f items/s)",
-					n, 100*float64(src.read.Load())/float64(max(src.size, 1)), float64(n)/time.Since(start).Seconds())
+				e.log.Sugar().Info(m.note(time.Since(start)))
 			}
 		}
 	}()
+	var once sync.Once
 	return func() {
-		close(done)
-		<-finished
+		once.Do(func() {
+			close(stop)
+			<-finished
+		})
 	}
+}
+
+// readProgress follows the reading of a catalogue file, in bytes.
+func readProgress(what string, src *source) meter {
+	return meter{what: what, total: src.size, bytes: true, done: src.read.Load}
 }

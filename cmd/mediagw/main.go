@@ -12,6 +12,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"os/signal"
+	"regexp"
 	"syscall"
 	"time"
 
@@ -71,7 +72,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	defer log.Sync() //nolint:errcheck // nothing useful to do if stderr fails
 
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	// Besides the defaults, how long goroutines wait to run and the GC's stop-the-world pauses, as
+	// histograms: what a request's tail can wait on besides the gateway's own work.
+	goRuntime := collectors.WithGoCollectorRuntimeMetrics(collectors.GoRuntimeMetricsRule{
+		Matcher: regexp.MustCompile(`^/sched/(latencies|pauses/total/gc):seconds$`)})
+	reg.MustRegister(collectors.NewGoCollector(goRuntime), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		buildinfo.Read().Collector())
 
 	backend, closeBackend, err := backends.Open(ctx, cfg, log, reg)

@@ -1,0 +1,146 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+)
+
+// The search-box extras of issue 12 in the harness: searches that ask for every facet and for
+// highlighted matches, measured against the same searches without them, and completions as a
+// search box asks for them while someone types.
+
+// extrasQuery is what a search box adds to a search for the extras: every facet and highlights.
+const extrasQuery = "&facets=type,category,language,year&highlight=true"
+
+// WithExtras is a copy of g, named name, whose searches (resource=items) also ask for all four
+// facets and for highlighted matches. Run against g on the same mix, in alternating rounds, it
+// gives what the extras cost over plain searches.
+func (g *Gateway) WithExtras(name string) *Gateway {
+	out := *g
+	out.name, out.extra = name, extrasQuery
+	return &out
+}
+
+// CompletionOptions shape a mix of completions.
+type CompletionOptions struct {
+	Seed uint64
+	// Distinct is how many distinct texts the mix draws from (default 5,000).
+	Distinct int
+	// Length is the length of the sequence (default 100,000).
+	Length int
+}
+
+// BuildCompletions draws a mix of resource=suggest requests from c: what someone has typed so far
+// of one or two of the catalogue's words, the last one cut short (at least two letters, as a
+// search box waits for), with the words' popularity and the requests' repetition of BuildMix.
+func BuildCompletions(c *Corpus, opt CompletionOptions) (*Mix, error) {
+	if opt.Distinct <= 0 {
+		opt.Distinct = 5000
+	}
+	if opt.Length <= 0 {
+		opt.Length = 100000
+	}
+	if len(c.Words) == 0 {
+		return nil, errors.New("bench: no words to complete")
+	}
+	rng := rand.New(rand.NewPCG(opt.Seed, 0x73756767657374)) // second word: "suggest"
+	words := rand.NewZipf(rng, zipfExponent, 1, uint64(max(len(c.Words)-1, 1)))
+	word := func() string { return c.Words[min(int(words.Uint64()), len(c.Words)-1)] }
+	pool := make([]*Request, 0, opt.Distinct)
+	seen := map[string]bool{}
+	for tries := 0; len(pool) < opt.Distinct && tries < 20*opt.Distinct; tries++ {
+		text := typedSoFar(rng, word())
+		if rng.IntN(100) < 30 {
+			text = word() + " " + text
+		}
+		q := url.Values{"resource": {"suggest"}, "q": {text}}.Encode()
+		if !seen[q] {
+			seen[q] = true
+			pool = append(pool, &Request{Kind: KindSuggest, Query: q})
+		}
+	}
+	rank := rand.NewZipf(rng, zipfExponent, 1, uint64(max(len(pool)-1, 1)))
+	mix := &Mix{Seq: make([]*Request, opt.Length)}
+	used := map[*Request]bool{}
+	for i := range mix.Seq {
+		r := pool[min(int(rank.Uint64()), len(pool)-1)]
+		mix.Seq[i] = r
+		used[r] = true
+	}
+	mix.Distinct = len(used)
+	return mix, nil
+}
+
+// typedSoFar is the start of w someone has typed: two letters up to the whole word.
+func typedSoFar(rng *rand.Rand, w string) string {
+	n := utf8.RuneCountInString(w)
+	if n <= 2 {
+		return w
+	}
+	cut := 2 + rng.IntN(n-1)
+	return string([]rune(w)[:cut])
+}
+
+// ExtrasCost compares searches with the extras (the target made by WithExtras) with the same
+// searches without them, measured in the same run.
+type ExtrasCost struct {
+	Plain, Extras string
+	// P50, Mean and P99 are the extras' latency over the plain searches'.
+	P50, Mean, P99 float64
+	// Throughput is the plain searches' throughput over the extras' (closed loop: what a search
+	// costs in the machine's capacity); 0 when a run had none.
+	Throughput float64
+	// CPU is the extras' CPU time per request over the plain searches', every watched process
+	// but the harness added up; 0 when none was watched.
+	CPU float64
+}
+
+// CompareExtras returns what extras cost over plain.
+func CompareExtras(plain, extras *Result) ExtrasCost {
+	ratio := func(a, b float64) float64 {
+		if b == 0 {
+			return 0
+		}
+		return a / b
+	}
+	cpu := func(r *Result) float64 {
+		var sum float64
+		for p, d := range r.CPU {
+			if p != "harness" {
+				sum += float64(d)
+			}
+		}
+		return ratio(sum, float64(r.Requests))
+	}
+	return ExtrasCost{Plain: plain.Target, Extras: extras.Target,
+		P50:        ratio(float64(extras.Latency.P50), float64(plain.Latency.P50)),
+		Mean:       ratio(float64(extras.Latency.Mean), float64(plain.Latency.Mean)),
+		P99:        ratio(float64(extras.Latency.P99), float64(plain.Latency.P99)),
+		Throughput: ratio(plain.Throughput, extras.Throughput),
+		CPU:        ratio(cpu(extras), cpu(plain)),
+	}
+}
+
+// WriteExtrasCost prints a comparison of CompareExtras.
+func WriteExtrasCost(w io.Writer, c ExtrasCost) error {
+	var parts []string
+	if c.Throughput > 0 {
+		parts = append(parts, fmt.Sprintf("time per request at capacity (plain req/s over extras req/s) %.2fx", c.Throughput))
+	}
+	if c.CPU > 0 {
+		parts = append(parts, fmt.Sprintf("CPU per request %.2fx", c.CPU))
+	}
+	parts = append(parts, fmt.Sprintf("p50 %.2fx, mean %.2fx, p99 %.2fx", c.P50, c.Mean, c.P99))
+	_, err := fmt.Fprintf(w, "%s (all four facets and highlight=true) costs over %s (plain searches): %s\n",
+		c.Extras, c.Plain, strings.Join(parts, "; "))
+	return err
+}
+
+// errNoDirect answers a request that has no direct form, a completion: the harness replays the
+// backend's exchange only for the original resources.
+var errNoDirect = errors.New("bench: the request has no direct OpenSearch form")

@@ -1,0 +1,189 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"mediagw/gateway"
+	"mediagw/ratelimit"
+	"mediagw/search/bleve"
+)
+
+func TestBuildCompletionsIsDeterministicAndTyped(t *testing.T) {
+	_, c, _ := testCatalogue(t)
+	a, err := BuildCompletions(c, CompletionOptions{Seed: 3, Distinct: 200, Length: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := BuildCompletions(c, CompletionOptions{Seed: 3, Distinct: 200, Length: 2000})
+	if len(a.Seq) != 2000 || a.Distinct == 0 || a.Distinct > 200 {
+		t.Fatalf("%d requests, %d distinct", len(a.Seq), a.Distinct)
+	}
+	words := map[string]bool{}
+	for _, w := range c.Words {
+		words[w] = true
+	}
+	for i, r := range a.Seq {
+		if r.Query != b.Seq[i].Query {
+			t.Fatalf("request %d differs between two builds: %q, %q", i, r.Query, b.Seq[i].Query)
+		}
+		v, err := url.ParseQuery(r.Query)
+		if err != nil || r.Kind != KindSuggest || v.Get("resource") != "suggest" {
+			t.Fatalf("request %d: %v %q", i, r.Kind, r.Query)
+		}
+		// What is typed so far: whole words, then the start of one, at least two letters of it.
+		fields := strings.Fields(v.Get("q"))
+		last := fields[len(fields)-1]
+		if len(fields) > 2 || utf8.RuneCountInString(last) < 2 || !words[fields[0]] && len(fields) == 2 {
+			t.Fatalf("request %d: q %q", i, v.Get("q"))
+		}
+	}
+}
+
+// metered is a gateway on the fixture's embedded index with its metrics served, as mediagw does.
+func metered(t *testing.T) (api, metrics string) {
+	t.Helper()
+	_, _, items := testCatalogue(t)
+	b, err := bleve.NewFromItems(context.Background(), t.TempDir(), items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	reg := prometheus.NewRegistry()
+	cfg := gateway.DefaultConfig()
+	cfg.PublicURL = "http://127.0.0.1"
+	cfg.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("::1/128")}
+	cfg.Metrics = reg
+	g, err := gateway.New(cfg, b, ratelimit.NewMemory(cfg.RatePolicy, nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(g)
+	t.Cleanup(srv.Close)
+	admin := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	t.Cleanup(admin.Close)
+	return srv.URL, admin.URL + "/metrics"
+}
+
+// TestExtrasAndSuggestRuns replays searches with and without the extras, and completions, through
+// a gateway whose metrics the run reads: every answer is a 200, and the gateway's own time covers
+// every measured request and nothing else.
+func TestExtrasAndSuggestRuns(t *testing.T) {
+	_, c, _ := testCatalogue(t)
+	api, metrics := metered(t)
+	searches, err := BuildMix(c, MixOptions{Seed: 4, Distinct: 100, Length: 1000, Without: []Kind{KindItem, KindCategories, KindAuthors}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	completions, err := BuildCompletions(c, CompletionOptions{Seed: 4, Distinct: 100, Length: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := NewGateway("plain", api, NewClient(2, 10*time.Second), 100)
+	extras := plain.WithExtras("plain+extras")
+	opt := RunOptions{Concurrency: 2, Duration: 400 * time.Millisecond, Rounds: 2, Warmup: 100 * time.Millisecond,
+		Metrics: map[string]string{"plain": metrics, "plain+extras": metrics}}
+	for _, tc := range []struct {
+		mix     *Mix
+		targets []Target
+		kind    Kind
+	}{
+		{searches, []Target{plain, extras}, KindItems},
+		{completions, []Target{plain}, KindSuggest},
+	} {
+		res, err := Run(context.Background(), tc.mix, tc.targets, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res {
+			if r.Requests == 0 || r.Status[http.StatusOK] != r.Requests || r.ByKind[tc.kind].N != int(r.Requests) {
+				t.Errorf("%s: %d requests, statuses %v", r.Target, r.Requests, r.Status)
+			}
+			if r.Gateway == nil || r.Gateway.Own.Count != float64(r.Requests) || r.Gateway.Limiter.Count != float64(r.Requests) {
+				t.Errorf("%s: %d requests measured, gateway metrics %+v", r.Target, r.Requests, r.Gateway)
+			}
+		}
+		var out bytes.Buffer
+		if err := WriteTable(&out, res); err != nil {
+			t.Fatal(err)
+		}
+		if len(res) == 2 {
+			if err := WriteExtrasCost(&out, CompareExtras(res[0], res[1])); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, want := range []string{"gateway's own time while measuring plain", "rate-limit call"} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("report without %q:\n%s", want, out.String())
+			}
+		}
+		if len(res) == 2 && !strings.Contains(out.String(), "plain+extras (all four facets and highlight=true) costs over plain") {
+			t.Errorf("no cost line:\n%s", out.String())
+		}
+	}
+}
+
+func TestGatewayStats(t *testing.T) {
+	scrape := func(own, hits string) *GatewayStats {
+		t.Helper()
+		text := `# TYPE mediagw_gateway_own_seconds histogram
+mediagw_gateway_own_seconds_bucket{resource="items",le="0.001"} ` + own + `
+mediagw_gateway_own_seconds_bucket{resource="items",le="0.002"} 100
+mediagw_gateway_own_seconds_bucket{resource="items",le="+Inf"} 100
+mediagw_gateway_own_seconds_sum{resource="items"} 0.1
+mediagw_gateway_own_seconds_count{resource="items"} 100
+mediagw_gateway_own_seconds_bucket{resource="item",le="0.001"} 10
+mediagw_gateway_own_seconds_bucket{resource="item",le="0.002"} 10
+mediagw_gateway_own_seconds_bucket{resource="item",le="+Inf"} 10
+mediagw_gateway_own_seconds_sum{resource="item"} 0.005
+mediagw_gateway_own_seconds_count{resource="item"} 10
+# TYPE mediagw_cache_requests_total counter
+mediagw_cache_requests_total{op="search",result="hit"} ` + hits + `
+mediagw_cache_requests_total{op="search",result="miss"} 10
+`
+		s, err := parseStats(strings.NewReader(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	s := scrape("50", "30")
+	if s.Own.Count != 110 || s.Own.Counts[0] != 60 {
+		t.Fatalf("own summed over resources: %+v", s.Own)
+	}
+	// 60 of 110 under 1 ms: the median is in the first bucket, linearly.
+	if got, want := s.Own.Quantile(.5), 0.001*55/60; got < want-1e-12 || got > want+1e-12 {
+		t.Errorf("p50 %v, want %v", got, want)
+	}
+	if got := s.Own.Quantile(.99); got <= 0.001 || got > 0.002 {
+		t.Errorf("p99 %v, want in the second bucket", got)
+	}
+	if bound, n := s.Own.Over(0.0015); bound != 0.001 || n != 50 {
+		t.Errorf("over 1.5 ms: %v above %v, want 50 above the 1 ms bound", n, bound)
+	}
+	if rate, n := s.HitRate("search"); rate != 0.75 || n != 40 {
+		t.Errorf("hit rate %v of %v", rate, n)
+	}
+	// What happened between two scrapes: 20 more hits and no request.
+	d := scrape("50", "50").Sub(s)
+	if d.Own.Count != 0 || d.Own.Quantile(.5) != 0 {
+		t.Errorf("no requests between the scrapes, got %+v", d.Own)
+	}
+	if rate, n := d.HitRate("search"); rate != 1 || n != 20 {
+		t.Errorf("hit rate between the scrapes %v of %v, want 1 of 20", rate, n)
+	}
+	if sum := d.Add(d); sum.Cache["search"]["hit"] != 40 {
+		t.Errorf("two stretches: %v hits, want 40", sum.Cache["search"]["hit"])
+	}
+}
