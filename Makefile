@@ -35,8 +35,10 @@ run: build
 	$(BIN)/mediagw
 
 # The gateway's HTTP tests run a second time on OpenSearch when it is there (CI always has it).
+# go test's own 10-minute limit per package is too tight for search/opensearch under -race on a
+# busy 2-core machine (it loads the real catalogue into both backends); CI's 30 minutes bound the rest.
 test:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 25m ./...
 	@if [ -n "$$OPENSEARCH_URL" ]; then \
 	  echo "gateway tests on OpenSearch:"; MEDIA_BACKEND=opensearch $(GO) test -race -count=1 ./gateway/; \
 	elif [ -n "$$CI" ]; then echo "CI needs OPENSEARCH_URL for the gateway tests on OpenSearch"; exit 1; \
