@@ -3,7 +3,9 @@
 package mappings
 
 import (
+	"crypto/sha256"
 	_ "embed"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -92,27 +94,96 @@ func WithoutRefresh(def []byte) ([]byte, error) {
 	return json.Marshal(d)
 }
 
-// Version reads mappings._meta.mapping_version of an index definition, or of the mappings of an
-// index as the engine gives them back: raised with every change the code's queries need, so an
-// index built from an older definition can be told apart. 0 when it sets none.
-func Version(def []byte) (int, error) {
+// Meta is what an index definition's mappings._meta says of it.
+type Meta struct {
+	// Version is mapping_version: raised with every change the code's queries need, so an index
+	// built from an older definition can be told apart. 0 when the definition sets none.
+	Version int `json:"mapping_version"`
+	// Hash is mapping_hash, set by Stamp when an index is created: which definition, byte for
+	// byte up to JSON formatting, the index was built from. Empty for indices built before.
+	Hash string `json:"mapping_hash"`
+}
+
+// ReadMeta reads mappings._meta of an index definition, or of the mappings of an index as the
+// engine gives them back.
+func ReadMeta(def []byte) (Meta, error) {
 	var d struct {
 		Mappings json.RawMessage `json:"mappings"`
 	}
 	if err := json.Unmarshal(def, &d); err != nil {
-		return 0, fmt.Errorf("index definition: %w", err)
+		return Meta{}, fmt.Errorf("index definition: %w", err)
 	}
 	var m struct {
-		Meta struct {
-			Version int `json:"mapping_version"`
-		} `json:"_meta"`
+		Meta Meta `json:"_meta"`
 	}
 	if len(d.Mappings) > 0 {
 		if err := json.Unmarshal(d.Mappings, &m); err != nil {
-			return 0, fmt.Errorf("index definition mappings: %w", err)
+			return Meta{}, fmt.Errorf("index definition mappings: %w", err)
 		}
 	}
-	return m.Meta.Version, nil
+	return m.Meta, nil
+}
+
+// hashLen is how many hex digits of the SHA-256 a hash keeps: enough to tell an operator's
+// handful of definitions apart, short enough for a status column.
+const hashLen = 12
+
+// Hash is the hash of an index definition that Stamp stores: of its JSON with keys sorted and
+// spaces left out, so reformatting a file does not change it, and without a mapping_hash the
+// definition may already carry (a definition copied from a stamped index).
+func Hash(def []byte) (string, error) {
+	d, err := decodeStamped(def)
+	if err != nil {
+		return "", err
+	}
+	delete(d.meta, "mapping_hash")
+	canonical, err := json.Marshal(d.def)
+	if err != nil {
+		return "", fmt.Errorf("index definition: %w", err)
+	}
+	sum := sha256.Sum256(canonical)
+	return hex.EncodeToString(sum[:])[:hashLen], nil
+}
+
+// Stamp returns def with its Hash in mappings._meta.mapping_hash, where Status finds it in the
+// index built from it.
+func Stamp(def []byte) ([]byte, error) {
+	h, err := Hash(def)
+	if err != nil {
+		return nil, err
+	}
+	d, err := decodeStamped(def)
+	if err != nil {
+		return nil, err
+	}
+	d.meta["mapping_hash"] = h
+	return json.Marshal(d.def)
+}
+
+// stamped is a decoded index definition with its mappings._meta at hand (created if missing).
+type stamped struct {
+	def  map[string]any
+	meta map[string]any
+}
+
+func decodeStamped(def []byte) (stamped, error) {
+	var d map[string]any
+	if err := json.Unmarshal(def, &d); err != nil {
+		return stamped{}, fmt.Errorf("index definition: %w", err)
+	}
+	m, ok := d["mappings"].(map[string]any)
+	if !ok {
+		return stamped{}, errors.New("index definition: mappings is not an object")
+	}
+	meta, ok := m["_meta"].(map[string]any)
+	if !ok {
+		if _, present := m["_meta"]; present {
+			return stamped{}, errors.New("index definition: mappings._meta is not an object")
+		}
+		meta = map[string]any{}
+		m["_meta"] = meta
+	}
+	return stamped{def: d, meta: meta}, nil
 }
 
 // RefreshInterval reads settings.index.refresh_interval (or the flat settings key) of an index

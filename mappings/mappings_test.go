@@ -129,7 +129,7 @@ func TestCheck(t *testing.T) {
 	}
 }
 
-func TestVersion(t *testing.T) {
+func TestReadMeta(t *testing.T) {
 	tests := []struct {
 		def  string
 		want int
@@ -142,13 +142,57 @@ func TestVersion(t *testing.T) {
 		{`[]`, 0, false},
 	}
 	for _, tt := range tests {
-		got, err := Version([]byte(tt.def))
-		if got != tt.want || (err == nil) != tt.ok {
-			t.Errorf("Version(%s) = %d, %v; want %d (ok %v)", tt.def, got, err, tt.want, tt.ok)
+		meta, err := ReadMeta([]byte(tt.def))
+		if got := meta.Version; got != tt.want || (err == nil) != tt.ok {
+			t.Errorf("ReadMeta(%s).Version = %d, %v; want %d (ok %v)", tt.def, got, err, tt.want, tt.ok)
 		}
 	}
 	// The code's queries read fields that version 1 lacked (title.prefixes, words).
-	if v, err := Version(Items); err != nil || v < 3 {
-		t.Errorf("Version(Items) = %d, %v; want 3 or more", v, err)
+	if m, err := ReadMeta(Items); err != nil || m.Version < 3 {
+		t.Errorf("ReadMeta(Items).Version = %d, %v; want 3 or more", m.Version, err)
+	}
+}
+
+// TestStamp: the hash an index carries names its definition whatever the file's formatting, and
+// changes with any change to the definition.
+func TestStamp(t *testing.T) {
+	h, err := Hash(Items)
+	if err != nil || len(h) != hashLen {
+		t.Fatalf("Hash(Items) = %q, %v", h, err)
+	}
+	var def any
+	if err := json.Unmarshal(Items, &def); err != nil {
+		t.Fatal(err)
+	}
+	indented, err := json.MarshalIndent(def, "", "\t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := Hash(indented); got != h {
+		t.Errorf("Hash of the reformatted definition = %q, want %q", got, h)
+	}
+	changed := []byte(`{"mappings": {"properties": {"id": {"type": "keyword"}}}}`)
+	if got, _ := Hash(changed); got == h || got == "" {
+		t.Errorf("Hash of another definition = %q (Items %q)", got, h)
+	}
+
+	stamped, err := Stamp(Items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, err := ReadMeta(stamped)
+	if want, _ := ReadMeta(Items); err != nil || meta.Hash != h || meta.Version != want.Version {
+		t.Errorf("ReadMeta(Stamp(Items)) = %+v, %v; want hash %s and version %d", meta, err, h, want.Version)
+	}
+	if again, _ := Hash(stamped); again != h {
+		t.Errorf("Hash of a stamped definition = %q, want %q, the hash of the definition", again, h)
+	}
+	if err := Check(stamped); err != nil {
+		t.Errorf("Check(Stamp(Items)): %v", err)
+	}
+	for _, bad := range []string{`{"mappings": []}`, `{"mappings": {"_meta": 1}}`, `not json`} {
+		if _, err := Stamp([]byte(bad)); err == nil {
+			t.Errorf("Stamp(%s): no error", bad)
+		}
 	}
 }

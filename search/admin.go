@@ -26,8 +26,13 @@ type IndexInfo struct {
 	// Version is the IndexVersion (for OpenSearch, the _meta.mapping_version) the version was
 	// built with; 0 when it has none.
 	Version int
+	// MappingHash is the hash of the OpenSearch index definition the version was built from
+	// (mappings.Hash, kept in its _meta), which tells apart versions built from different files
+	// of one Version; empty for the embedded index, whose mapping is the code's, and for indices
+	// built before mediagw kept it.
+	MappingHash string
 	// Outdated: the version was built by an older mediagw and lacks what this one reads (Version
-	// is lower than the backend's): a load builds a current one.
+	// is lower than the backend's): a load or reindex builds a current one.
 	Outdated bool
 	// Err says why the version could not be read or counted; Docs is 0 then.
 	Err error

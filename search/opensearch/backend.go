@@ -123,7 +123,7 @@ type Backend struct {
 	refreshInterval any
 	// names are the category names facets give, of the index that answered last.
 	names nameCache
-	// mappingVersion is the mapping's _meta.mapping_version (mappings.Version).
+	// mappingVersion is the mapping's _meta.mapping_version (mappings.ReadMeta).
 	mappingVersion int
 }
 
@@ -143,7 +143,7 @@ func New(cfg Config) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opensearch: index definition: %w", err)
 	}
-	mappingVersion, err := mappings.Version(cfg.Mapping)
+	meta, err := mappings.ReadMeta(cfg.Mapping)
 	if err != nil {
 		return nil, fmt.Errorf("opensearch: index definition: %w", err)
 	}
@@ -177,7 +177,7 @@ func New(cfg Config) (*Backend, error) {
 		return nil, fmt.Errorf("opensearch: %w", err)
 	}
 	return &Backend{cfg: cfg, client: client, reads: readClient, limits: maps.Clone(defaultLimits), refreshInterval: refresh,
-		mappingVersion: mappingVersion}, nil
+		mappingVersion: meta.Version}, nil
 }
 
 // newTransport is the HTTP transport of a configuration that brings none: keep-alive connections

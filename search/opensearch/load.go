@@ -56,29 +56,15 @@ func (b *Backend) Load(ctx context.Context, items iter.Seq2[search.Item, error])
 	start := b.cfg.Now()
 	name := indexName(b.cfg.Alias, start)
 	stats.Index = name
-	if err := b.createIndex(ctx, name); err != nil {
+	if err := b.createIndex(ctx, name, b.cfg.Mapping); err != nil {
 		return stats, err
 	}
 	// live: the alias points at the new index; from then on an error (a failed prune) must not
 	// remove it.
 	live := false
 	defer func() {
-		if err == nil || live {
-			return
-		}
-		// The partial index goes even when ctx is what ended the load.
-		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
-		defer cancel()
-		// An _aliases call can take effect and still fail for the client (a timeout): the index
-		// is then live, and stays. If the alias cannot be read, the index stays too: an unneeded
-		// index is removed by a later load, a deleted live one takes the API down.
-		targets, aerr := b.aliasTargets(dctx)
-		if aerr != nil || slices.Contains(targets, name) {
-			err = errors.Join(err, aerr)
-			return
-		}
-		if derr := b.deleteIndices(dctx, name); derr != nil {
-			err = errors.Join(err, fmt.Errorf("remove partial index %s: %w", name, derr))
+		if err != nil && !live {
+			err = errors.Join(err, b.discard(ctx, name))
 		}
 	}()
 
@@ -86,18 +72,8 @@ func (b *Backend) Load(ctx context.Context, items iter.Seq2[search.Item, error])
 	if err != nil {
 		return stats, fmt.Errorf("load %s: %w", name, err)
 	}
-	// Each step from here to the alias may find a shard briefly without a copy (a node lost, a
-	// replica being promoted): they change nothing twice, so they are sent again like bulk requests.
-	if err := b.withRetries(ctx, func() error {
-		return b.putSettings(ctx, name, obj{"index": obj{"refresh_interval": b.refreshInterval}})
-	}); err != nil {
-		return stats, err
-	}
-	if err := b.withRetries(ctx, func() error { return b.refresh(ctx, name) }); err != nil {
-		return stats, err
-	}
-	var count int64
-	if err := b.withRetries(ctx, func() (err error) { count, err = b.count(ctx, name); return err }); err != nil {
+	count, err := b.seal(ctx, name, b.refreshInterval)
+	if err != nil {
 		return stats, err
 	}
 	if count != int64(n) {
@@ -119,8 +95,50 @@ func (b *Backend) Load(ctx context.Context, items iter.Seq2[search.Item, error])
 	return stats, nil
 }
 
-func (b *Backend) createIndex(ctx context.Context, name string) error {
-	def, err := mappings.WithoutRefresh(b.cfg.Mapping)
+// discard removes the index name that a load or reindex began and did not make live; it runs
+// after ctx may have ended, since the partial index goes even when ctx is what ended the build.
+func (b *Backend) discard(ctx context.Context, name string) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+	// An _aliases call can take effect and still fail for the client (a timeout): the index
+	// is then live, and stays. If the alias cannot be read, the index stays too: an unneeded
+	// index is removed by a later load, a deleted live one takes the API down.
+	targets, err := b.aliasTargets(ctx)
+	if err != nil || slices.Contains(targets, name) {
+		return err
+	}
+	if err := b.deleteIndices(ctx, name); err != nil {
+		return fmt.Errorf("remove partial index %s: %w", name, err)
+	}
+	return nil
+}
+
+// seal ends the filling of index name: it turns refresh back on (to the definition's interval,
+// or the engine's default when nil), which marks the index finished, refreshes it once and
+// returns how many documents it holds.
+func (b *Backend) seal(ctx context.Context, name string, refresh any) (int64, error) {
+	// Each step may find a shard briefly without a copy (a node lost, a replica being promoted):
+	// they change nothing twice, so they are sent again like bulk requests.
+	if err := b.withRetries(ctx, func() error {
+		return b.putSettings(ctx, name, obj{"index": obj{"refresh_interval": refresh}})
+	}); err != nil {
+		return 0, err
+	}
+	if err := b.withRetries(ctx, func() error { return b.refresh(ctx, name) }); err != nil {
+		return 0, err
+	}
+	var count int64
+	err := b.withRetries(ctx, func() (err error) { count, err = b.count(ctx, name); return err })
+	return count, err
+}
+
+// createIndex creates index name from the index definition def, stamped with its hash (see
+// mappings.Stamp) and with refresh off until seal.
+func (b *Backend) createIndex(ctx context.Context, name string, def []byte) error {
+	def, err := mappings.Stamp(def)
+	if err == nil {
+		def, err = mappings.WithoutRefresh(def)
+	}
 	if err != nil {
 		return err
 	}
@@ -180,13 +198,19 @@ func (b *Backend) deleteIndices(ctx context.Context, names ...string) error {
 	return nil
 }
 
-// pointAlias moves the alias to name in one _aliases call: readers see the old index or the new
-// one, never none. If the alias changed meanwhile, the call fails as a whole.
+// pointAlias moves the alias from wherever it points to name (see moveAlias).
 func (b *Backend) pointAlias(ctx context.Context, name string) error {
 	live, err := b.aliasTargets(ctx)
 	if err != nil {
 		return err
 	}
+	return b.moveAlias(ctx, live, name)
+}
+
+// moveAlias moves the alias from the indices live to name in one _aliases call: readers see the
+// old index or the new one, never none. If the alias no longer points at each of live, the call
+// fails as a whole and changes nothing.
+func (b *Backend) moveAlias(ctx context.Context, live []string, name string) error {
 	actions := []any{}
 	for _, old := range live {
 		if old != name {
@@ -210,8 +234,8 @@ type version struct {
 	// while it fills an index and back on once every item is in, so an index whose refresh is
 	// still off was left by a load that crashed or was killed before it could remove it.
 	finished bool
-	// mapping is the _meta.mapping_version of the definition the index was built from.
-	mapping int
+	// mapping is the _meta of the definition the index was built from.
+	mapping mappings.Meta
 }
 
 // versions lists the alias's versioned indices, oldest first.
@@ -239,7 +263,7 @@ func (b *Backend) versions(ctx context.Context) ([]version, error) {
 				return nil, fmt.Errorf("list indices: settings of %s: %w", name, err)
 			}
 			// The engine gives the mappings back in the shape of a definition's.
-			mapping, err := mappings.Version(append(append([]byte(`{"mappings":`), in.Mappings...), '}'))
+			mapping, err := mappings.ReadMeta(append(append([]byte(`{"mappings":`), in.Mappings...), '}'))
 			if err != nil {
 				return nil, fmt.Errorf("list indices: mappings of %s: %w", name, err)
 			}
@@ -313,7 +337,7 @@ var _ search.Admin = (*Backend)(nil)
 // Status lists the alias's versioned indices, oldest first, with their document counts: the live
 // one, the kept ones, and those unfinished loads left. An index built from an older mapping than
 // the backend's (a lower _meta.mapping_version) is outdated: it lacks fields that newer queries
-// read (completions and neighbours find nothing in it), and a load builds a current one.
+// read (completions and neighbours find nothing in it), and a load or reindex builds a current one.
 func (b *Backend) Status(ctx context.Context) ([]search.IndexInfo, error) {
 	live, err := b.aliasTargets(ctx)
 	if err != nil {
@@ -327,12 +351,13 @@ func (b *Backend) Status(ctx context.Context) ([]search.IndexInfo, error) {
 	for _, l := range live {
 		if !slices.ContainsFunc(vs, func(v version) bool { return v.name == l }) {
 			// Its mapping is the operator's business: it is not reported outdated.
-			vs = append(vs, version{name: l, finished: true, mapping: b.mappingVersion})
+			vs = append(vs, version{name: l, finished: true, mapping: mappings.Meta{Version: b.mappingVersion}})
 		}
 	}
 	var out []search.IndexInfo
 	for _, v := range vs {
-		in := search.IndexInfo{Name: v.name, Live: slices.Contains(live, v.name), Unfinished: !v.finished, Version: v.mapping, Outdated: v.mapping < b.mappingVersion}
+		in := search.IndexInfo{Name: v.name, Live: slices.Contains(live, v.name), Unfinished: !v.finished,
+			Version: v.mapping.Version, MappingHash: v.mapping.Hash, Outdated: v.mapping.Version < b.mappingVersion}
 		in.Docs, in.Err = b.count(ctx, v.name)
 		out = append(out, in)
 	}

@@ -103,7 +103,7 @@ func TestKeepAndRollback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []search.IndexInfo{{Name: bb.Index, Docs: 10, Version: search.IndexVersion}, {Name: c.Index, Docs: 20, Live: true, Version: search.IndexVersion}}
+	want := stamped(t, mappings.Items, []search.IndexInfo{{Name: bb.Index, Docs: 10, Version: search.IndexVersion}, {Name: c.Index, Docs: 20, Live: true, Version: search.IndexVersion}})
 	if !slices.Equal(st, want) {
 		t.Errorf("Status = %+v, want live %s and indices %+v (%s pruned)", st, c.Index, want, a.Index)
 	}
@@ -128,7 +128,7 @@ func TestKeepAndRollback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = []search.IndexInfo{{Name: c.Index, Docs: 20, Version: search.IndexVersion}, {Name: d.Index, Docs: 30, Live: true, Version: search.IndexVersion}}
+	want = stamped(t, mappings.Items, []search.IndexInfo{{Name: c.Index, Docs: 20, Version: search.IndexVersion}, {Name: d.Index, Docs: 30, Live: true, Version: search.IndexVersion}})
 	if !slices.Equal(st, want) {
 		t.Errorf("Status after a load that followed a rollback = %+v, want %+v", st, want)
 	}
@@ -167,7 +167,7 @@ func TestUnfinishedIndex(t *testing.T) {
 	// live one (between it and first), one two hours before everything.
 	recent, old := indexName(b.Alias(), at.Add(-time.Second)), indexName(b.Alias(), at.Add(-2*time.Hour))
 	for _, name := range []string{recent, old} {
-		if err := b.createIndex(t.Context(), name); err != nil {
+		if err := b.createIndex(t.Context(), name, b.cfg.Mapping); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -176,7 +176,7 @@ func TestUnfinishedIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := search.IndexVersion
-	want := []search.IndexInfo{{Name: old, Unfinished: true, Version: v}, {Name: first.Index, Docs: 10, Version: v}, {Name: recent, Unfinished: true, Version: v}, {Name: live.Index, Docs: 20, Live: true, Version: v}}
+	want := stamped(t, mappings.Items, []search.IndexInfo{{Name: old, Unfinished: true, Version: v}, {Name: first.Index, Docs: 10, Version: v}, {Name: recent, Unfinished: true, Version: v}, {Name: live.Index, Docs: 20, Live: true, Version: v}})
 	if !slices.Equal(st, want) {
 		t.Errorf("Status = %+v, want %+v", st, want)
 	}
@@ -481,23 +481,39 @@ func TestBulkLines(t *testing.T) {
 // operator knows to load again after an upgrade; the load's new index is current.
 func TestStatusOutdated(t *testing.T) {
 	items := searchtest.Fixture(t)
-	v, err := mappings.Version(mappings.Items)
-	if err != nil || v != search.IndexVersion {
-		t.Fatalf("mappings.Version(Items) = %d, %v; want search.IndexVersion, %d", v, err, search.IndexVersion)
+	meta, err := mappings.ReadMeta(mappings.Items)
+	if v := meta.Version; err != nil || v != search.IndexVersion {
+		t.Fatalf("mappings.ReadMeta(Items).Version = %d, %v; want search.IndexVersion, %d", v, err, search.IndexVersion)
 	}
+	v := meta.Version
 	older := bytes.Replace(mappings.Items, []byte(fmt.Sprintf(`"mapping_version": %d`, v)), []byte(fmt.Sprintf(`"mapping_version": %d`, v-1)), 1)
 	clock := stepClock()
 	old := newBackend(t, Config{Mapping: older, Keep: 1, Now: clock})
 	first := load(t, old, items)
 	b := newBackend(t, Config{Alias: old.Alias(), Keep: 1, Now: clock})
 	st, err := b.Status(t.Context())
-	if want := []search.IndexInfo{{Name: first.Index, Docs: int64(len(items)), Live: true, Version: v - 1, Outdated: true}}; err != nil || !slices.Equal(st, want) {
+	if want := stamped(t, older, []search.IndexInfo{{Name: first.Index, Docs: int64(len(items)), Live: true, Version: v - 1, Outdated: true}}); err != nil || !slices.Equal(st, want) {
 		t.Errorf("Status = %+v, %v; want %+v", st, err, want)
 	}
 	second := load(t, b, items)
 	st, err = b.Status(t.Context())
-	want := []search.IndexInfo{{Name: first.Index, Docs: int64(len(items)), Version: v - 1, Outdated: true}, {Name: second.Index, Docs: int64(len(items)), Live: true, Version: v}}
+	want := append(stamped(t, older, []search.IndexInfo{{Name: first.Index, Docs: int64(len(items)), Version: v - 1, Outdated: true}}),
+		stamped(t, mappings.Items, []search.IndexInfo{{Name: second.Index, Docs: int64(len(items)), Live: true, Version: v}})...)
 	if err != nil || !slices.Equal(st, want) {
 		t.Errorf("after a load: Status = %+v, %v; want %+v", st, err, want)
 	}
+}
+
+// stamped returns infos with the MappingHash Status reports of indices built from the
+// definition def.
+func stamped(t *testing.T, def []byte, infos []search.IndexInfo) []search.IndexInfo {
+	t.Helper()
+	h, err := mappings.Hash(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range infos {
+		infos[i].MappingHash = h
+	}
+	return infos
 }
