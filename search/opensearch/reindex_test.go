@@ -1,0 +1,254 @@
+package opensearch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"mediagw/mappings"
+	"mediagw/search"
+	"mediagw/search/searchtest"
+)
+
+// editDefinition returns the built-in index definition changed by edit, as an operator edits
+// the file.
+func editDefinition(t *testing.T, edit func(def map[string]any)) []byte {
+	t.Helper()
+	var def map[string]any
+	if err := json.Unmarshal(mappings.Items, &def); err != nil {
+		t.Fatal(err)
+	}
+	edit(def)
+	raw, err := json.Marshal(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+func field(def map[string]any, path ...string) map[string]any {
+	m := def
+	for _, p := range path {
+		m = m[p].(map[string]any)
+	}
+	return m
+}
+
+// changedDefinition is the built-in definition with two shards (so the copy runs in two
+// slices) and a keyword subfield of title that the built-in one lacks.
+func changedDefinition(t *testing.T) []byte {
+	return editDefinition(t, func(def map[string]any) {
+		field(def, "settings", "index")["number_of_shards"] = 2
+		field(def, "mappings", "properties", "title", "fields")["raw"] = map[string]any{"type": "keyword", "ignore_above": 256}
+	})
+}
+
+// TestReindex: a reindex with a changed definition builds a new index holding every document
+// of the live one, built from the new definition, moves the alias to it, and keeps the old
+// index, which Rollback brings back. A walk begun on the old index ends with an expired cursor
+// rather than pages of the new one.
+func TestReindex(t *testing.T) {
+	items := searchtest.Fixture(t)
+	b := newBackend(t, Config{Keep: 1, Now: stepClock()})
+	old := load(t, b, items)
+	newest := search.Query{Sort: search.SortNewest, PerPage: 10, Page: 1}
+	before, err := b.Search(t.Context(), newest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	walk := search.Query{Sort: search.SortAZ, PerPage: 10, Cursor: search.StartCursor}
+	first, err := b.Search(t.Context(), walk)
+	if err != nil || first.Next == "" {
+		t.Fatalf("first page of a walk: next %q, %v", first.Next, err)
+	}
+
+	def := changedDefinition(t)
+	var seen []ReindexProgress
+	st, err := b.Reindex(t.Context(), def, func(p ReindexProgress) { seen = append(seen, p) })
+	if err != nil {
+		t.Fatalf("Reindex: %v", err)
+	}
+	if st.Indexed != len(items) || st.Index <= old.Index {
+		t.Errorf("Reindex = %+v, want %d items in an index newer than %s", st, len(items), old.Index)
+	}
+	if len(seen) == 0 || seen[len(seen)-1] != (ReindexProgress{Done: int64(len(items)), Total: int64(len(items))}) {
+		t.Errorf("progress %v, want it to end at %d of %d", seen, len(items), len(items))
+	}
+	if v, err := b.Version(t.Context()); err != nil || v != st.Index {
+		t.Errorf("alias points at %q, %v; want %s", v, err, st.Index)
+	}
+	status, err := b.Status(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := search.IndexVersion
+	want := append(stamped(t, mappings.Items, []search.IndexInfo{{Name: old.Index, Docs: int64(len(items)), Version: v}}),
+		stamped(t, def, []search.IndexInfo{{Name: st.Index, Docs: int64(len(items)), Live: true, Version: v}})...)
+	if !slices.Equal(status, want) {
+		t.Errorf("Status = %+v, want %+v", status, want)
+	}
+	if shards := indexSetting(t, b, st.Index, "number_of_shards"); shards != "2" {
+		t.Errorf("the new index has %s shards, want the 2 of its definition", shards)
+	}
+	after, err := b.Search(t.Context(), newest)
+	if err != nil || !slices.Equal(ids(after.Items), ids(before.Items)) || after.Total != before.Total {
+		t.Errorf("after Reindex: %v (total %d), %v; want %v (total %d)", ids(after.Items), after.Total, err, ids(before.Items), before.Total)
+	}
+	for _, it := range []search.Item{items[0], items[len(items)/2], items[len(items)-1]} {
+		if got, err := b.Item(t.Context(), it.ID); err != nil || got.Title != it.Title || got.Date != it.Date || !slices.Equal(got.Tags, it.Tags) {
+			t.Errorf("Item(%s) after Reindex = %+v, %v; want %+v", it.ID, got, err, it)
+		}
+	}
+	walk.Cursor = first.Next
+	if res, err := b.Search(t.Context(), walk); !errors.Is(err, search.ErrCursorExpired) {
+		t.Errorf("a walk's next page after the reindex: %d items, %v; want search.ErrCursorExpired", len(res.Items), err)
+	}
+
+	back, err := b.Rollback(t.Context())
+	if err != nil || back != old.Index {
+		t.Fatalf("Rollback = %q, %v; want %s", back, err, old.Index)
+	}
+	if res, err := b.Search(t.Context(), newest); err != nil || !slices.Equal(ids(res.Items), ids(before.Items)) {
+		t.Errorf("after Rollback: %v, %v; want %v", ids(res.Items), err, ids(before.Items))
+	}
+
+	// Without a definition, the configured one; the keep rule holds as for a load.
+	again, err := b.Reindex(t.Context(), nil, nil)
+	if err != nil {
+		t.Fatalf("Reindex(nil): %v", err)
+	}
+	status, err = b.Status(t.Context())
+	want = append(stamped(t, def, []search.IndexInfo{{Name: st.Index, Docs: int64(len(items)), Version: v}}),
+		stamped(t, mappings.Items, []search.IndexInfo{{Name: again.Index, Docs: int64(len(items)), Live: true, Version: v}})...)
+	if err != nil || !slices.Equal(status, want) {
+		t.Errorf("after Reindex(nil): Status = %+v, %v; want %+v (%s pruned)", status, err, want, old.Index)
+	}
+}
+
+func ids(items []search.Item) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it.ID
+	}
+	return out
+}
+
+// indexSetting reads index.<key> of index name.
+func indexSetting(t *testing.T, b *Backend, name, key string) string {
+	t.Helper()
+	resp, err := b.client.Client.Do(t.Context(), http.MethodGet, getRequest("/"+name+"/_settings/index."+key), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a map[string]struct {
+		Settings struct {
+			Index map[string]string `json:"index"`
+		} `json:"settings"`
+	}
+	if err := decodeBody(resp, &a); err != nil {
+		t.Fatal(err)
+	}
+	return a[name].Settings.Index[key]
+}
+
+type getRequest string
+
+func (g getRequest) GetRequest(string) (*http.Request, error) {
+	return http.NewRequest(http.MethodGet, string(g), nil)
+}
+
+// TestReindexFailures: a reindex that cannot start changes nothing, and one that fails or is
+// interrupted on the way leaves the alias where it was and removes the index it began.
+func TestReindexFailures(t *testing.T) {
+	items := searchtest.Generated(t, 3000, 3)
+	transport := &failingTransport{match: func(*http.Request) bool { return false }}
+	// Small scroll batches make the copy take many steps, so it can be interrupted mid-way.
+	b := newBackend(t, Config{Keep: 1, Now: stepClock(), BatchSize: 10, Transport: transport})
+	live := load(t, b, items)
+
+	refused := editDefinition(t, func(def map[string]any) {
+		field(def, "mappings", "properties")["title"] = map[string]any{"type": "long"}
+	})
+	older := editDefinition(t, func(def map[string]any) {
+		field(def, "mappings", "_meta")["mapping_version"] = 1
+	})
+	failOnce := func(method, suffix string, status int) func() {
+		return func() {
+			transport.mu.Lock()
+			defer transport.mu.Unlock()
+			transport.match = func(r *http.Request) bool { return r.Method == method && strings.Contains(r.URL.Path, suffix) }
+			transport.statuses, transport.failed = []int{status}, 0
+		}
+	}
+	tests := []struct {
+		name string
+		def  []byte
+		// before runs before the reindex.
+		before func()
+		// untouched: the reindex fails before it creates an index.
+		untouched bool
+		want      string
+	}{
+		{name: "not a definition", def: []byte(`{"settings": {}}`), untouched: true, want: "no mappings"},
+		{name: "refresh off", def: []byte(`{"settings": {"refresh_interval": "-1"}, "mappings": {}}`), untouched: true, want: "refresh off"},
+		{name: "older mapping version", def: older, untouched: true, want: "older than this mediagw's"},
+		{name: "documents refused", def: refused, want: "mapper_parsing_exception"},
+		{name: "the task cannot be read", def: mappings.Items, before: failOnce(http.MethodGet, "/_tasks/", http.StatusBadRequest), want: "get task"},
+		{name: "the reindex is refused", def: mappings.Items, before: failOnce(http.MethodPost, "/_reindex", http.StatusBadRequest), want: "opensearch reindex"},
+		{name: "the alias cannot move", def: mappings.Items, before: failOnce(http.MethodPost, "/_aliases", http.StatusInternalServerError), want: "aliases"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.before != nil {
+				tt.before()
+			}
+			_, err := b.Reindex(t.Context(), tt.def, nil)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Reindex: error %v, want one saying %q", err, tt.want)
+			}
+			if tt.untouched && strings.Contains(err.Error(), b.Alias()+"-") {
+				t.Errorf("Reindex: error %v names an index; a definition it cannot use must fail first", err)
+			}
+			checkUntouched(t, b, live.Index, len(items))
+		})
+	}
+
+	t.Run("cancelled", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		var once sync.Once
+		_, err := b.Reindex(ctx, nil, func(p ReindexProgress) {
+			if p.Done < p.Total {
+				once.Do(cancel)
+			}
+		})
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Reindex: error %v, want one wrapping context.Canceled", err)
+		}
+		checkUntouched(t, b, live.Index, len(items))
+		// The task was stopped before its index was removed: nothing writes it back.
+		time.Sleep(time.Second)
+		checkUntouched(t, b, live.Index, len(items))
+	})
+}
+
+// checkUntouched checks that the alias points at live, which serves n items, and that no other
+// index is left.
+func checkUntouched(t *testing.T, b *Backend, live string, n int) {
+	t.Helper()
+	if v, err := b.Version(t.Context()); err != nil || v != live {
+		t.Errorf("alias points at %q, %v; want %q", v, err, live)
+	}
+	if names, err := versionNames(t, b); err != nil || !slices.Equal(names, []string{live}) {
+		t.Errorf("indices %v, %v; want only %s", names, err, live)
+	}
+	if res, err := b.Search(t.Context(), search.Query{Sort: search.SortNewest, Page: 1, PerPage: 1}); err != nil || res.Total != n {
+		t.Errorf("search: total %d, %v; want %d", res.Total, err, n)
+	}
+}
