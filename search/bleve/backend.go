@@ -97,7 +97,7 @@ func openHandle(dir, name string) (*handle, error) {
 	h := &handle{name: name, idx: idx}
 	if got, err := idx.GetInternal(keyFormat); err != nil || string(got) != format {
 		_ = idx.Close()
-		return nil, fmt.Errorf("index %s has layout %q, this mediagw reads %q: %w: load the catalogue again (mediactl load; make clean before make run)",
+		return nil, fmt.Errorf("index %s has layout %q, this mediagw reads %q: %w: load the catalogue again or rebuild the index from itself (mediactl load or mediactl reindex; make clean before make run)",
 			name, got, format, search.ErrUnavailable)
 	}
 	if err := h.loadInternal(keyCategories, &h.categories); err != nil {

@@ -17,6 +17,7 @@ import (
 
 	blevesearch "github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
+	index "github.com/blevesearch/bleve_index_api"
 
 	"mediagw/search"
 )
@@ -50,24 +51,59 @@ func NewLoader(dir string, keep int) *Loader {
 // Load builds a new index from items beside the live one, checks it holds every item, and makes it
 // live. On any error, or when ctx ends, the partial index is removed and `current` is left alone.
 // Only one load runs in a directory at a time.
-func (l *Loader) Load(ctx context.Context, items iter.Seq2[search.Item, error]) (stats search.LoadStats, err error) {
+func (l *Loader) Load(ctx context.Context, items iter.Seq2[search.Item, error]) (search.LoadStats, error) {
 	start := time.Now()
 	if err := ctx.Err(); err != nil {
-		return stats, fmt.Errorf("load: %w", err)
+		return search.LoadStats{}, fmt.Errorf("load: %w", err)
 	}
 	if err := os.MkdirAll(l.dir, 0o755); err != nil {
-		return stats, fmt.Errorf("index dir: %w", err)
+		return search.LoadStats{}, fmt.Errorf("index dir: %w", err)
 	}
 	unlock, err := lockDir(l.dir)
 	if err != nil {
-		return stats, err
+		return search.LoadStats{}, err
 	}
 	defer unlock()
+	return l.replace(ctx, start, "load", items)
+}
+
+// Rebuild builds a new index from the items stored in the live one, with this mediagw's
+// mapping, and makes it live as Load does, with the same checks, keep rule and rollback: how an
+// index built by an older mediagw, or before a change to the mapping, is brought up to date
+// without the catalogue file. progress, when not nil, is called as the items are read with how
+// many were (done) of the total the live index holds.
+func (l *Loader) Rebuild(ctx context.Context, progress func(done, total int64)) (search.LoadStats, error) {
+	start := time.Now()
+	if err := ctx.Err(); err != nil {
+		return search.LoadStats{}, fmt.Errorf("rebuild: %w", err)
+	}
+	unlock, err := lockDir(l.dir)
+	if err != nil {
+		return search.LoadStats{}, fmt.Errorf("rebuild: %w", err)
+	}
+	defer unlock()
+	live, err := currentName(l.dir)
+	if err != nil {
+		return search.LoadStats{}, fmt.Errorf("rebuild: %w", err)
+	}
+	// Only its stored items are read, which every layout has: an index this mediagw no longer
+	// serves can be rebuilt.
+	src, err := blevesearch.OpenUsing(filepath.Join(l.dir, live), map[string]interface{}{"read_only": true, "bolt_timeout": boltTimeout})
+	if err != nil {
+		return search.LoadStats{}, fmt.Errorf("rebuild: open %s: %w", live, err)
+	}
+	defer src.Close()
+	return l.replace(ctx, start, "rebuild", allItems(src, progress))
+}
+
+// replace builds a new index from items beside the live one, checks it holds every item, makes
+// it live and prunes the old ones; the caller holds the directory's lock. On any error, or when
+// ctx ends, the partial index is removed and `current` is left alone.
+func (l *Loader) replace(ctx context.Context, start time.Time, op string, items iter.Seq2[search.Item, error]) (stats search.LoadStats, err error) {
 	// Under the lock, a building directory can only be left over from a crashed load.
 	if err := removeMatching(l.dir, buildingPrefix); err != nil {
 		return stats, err
 	}
-
 	name := l.newName()
 	building := filepath.Join(l.dir, buildingPrefix+name)
 	defer func() {
@@ -77,19 +113,91 @@ func (l *Loader) Load(ctx context.Context, items iter.Seq2[search.Item, error]) 
 	}()
 	n, err := build(ctx, building, items)
 	if err != nil {
-		return stats, fmt.Errorf("load %s: %w", name, err)
+		return stats, fmt.Errorf("%s %s: %w", op, name, err)
 	}
 	if err := os.Rename(building, filepath.Join(l.dir, name)); err != nil {
-		return stats, fmt.Errorf("load %s: %w", name, err)
+		return stats, fmt.Errorf("%s %s: %w", op, name, err)
 	}
 	if err := switchCurrent(l.dir, name); err != nil {
 		_ = os.RemoveAll(filepath.Join(l.dir, name))
-		return stats, fmt.Errorf("load %s: %w", name, err)
+		return stats, fmt.Errorf("%s %s: %w", op, name, err)
 	}
+	stats = search.LoadStats{Indexed: n, Index: name, Duration: time.Since(start)}
 	if err := l.prune(name); err != nil {
-		return search.LoadStats{Indexed: n, Index: name, Duration: time.Since(start)}, fmt.Errorf("load %s is live, but %w: %w", name, search.ErrPrune, err)
+		return stats, fmt.Errorf("%s %s is live, but %w: %w", op, name, search.ErrPrune, err)
 	}
-	return search.LoadStats{Indexed: n, Index: name, Duration: time.Since(start)}, nil
+	return stats, nil
+}
+
+// allItems yields every item stored in idx, in no particular order, and then an error if
+// they were fewer than the index holds: a rebuild must not go live short.
+func allItems(idx blevesearch.Index, progress func(done, total int64)) iter.Seq2[search.Item, error] {
+	return func(yield func(search.Item, error) bool) {
+		total, err := idx.DocCount()
+		if err != nil {
+			yield(search.Item{}, fmt.Errorf("count the live items: %w", err))
+			return
+		}
+		n, stopped, err := visitStored(idx, func(it search.Item, n int64) bool {
+			if progress != nil && (n%batchSize == 0 || n == int64(total)) {
+				progress(n, int64(total))
+			}
+			return yield(it, nil)
+		})
+		switch {
+		case err != nil:
+			yield(search.Item{}, fmt.Errorf("read the live items: %w", err))
+		case !stopped && uint64(n) != total:
+			yield(search.Item{}, fmt.Errorf("read %d items of the %d the live index holds", n, total))
+		}
+	}
+}
+
+// visitStored calls f with each item stored in idx and how many were read so far, until f
+// returns false (stopped), and returns how many it read.
+func visitStored(idx blevesearch.Index, f func(search.Item, int64) bool) (n int64, stopped bool, err error) {
+	adv, err := idx.Advanced()
+	if err != nil {
+		return 0, false, err
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return 0, false, err
+	}
+	defer r.Close()
+	ids, err := r.DocIDReaderAll()
+	if err != nil {
+		return 0, false, err
+	}
+	defer ids.Close()
+	for {
+		iid, err := ids.Next()
+		if err != nil || iid == nil {
+			return n, false, err
+		}
+		id, err := r.ExternalID(iid)
+		if err != nil {
+			return n, false, err
+		}
+		doc, err := r.Document(id)
+		if err != nil {
+			return n, false, fmt.Errorf("item %q: %w", id, err)
+		}
+		var raw []byte
+		doc.VisitFields(func(fl index.Field) {
+			if fl.Name() == fieldStored {
+				raw = fl.Value()
+			}
+		})
+		var it search.Item
+		if err := json.Unmarshal(raw, &it); err != nil {
+			return n, false, fmt.Errorf("item %q: decode stored item: %w", id, err)
+		}
+		n++
+		if !f(it, n) {
+			return n, true, nil
+		}
+	}
 }
 
 func (l *Loader) newName() string {

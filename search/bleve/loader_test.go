@@ -7,6 +7,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -380,22 +381,119 @@ func TestOpenOlderLayout(t *testing.T) {
 	dir := t.TempDir()
 	l := NewLoader(dir, 1)
 	load(t, l, genItems("a", 3))
-	idx, err := blevesearch.Open(filepath.Join(dir, current(t, dir)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := idx.SetInternal(keyFormat, []byte("1")); err != nil {
-		t.Fatal(err)
-	}
-	if err := idx.Close(); err != nil {
-		t.Fatal(err)
-	}
-	_, err = Open(dir)
+	setLayout(t, filepath.Join(dir, current(t, dir)), "1")
+	_, err := Open(dir)
 	if !errors.Is(err, search.ErrUnavailable) || !strings.Contains(err.Error(), "load the catalogue again") {
 		t.Fatalf("Open(older layout): %v, want search.ErrUnavailable saying to load again", err)
 	}
 	st, err := l.Status(t.Context())
 	if want := []search.IndexInfo{{Name: current(t, dir), Docs: 3, Live: true, Version: 1, Outdated: true}}; err != nil || !slices.Equal(st, want) {
 		t.Errorf("Status = %+v, %v; want %+v", st, err, want)
+	}
+}
+
+// TestRebuild: a rebuild makes a new live index from the items stored in the live one, every
+// item as it was loaded, with the current layout, even from an index of an older layout that
+// this mediagw no longer serves; the old index is kept, and Rollback brings it back.
+func TestRebuild(t *testing.T) {
+	dir := t.TempDir()
+	items := searchtest.Generated(t, 2500, 5)
+	l := NewLoader(dir, 1)
+	old := load(t, l, items)
+	// As an older mediagw left it: Open refuses it, Status says so.
+	setLayout(t, filepath.Join(dir, old.Index), "1")
+	if st, err := l.Status(t.Context()); err != nil || len(st) != 1 || !st[0].Outdated || st[0].Version != 1 {
+		t.Fatalf("Status of an older layout = %+v, %v; want it outdated, version 1", st, err)
+	}
+
+	var last [2]int64
+	calls := 0
+	st, err := l.Rebuild(t.Context(), func(done, total int64) { calls, last = calls+1, [2]int64{done, total} })
+	if err != nil {
+		t.Fatalf("Rebuild: %v", err)
+	}
+	if st.Indexed != len(items) || st.Index <= old.Index || current(t, dir) != st.Index {
+		t.Errorf("Rebuild = %+v, current %s; want %d items in a new live index", st, current(t, dir), len(items))
+	}
+	if calls < 2 || last != [2]int64{int64(len(items)), int64(len(items))} {
+		t.Errorf("progress: %d calls, the last %v; want several, ending at %d of %d", calls, last, len(items), len(items))
+	}
+	b, err := Open(dir)
+	if err != nil {
+		t.Fatalf("Open after Rebuild: %v", err)
+	}
+	defer b.Close()
+	if n := total(t, b); n != len(items) {
+		t.Errorf("after Rebuild: total %d, want %d", n, len(items))
+	}
+	for _, want := range []search.Item{items[0], items[len(items)/3], items[len(items)-1]} {
+		got, err := b.Item(t.Context(), want.ID)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("Item(%s) after Rebuild = %+v, %v; want %+v", want.ID, got, err, want)
+		}
+	}
+	if cats, err := b.Categories(t.Context()); err != nil || len(cats) == 0 {
+		t.Errorf("Categories after Rebuild = %d, %v; want the items' categories", len(cats), err)
+	}
+	infos, err := l.Status(t.Context())
+	if err != nil || len(infos) != 2 || infos[0].Name != old.Index || !infos[0].Outdated ||
+		infos[1].Name != st.Index || !infos[1].Live || infos[1].Outdated || infos[1].Version != search.IndexVersion || infos[1].Docs != int64(len(items)) {
+		t.Errorf("Status after Rebuild = %+v, %v; want the outdated old index and the current new one", infos, err)
+	}
+	if back, err := l.Rollback(t.Context()); err != nil || back != old.Index || current(t, dir) != old.Index {
+		t.Errorf("Rollback = %q, %v; want %s live again", back, err, old.Index)
+	}
+}
+
+// TestRebuildFailures: a rebuild that cannot start, is interrupted or fails leaves the live index
+// as it was and nothing of the index it began.
+func TestRebuildFailures(t *testing.T) {
+	dir := t.TempDir()
+	l := NewLoader(dir, 1)
+	if _, err := l.Rebuild(t.Context(), nil); !errors.Is(err, search.ErrUnavailable) {
+		t.Errorf("Rebuild without a live index: %v, want search.ErrUnavailable", err)
+	}
+	items := genItems("a", 2500)
+	live := load(t, l, items).Index
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	if _, err := l.Rebuild(ctx, func(done, total int64) {
+		if done < total {
+			cancel()
+		}
+	}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled Rebuild: %v, want context.Canceled", err)
+	}
+	if got := current(t, dir); got != live {
+		t.Errorf("after a cancelled Rebuild, current is %s, want %s", got, live)
+	}
+	if got, want := entries(t, dir), ".load.lock current "+live; got != want {
+		t.Errorf("after a cancelled Rebuild the directory holds %q, want %q", got, want)
+	}
+
+	unlock, err := lockDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = l.Rebuild(t.Context(), nil)
+	unlock()
+	if err == nil || !strings.Contains(err.Error(), "another load") {
+		t.Errorf("Rebuild while a load runs: %v, want an error saying so", err)
+	}
+}
+
+// setLayout rewrites the layout an index says it has.
+func setLayout(t *testing.T, path, layout string) {
+	t.Helper()
+	idx, err := blevesearch.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.SetInternal(keyFormat, []byte(layout)); err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

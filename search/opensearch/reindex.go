@@ -14,14 +14,6 @@ import (
 	"mediagw/search"
 )
 
-// ReindexProgress is how far a reindex's copy is.
-type ReindexProgress struct {
-	// Done is how many documents the engine has written to the new index.
-	Done int64
-	// Total is how many the live index holds.
-	Total int64
-}
-
 // pollInterval is how often a reindex asks the engine how far its task is.
 const pollInterval = 250 * time.Millisecond
 
@@ -30,13 +22,14 @@ const pollInterval = 250 * time.Millisecond
 // task (sliced, so a live index of several shards is read in parallel), checks it holds as many
 // documents as the live one, and then moves the alias from the live index to it in one _aliases
 // call. Older indices are kept and pruned as by Load, so Rollback brings the live one back.
-// progress, when not nil, is called as the copy goes on.
+// progress, when not nil, is called as the copy goes on with how many documents the engine has
+// written to the new index (done) of the total the live one holds.
 //
 // A definition the backend cannot use fails before anything changes. If ctx ends or any step
 // fails, the engine's task is cancelled, the alias is left as it was and the new index deleted;
 // when the task cannot be seen to end, the index is left unfinished, as a load that died leaves
 // one, for a later load to remove.
-func (b *Backend) Reindex(ctx context.Context, def []byte, progress func(ReindexProgress)) (stats search.LoadStats, err error) {
+func (b *Backend) Reindex(ctx context.Context, def []byte, progress func(done, total int64)) (stats search.LoadStats, err error) {
 	if def == nil {
 		def = b.cfg.Mapping
 	}
@@ -226,7 +219,7 @@ func (b *Backend) getTask(ctx context.Context, task string) (taskAnswer, error) 
 
 // waitTask polls task until it completes and returns its outcome. A poll the engine turns away
 // for being busy or failing is tried again at the next tick, up to Config.Retries in a row.
-func (b *Backend) waitTask(ctx context.Context, task string, total int64, progress func(ReindexProgress)) error {
+func (b *Backend) waitTask(ctx context.Context, task string, total int64, progress func(done, total int64)) error {
 	tick := time.NewTicker(pollInterval)
 	defer tick.Stop()
 	for fails := 0; ; {
@@ -238,13 +231,13 @@ func (b *Backend) waitTask(ctx context.Context, task string, total int64, progre
 			fails++
 		case a.Completed:
 			if progress != nil && a.Response != nil {
-				progress(ReindexProgress{Done: a.Response.Created + a.Response.Updated, Total: total})
+				progress(a.Response.Created+a.Response.Updated, total)
 			}
 			return a.outcome()
 		default:
 			fails = 0
 			if progress != nil {
-				progress(ReindexProgress{Done: a.Task.Status.Created + a.Task.Status.Updated, Total: total})
+				progress(a.Task.Status.Created+a.Task.Status.Updated, total)
 			}
 		}
 		select {

@@ -69,15 +69,15 @@ func TestReindex(t *testing.T) {
 	}
 
 	def := changedDefinition(t)
-	var seen []ReindexProgress
-	st, err := b.Reindex(t.Context(), def, func(p ReindexProgress) { seen = append(seen, p) })
+	var seen [][2]int64
+	st, err := b.Reindex(t.Context(), def, func(done, total int64) { seen = append(seen, [2]int64{done, total}) })
 	if err != nil {
 		t.Fatalf("Reindex: %v", err)
 	}
 	if st.Indexed != len(items) || st.Index <= old.Index {
 		t.Errorf("Reindex = %+v, want %d items in an index newer than %s", st, len(items), old.Index)
 	}
-	if len(seen) == 0 || seen[len(seen)-1] != (ReindexProgress{Done: int64(len(items)), Total: int64(len(items))}) {
+	if len(seen) == 0 || seen[len(seen)-1] != [2]int64{int64(len(items)), int64(len(items))} {
 		t.Errorf("progress %v, want it to end at %d of %d", seen, len(items), len(items))
 	}
 	if v, err := b.Version(t.Context()); err != nil || v != st.Index {
@@ -223,8 +223,8 @@ func TestReindexFailures(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
 		var once sync.Once
-		_, err := b.Reindex(ctx, nil, func(p ReindexProgress) {
-			if p.Done < p.Total {
+		_, err := b.Reindex(ctx, nil, func(done, total int64) {
+			if done < total {
 				once.Do(cancel)
 			}
 		})
