@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"mediagw/cmd/internal/backends"
+	"mediagw/search"
 )
 
 func runStatus(ctx context.Context, e *env, args []string) error {
@@ -27,7 +28,7 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "INDEX\tITEMS\tSTATE")
+	fmt.Fprintln(tw, "INDEX\tITEMS\tMAPPING\tSTATE")
 	for _, in := range infos {
 		live := ""
 		switch {
@@ -37,13 +38,13 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 			live = "unfinished load (the next load removes it)"
 		}
 		if in.Outdated {
-			live = strings.TrimPrefix(live+", ", ", ") + "built by an older mediagw: load the catalogue again"
+			live = strings.TrimPrefix(live+", ", ", ") + "built by an older mediagw: mediactl reindex (or load) builds a current one"
 		}
 		docs := fmt.Sprint(in.Docs)
 		if in.Err != nil {
 			docs = "? (" + in.Err.Error() + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", in.Name, docs, live)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", in.Name, docs, mappingColumn(in), live)
 	}
 	return tw.Flush()
 }
@@ -63,4 +64,13 @@ func runRollback(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "%s is live again\n", name)
 	return nil
+}
+
+// mappingColumn names the mapping an index version was built with: its version, and the hash of
+// the OpenSearch index definition (see mappings.Hash) when the version carries one.
+func mappingColumn(in search.IndexInfo) string {
+	if in.MappingHash == "" {
+		return fmt.Sprintf("v%d", in.Version)
+	}
+	return fmt.Sprintf("v%d %s", in.Version, in.MappingHash)
 }

@@ -25,7 +25,9 @@ commands:
   gen       -n N [-seed S] -o FILE   write a generated catalogue (gzip when FILE ends in .gz)
   validate  [-rejects FILE] FILE     check a catalogue; every bad line is reported
   load      [-rejects FILE] FILE     build a new index from FILE and make it live
-  status                             show the live index and the kept ones
+  reindex   [-mapping FILE]          build a new index from the live one (OpenSearch: with the
+                                     index definition FILE) and make it live
+  status                             show the live index, the kept ones and their mappings
   rollback                           make the previous kept index live again
   bench     [-mode mix|probe|load] -gateway URL -catalogue FILE
                                      measure the gateway against OpenSearch itself (see -h)
@@ -70,6 +72,7 @@ type env struct {
 	n       int
 	seed    int64
 	out     string
+	mapping string
 	bench   benchFlags
 }
 
@@ -81,6 +84,9 @@ var commands = []command{
 	}},
 	{name: "validate", run: runValidate, flags: rejectsFlag},
 	{name: "load", run: runLoad, flags: rejectsFlag},
+	{name: "reindex", run: runReindex, flags: func(fs *flag.FlagSet, e *env) {
+		fs.StringVar(&e.mapping, "mapping", "", "OpenSearch index definition (settings and mappings) of the new index; empty: -opensearch-mapping, or the built-in one")
+	}},
 	{name: "status", run: runStatus},
 	{name: "rollback", run: runRollback},
 	{name: "bench", run: runBench, flags: benchFlagSet},

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"mediagw/internal/servicetest"
+	"mediagw/mappings"
+	"mediagw/search"
+	"mediagw/search/opensearch"
+)
+
+// genAndLoad writes a generated catalogue of n items and loads it with envs.
+func genAndLoad(t *testing.T, envs map[string]string, n int) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "c.ndjson.gz")
+	if _, stderr, err := mediactl(t, envs, "gen", "-n", strconv.Itoa(n), "-o", path); err != nil {
+		t.Fatalf("gen: %v\n%s", err, stderr)
+	}
+	if out, stderr, err := mediactl(t, envs, "load", path); err != nil {
+		t.Fatalf("load: %v\n%s\n%s", err, out, stderr)
+	}
+}
+
+// liveIndex is the index the reindex's output says is live.
+var liveIndex = regexp.MustCompile(`index (\S+) is live with (\d+) items`)
+
+// statusRows are the rows of mediactl status, by index name.
+func statusRows(t *testing.T, envs map[string]string) map[string]string {
+	t.Helper()
+	out, stderr, err := mediactl(t, envs, "status")
+	if err != nil {
+		t.Fatalf("status: %v\n%s", err, stderr)
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+		name, rest, _ := strings.Cut(line, " ")
+		rows[name] = strings.Join(strings.Fields(rest), " ")
+	}
+	return rows
+}
+
+func TestReindexEmbedded(t *testing.T) {
+	envs := map[string]string{"MEDIA_INDEX_DIR": filepath.Join(t.TempDir(), "index"), "MEDIA_KEEP_INDICES": "1"}
+	genAndLoad(t, envs, 300)
+	before := statusRows(t, envs)
+
+	def := filepath.Join(t.TempDir(), "items.json")
+	if err := os.WriteFile(def, mappings.Items, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := mediactl(t, envs, "reindex", "-mapping", def); err == nil || !strings.Contains(err.Error(), "built into mediagw") {
+		t.Errorf("reindex -mapping of the embedded index: %v, want a usage error", err)
+	}
+	out, stderr, err := mediactl(t, envs, "reindex")
+	m := liveIndex.FindStringSubmatch(out)
+	if err != nil || m == nil || m[2] != "300" {
+		t.Fatalf("reindex: %v\n%s\n%s", err, out, stderr)
+	}
+	rows := statusRows(t, envs)
+	if want := "300 v" + strconv.Itoa(search.IndexVersion) + " live"; len(rows) != 2 || rows[m[1]] != want {
+		t.Errorf("status after reindex: %v, want the old index and %s: %s", rows, m[1], want)
+	}
+	out, _, err = mediactl(t, envs, "rollback")
+	for old := range before {
+		if err != nil || !strings.Contains(out, old+" is live again") {
+			t.Errorf("rollback: %v\n%s; want %s live again", err, out, old)
+		}
+	}
+}
+
+// TestReindexOpenSearch: an operator changes the index definition file, reindexes with it, sees
+// in status which index was built from which definition, and rolls back.
+func TestReindexOpenSearch(t *testing.T) {
+	var r [6]byte
+	if _, err := rand.Read(r[:]); err != nil {
+		t.Fatal(err)
+	}
+	alias := "mediagw-test-ctl-" + hex.EncodeToString(r[:])
+	url := servicetest.OpenSearchURL(t)
+	envs := map[string]string{"MEDIA_BACKEND": "opensearch", "OPENSEARCH_URL": url, "OPENSEARCH_INDEX": alias, "MEDIA_KEEP_INDICES": "1"}
+	t.Cleanup(func() {
+		b, err := opensearch.New(opensearch.Config{URLs: []string{url}, Alias: alias})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := b.Drop(ctx); err != nil {
+			t.Errorf("remove the test's indices: %v", err)
+		}
+	})
+	genAndLoad(t, envs, 300)
+	before := statusRows(t, envs)
+	hash, err := mappings.Hash(mappings.Items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, err := mappings.ReadMeta(mappings.Items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The mapping column: the definition's version, and its hash.
+	v := "v" + strconv.Itoa(meta.Version) + " "
+	var old string
+	for name, row := range before {
+		old = name
+		if row != "300 "+v+hash+" live" {
+			t.Errorf("status before: %s %s, want 300 %s%s live", name, row, v, hash)
+		}
+	}
+
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"settings": {}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := mediactl(t, envs, "reindex", "-mapping", bad); err == nil || !strings.Contains(err.Error(), "no mappings") {
+		t.Errorf("reindex with a bad file: %v, want the file's fault", err)
+	}
+	if rows := statusRows(t, envs); len(rows) != 1 || rows[old] != before[old] {
+		t.Errorf("after a reindex with a bad file, status: %v, want it unchanged: %v", rows, before)
+	}
+
+	edited := strings.Replace(string(mappings.Items), `"number_of_shards": 1`, `"number_of_shards": 2`, 1)
+	if edited == string(mappings.Items) {
+		t.Fatal("the built-in definition no longer sets number_of_shards 1")
+	}
+	def := filepath.Join(dir, "items.json")
+	if err := os.WriteFile(def, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	newHash, err := mappings.Hash([]byte(edited))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, err := mediactl(t, envs, "reindex", "-mapping", def)
+	m := liveIndex.FindStringSubmatch(out)
+	if err != nil || m == nil || m[2] != "300" {
+		t.Fatalf("reindex: %v\n%s\n%s", err, out, stderr)
+	}
+	rows := statusRows(t, envs)
+	if len(rows) != 2 || rows[m[1]] != "300 "+v+newHash+" live" || rows[old] != "300 "+v+hash {
+		t.Errorf("status after reindex: %v, want %s built with %s and live, %s with %s", rows, m[1], newHash, old, hash)
+	}
+	out, _, err = mediactl(t, envs, "rollback")
+	if err != nil || !strings.Contains(out, old+" is live again") {
+		t.Errorf("rollback: %v\n%s; want %s live again", err, out, old)
+	}
+	if rows := statusRows(t, envs); rows[old] != "300 "+v+hash+" live" {
+		t.Errorf("status after rollback: %v, want %s live", rows, old)
+	}
+}
