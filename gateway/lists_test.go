@@ -19,6 +19,7 @@ import (
 	"mediagw/search"
 	"mediagw/search/bleve"
 	"mediagw/search/cache"
+	"mediagw/search/opensearch"
 	"mediagw/search/searchtest"
 )
 
@@ -60,10 +61,12 @@ func wantLists(items []search.Item) map[string]map[string]int {
 	return want
 }
 
-// indexed is an engine serving items, and how to reindex it with other items.
+// indexed is an engine serving items, how to reindex it with other items, and how to rebuild
+// the live index from itself (mediactl reindex).
 type indexed struct {
 	backend search.Backend
 	reindex func(ctx context.Context, items []search.Item) error
+	rebuild func(ctx context.Context) error
 }
 
 // bleveIndex is the embedded index: a reindex is a load beside the live index and a Reload.
@@ -74,14 +77,21 @@ func bleveIndex(t *testing.T, ctx context.Context, items []search.Item) indexed 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Close() })
-	return indexed{backend: b, reindex: func(ctx context.Context, items []search.Item) error {
-		if _, err := bleve.NewLoader(dir, 2).Load(ctx, search.Values(items)); err != nil {
+	reload := func(ctx context.Context, _ search.LoadStats, err error) error {
+		if err != nil {
 			return err
 		}
 		if switched, err := b.Reload(ctx); err != nil || !switched {
 			return fmt.Errorf("reload: switched %v, %w", switched, err)
 		}
 		return nil
+	}
+	return indexed{backend: b, reindex: func(ctx context.Context, items []search.Item) error {
+		st, err := bleve.NewLoader(dir, 2).Load(ctx, search.Values(items))
+		return reload(ctx, st, err)
+	}, rebuild: func(ctx context.Context) error {
+		st, err := bleve.NewLoader(dir, 2).Rebuild(ctx, nil)
+		return reload(ctx, st, err)
 	}}
 }
 
@@ -98,6 +108,9 @@ func openSearchIndex(t *testing.T, ctx context.Context, items []search.Item) ind
 	})
 	return indexed{backend: b, reindex: func(ctx context.Context, items []search.Item) error {
 		_, err := b.(search.Loader).Load(ctx, search.Values(items))
+		return err
+	}, rebuild: func(ctx context.Context) error {
+		_, err := b.(*opensearch.Backend).Reindex(ctx, nil, nil)
 		return err
 	}}
 }

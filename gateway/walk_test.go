@@ -1,12 +1,19 @@
 package gateway_test
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"net/url"
+	"os"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"mediagw/search"
+	"mediagw/search/cache"
+	"mediagw/search/searchtest"
 )
 
 // TestCursorWalk: cursor=* starts a walk that the next links follow through every match, each
@@ -119,4 +126,43 @@ func TestCursorErrors(t *testing.T) {
 			t.Errorf("Cache-Control %q, want no-store", cc)
 		}
 	})
+}
+
+// TestWalkAcrossReindex: a walk whose index is rebuilt mid-way (mediactl reindex) gets 410
+// cursor-expired for its next page, rather than pages of another index, cached or not.
+func TestWalkAcrossReindex(t *testing.T) {
+	open, engine := bleveIndex, "bleve"
+	if os.Getenv("MEDIA_BACKEND") == "opensearch" {
+		open, engine = openSearchIndex, "opensearch"
+	}
+	for _, cached := range []bool{true, false} {
+		t.Run(fmt.Sprintf("%s/cached=%v", engine, cached), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+			defer cancel()
+			idx := open(t, ctx, searchtest.Fixture(t))
+			backend := idx.backend
+			if cached {
+				backend = cache.New(backend, cache.Options{VersionInterval: 20 * time.Millisecond})
+			}
+			h := newHarness(t, withBackend(func(search.Backend) search.Backend { return backend }))
+			b := decode[itemsBody](t, h.get("/?resource=items&per_page=5&sort=az&cursor=*"))
+			if b.Pagination.NextCursor == nil {
+				t.Fatal("no next cursor after the first page")
+			}
+			// The walk goes on over the index it began on.
+			next := decode[itemsBody](t, h.get("/?resource=items&per_page=5&sort=az&cursor="+*b.Pagination.NextCursor))
+			if next.Pagination.NextCursor == nil {
+				t.Fatal("no next cursor after the second page")
+			}
+			if err := idx.rebuild(ctx); err != nil {
+				t.Fatalf("rebuild: %v", err)
+			}
+			rec := h.get("/?resource=items&per_page=5&sort=az&cursor=" + *next.Pagination.NextCursor)
+			expectProblem(t, rec, http.StatusGone, "cursor-expired")
+			// A new walk starts on the new index.
+			if again := decode[itemsBody](t, h.get("/?resource=items&per_page=5&sort=az&cursor=*")); !slices.Equal(again.ids(), b.ids()) {
+				t.Errorf("a new walk begins with %v, want %v as before the rebuild", again.ids(), b.ids())
+			}
+		})
+	}
 }
