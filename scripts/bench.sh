@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench.sh: the short performance run behind `make bench`. With OpenSearch running (make services),
-# it generates a catalogue, times `mediactl load` against a plain _bulk of the same documents,
+# it generates a catalogue, times `mediactl load` against a plain _bulk of the same documents (and
+# `mediactl reindex` of the loaded index against the load),
 # builds the embedded index, starts mediagw on loopback (OpenSearch with caching off, with caching
 # on, and embedded), and replays the same request mix against each gateway and straight against
 # OpenSearch, printing the ratios and what each gateway's metrics say of its own time; then the
@@ -107,7 +108,7 @@ cpu() {
 }
 
 echo
-echo "== load into OpenSearch: mediactl load vs plain _bulk of the same documents"
+echo "== load into OpenSearch: mediactl load vs plain _bulk of the same documents, then mediactl reindex vs load"
 loadavg
 "$MEDIACTL" bench -mode load -catalogue "$CATALOGUE" -log-level warn ${OS_PID:+-cpu opensearch=$OS_PID}
 
