@@ -167,8 +167,8 @@ func (g getRequest) GetRequest(string) (*http.Request, error) {
 func TestReindexFailures(t *testing.T) {
 	items := searchtest.Generated(t, 3000, 3)
 	transport := &failingTransport{match: func(*http.Request) bool { return false }}
-	// Small scroll batches make the copy take many steps, so it can be interrupted mid-way.
-	b := newBackend(t, Config{Keep: 1, Now: stepClock(), BatchSize: 10, Transport: transport})
+	// Scroll batches of 100 make the copy take a few steps, so it can be interrupted mid-way.
+	b := newBackend(t, Config{Keep: 1, Now: stepClock(), BatchSize: 100, Transport: transport})
 	live := load(t, b, items)
 
 	refused := editDefinition(t, func(def map[string]any) {
@@ -221,7 +221,8 @@ func TestReindexFailures(t *testing.T) {
 	t.Run("cancelled", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
-		// At the first report, which comes before the copy of 3,000 documents in steps of 10 is done.
+		// At the first report, which comes before the copy of 3,000 documents in steps of 100 is
+		// done (if it does not, the cancel is seen before the alias moves).
 		_, err := b.Reindex(ctx, nil, func(int64, int64) { cancel() })
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("Reindex: error %v, want one wrapping context.Canceled", err)
