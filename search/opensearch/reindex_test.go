@@ -232,6 +232,26 @@ func TestReindexFailures(t *testing.T) {
 		time.Sleep(time.Second)
 		checkUntouched(t, b, live.Index, len(items))
 	})
+
+	// A load that goes live while a reindex copies wins: the reindex does not replace the newer
+	// index with a copy of the older one.
+	t.Run("a load meanwhile", func(t *testing.T) {
+		var loaded search.LoadStats
+		_, err := b.Reindex(t.Context(), nil, func(int64, int64) {
+			if loaded.Index == "" {
+				loaded = load(t, b, items[:100])
+			}
+		})
+		if err == nil || !strings.Contains(err.Error(), "aliases") {
+			t.Errorf("Reindex: error %v, want the alias move refused", err)
+		}
+		if v, err := b.Version(t.Context()); err != nil || v != loaded.Index {
+			t.Errorf("alias points at %q, %v; want the load's %s", v, err, loaded.Index)
+		}
+		if names, err := versionNames(t, b); err != nil || !slices.Equal(names, []string{live.Index, loaded.Index}) {
+			t.Errorf("indices %v, %v; want %s and the load's %s", names, err, live.Index, loaded.Index)
+		}
+	})
 }
 
 // checkUntouched checks that the alias points at live, which serves n items, and that no other
