@@ -37,6 +37,8 @@ func TestUsage(t *testing.T) {
 		{args: []string{"load"}, want: "want exactly one catalogue file", usage: true},
 		{args: []string{"status", "x"}, want: "status takes no arguments", usage: true},
 		{args: []string{"rollback", "x"}, want: "rollback takes no arguments", usage: true},
+		{args: []string{"reindex", "x"}, want: "reindex takes no arguments", usage: true},
+		{args: []string{"reindex", "-mapping", filepath.Join(t.TempDir(), "missing.json")}, want: "read mapping file"},
 		{args: []string{"bench", "x"}, want: "bench takes flags only", usage: true},
 		{args: []string{"bench", "-mode", "soak"}, want: "-mode must be mix, extras, suggest, probe, load or charts", usage: true},
 		{args: []string{"bench", "-mode", "extras", "-catalogue", searchtest.FixturePath()}, want: "measures gateways: give -gateway URL", usage: true},

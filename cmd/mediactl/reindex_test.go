@@ -1,31 +1,21 @@
 package main
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
-	"mediagw/internal/servicetest"
 	"mediagw/mappings"
 	"mediagw/search"
-	"mediagw/search/opensearch"
 )
 
-// genAndLoad writes a generated catalogue of n items and loads it with envs.
-func genAndLoad(t *testing.T, envs map[string]string, n int) {
+// loadCatalogue loads a generated catalogue of n items with envs.
+func loadCatalogue(t *testing.T, envs map[string]string, n int) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "c.ndjson.gz")
-	if _, stderr, err := mediactl(t, envs, "gen", "-n", strconv.Itoa(n), "-o", path); err != nil {
-		t.Fatalf("gen: %v\n%s", err, stderr)
-	}
-	if out, stderr, err := mediactl(t, envs, "load", path); err != nil {
+	if out, stderr, err := mediactl(t, envs, "load", testCatalogue(t, n)); err != nil {
 		t.Fatalf("load: %v\n%s\n%s", err, out, stderr)
 	}
 }
@@ -50,7 +40,7 @@ func statusRows(t *testing.T, envs map[string]string) map[string]string {
 
 func TestReindexEmbedded(t *testing.T) {
 	envs := map[string]string{"MEDIA_INDEX_DIR": filepath.Join(t.TempDir(), "index"), "MEDIA_KEEP_INDICES": "1"}
-	genAndLoad(t, envs, 300)
+	loadCatalogue(t, envs, 300)
 	before := statusRows(t, envs)
 
 	def := filepath.Join(t.TempDir(), "items.json")
@@ -80,26 +70,9 @@ func TestReindexEmbedded(t *testing.T) {
 // TestReindexOpenSearch: an operator changes the index definition file, reindexes with it, sees
 // in status which index was built from which definition, and rolls back.
 func TestReindexOpenSearch(t *testing.T) {
-	var r [6]byte
-	if _, err := rand.Read(r[:]); err != nil {
-		t.Fatal(err)
-	}
-	alias := "mediagw-test-ctl-" + hex.EncodeToString(r[:])
-	url := servicetest.OpenSearchURL(t)
-	envs := map[string]string{"MEDIA_BACKEND": "opensearch", "OPENSEARCH_URL": url, "OPENSEARCH_INDEX": alias, "MEDIA_KEEP_INDICES": "1"}
-	t.Cleanup(func() {
-		b, err := opensearch.New(opensearch.Config{URLs: []string{url}, Alias: alias})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer b.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := b.Drop(ctx); err != nil {
-			t.Errorf("remove the test's indices: %v", err)
-		}
-	})
-	genAndLoad(t, envs, 300)
+	envs := openSearchEnv(t)
+	envs["MEDIA_KEEP_INDICES"] = "1"
+	loadCatalogue(t, envs, 300)
 	before := statusRows(t, envs)
 	hash, err := mappings.Hash(mappings.Items)
 	if err != nil {
