@@ -95,6 +95,17 @@ func TestReindex(t *testing.T) {
 	if shards := indexSetting(t, b, st.Index, "number_of_shards"); shards != "2" {
 		t.Errorf("the new index has %s shards, want the 2 of its definition", shards)
 	}
+	// A copy runs in a slice per shard, and in as many as a load's bulk requests in flight.
+	serial := newBackend(t, Config{Alias: b.Alias(), Workers: 1})
+	for _, tt := range []struct {
+		b     *Backend
+		index string
+		want  int
+	}{{serial, old.Index, 1}, {serial, st.Index, 2}, {b, old.Index, 2}} {
+		if got, err := tt.b.slices(t.Context(), tt.index); err != nil || got != tt.want {
+			t.Errorf("slices(%s) with %d workers = %d, %v; want %d", tt.index, tt.b.cfg.Workers, got, err, tt.want)
+		}
+	}
 	after, err := b.Search(t.Context(), newest)
 	if err != nil || !slices.Equal(ids(after.Items), ids(before.Items)) || after.Total != before.Total {
 		t.Errorf("after Reindex: %v (total %d), %v; want %v (total %d)", ids(after.Items), after.Total, err, ids(before.Items), before.Total)
