@@ -269,7 +269,7 @@ func (b *Backend) waitTask(ctx context.Context, task string, total int64, progre
 		default:
 			fails = 0
 			if progress != nil {
-				progress(a.Task.Status.Created+a.Task.Status.Updated, total)
+				progress(b.copied(ctx, task, a.Task.Status), total)
 			}
 		}
 		select {
@@ -278,6 +278,37 @@ func (b *Backend) waitTask(ctx context.Context, task string, total int64, progre
 			return fmt.Errorf("task %s: %w", task, context.Cause(ctx))
 		}
 	}
+}
+
+// copied is how many documents a running reindex task has written. The task's own status counts
+// only the slices that have completed; the running ones are its child tasks, whose counts are
+// added. Progress is only shown: when the children cannot be read, the task's count stands.
+func (b *Backend) copied(ctx context.Context, task string, own reindexCounts) int64 {
+	ctx, cancel := b.bound(ctx, b.cfg.Timeout)
+	defer cancel()
+	detailed := true
+	resp, err := b.client.Client.Do(ctx, http.MethodGet, opensearchapi.TasksListReq{
+		Params: opensearchapi.TasksListParams{ParentTaskID: task, Detailed: &detailed, GroupBy: "none"}}, nil)
+	if err == nil && resp.IsError() {
+		err = opensearch.ParseError(resp)
+	}
+	if err != nil {
+		return own.Created + own.Updated
+	}
+	var children struct {
+		// group_by=none gives a list.
+		Tasks []struct {
+			Status reindexCounts `json:"status"`
+		} `json:"tasks"`
+	}
+	if err := decodeBody(resp, &children); err != nil {
+		return own.Created + own.Updated
+	}
+	n := own.Created + own.Updated
+	for _, c := range children.Tasks {
+		n += c.Status.Created + c.Status.Updated
+	}
+	return n
 }
 
 // stopTask cancels task and waits, up to cleanupTimeout, until the engine says it has ended:
