@@ -236,7 +236,7 @@ func searchFaceted(ctx context.Context, h *handle, q search.Query, req *blevesea
 	for _, f := range search.Facets {
 		base = base.Without(f)
 	}
-	bq, err := buildQuery(analyze(h.idx.Mapping(), base.Text), base)
+	bq, _, err := buildQuery(h.idx.Mapping(), base)
 	if err != nil {
 		return nil, nil, err
 	}
