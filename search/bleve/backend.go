@@ -247,7 +247,7 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 	if walking && cur.Version != "" && cur.Version != h.name {
 		return search.Result{}, fmt.Errorf("search: index %s: %w", cur.Version, search.ErrCursorExpired)
 	}
-	bq, hasText, err := buildQuery(h.idx.Mapping(), q)
+	bq, hasText, err := buildQuery(h.idx.Mapping(), q, h.facets.titleBonus)
 	if err != nil {
 		return search.Result{}, fmt.Errorf("search: %w", err)
 	}
@@ -431,10 +431,10 @@ func analyze(m mapping.IndexMapping, text string) []string {
 }
 
 // buildQuery: every word of q.Text must match some text field, exactly or within the typo
-// allowance (textQuery); filters restrict without scoring. It reports whether the text held any
-// term.
-func buildQuery(m mapping.IndexMapping, q search.Query) (query.Query, bool, error) {
-	must, hasText := textQuery(m, q.Text)
+// allowance (textQuery, scoring with titleBonus by document number; nil for a query whose scores
+// no one reads); filters restrict without scoring. It reports whether the text held any term.
+func buildQuery(m mapping.IndexMapping, q search.Query, titleBonus []float64) (query.Query, bool, error) {
+	must, hasText := textQuery(m, q.Text, titleBonus)
 	if !hasText && q.Text != "" {
 		// Text with nothing searchable in it (only punctuation) matches nothing.
 		return query.NewMatchNoneQuery(), false, nil

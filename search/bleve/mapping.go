@@ -43,6 +43,8 @@ const (
 	fieldDownloads   = "downloads"
 	fieldTitleSort   = "title_sort"
 	fieldYear        = "year"
+	// fieldTitleBonus is search.TitleBonus of the item's title, which its score adds.
+	fieldTitleBonus = "title_bonus"
 	// fieldStored holds the whole item as JSON, so Item and Search return every field as loaded.
 	fieldStored = "stored"
 )
@@ -156,11 +158,12 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	}
 	// Dates are also numbers (YYYYMMDD): numeric ranges are far cheaper than ranges over date
 	// terms, while sorting on the string is cheaper than decoding numbers.
-	for _, name := range []string{fieldDownloads, fieldDate} {
+	for _, name := range []string{fieldDownloads, fieldDate, fieldTitleBonus} {
 		fm := mapping.NewNumericFieldMapping()
 		fm.Store = false
 		fm.IncludeInAll = false
-		fm.DocValues = true
+		// The title bonus is read from its postings when the index opens (facetIndex).
+		fm.DocValues = name != fieldTitleBonus
 		doc.AddFieldMappingsAt(name, fm)
 	}
 
@@ -183,11 +186,12 @@ func document(it search.Item) (map[string]interface{}, error) {
 		return nil, fmt.Errorf("item %s: %w", it.ID, err)
 	}
 	d := map[string]interface{}{
-		fieldTitle:     it.Title,
-		fieldType:      it.Type,
-		fieldDownloads: float64(it.Downloads),
-		fieldTitleSort: search.TitleKey(it.Title),
-		fieldStored:    string(raw),
+		fieldTitle:      it.Title,
+		fieldType:       it.Type,
+		fieldDownloads:  float64(it.Downloads),
+		fieldTitleSort:  search.TitleKey(it.Title),
+		fieldTitleBonus: search.TitleBonus(it.Title),
+		fieldStored:     string(raw),
 	}
 	set := func(k, v string) {
 		if v != "" {

@@ -8,27 +8,38 @@ import (
 	"github.com/blevesearch/bleve/v2/mapping"
 	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
+	index "github.com/blevesearch/bleve_index_api"
 
 	"mediagw/search"
 )
 
 // textQuery requires every word of text in some searched field and scores an item by
-// search.Clauses' rule: for each word the best clause it matches, summed. It reports whether text
-// held any term; text with none is no query (nil).
-func textQuery(m mapping.IndexMapping, text string) (query.Query, bool) {
+// search.Clauses' rule: for each word the best clause it matches, summed, plus the item's title
+// bonus (titleBonus by document number; nil leaves it out). It reports whether text held any
+// term; text with none is no query (nil).
+func textQuery(m mapping.IndexMapping, text string, titleBonus []float64) (query.Query, bool) {
 	var words []query.Query
 	for _, w := range search.Words(text) {
 		if terms := analyze(m, w); len(terms) > 0 {
 			words = append(words, wordQuery(terms))
 		}
 	}
-	switch len(words) {
-	case 0:
+	if len(words) == 0 {
 		return nil, false
-	case 1:
-		return words[0], true
 	}
-	return query.NewConjunctionQuery(words), true
+	var q query.Query = query.NewConjunctionQuery(words)
+	if len(words) == 1 {
+		q = words[0]
+	}
+	if titleBonus == nil {
+		return q, true
+	}
+	return scored(q, func(d *bsearch.DocumentMatch) float64 {
+		if doc := d.IndexInternalID.Value(); doc < uint64(len(titleBonus)) {
+			return d.Score + titleBonus[doc]
+		}
+		return d.Score
+	}), true
 }
 
 // wordQuery matches the terms of one word (several for CJK bigrams, all in one field) in any
@@ -61,7 +72,7 @@ func wordQuery(terms []string) query.Query {
 		}
 		dis = append(dis, constantScore(match, clauseCode(c.Score)))
 	}
-	return query.NewCustomScoreQueryWithScorer(query.NewDisjunctionQuery(dis), bestClause, nil, nil)
+	return scored(query.NewDisjunctionQuery(dis), bestClause)
 }
 
 // Bleve has no dis_max, and its disjunction multiplies the sum of its matched clauses' scores by
@@ -97,18 +108,57 @@ func clauseCode(score float64) float64 {
 }
 
 // bestClause turns a word's disjunction score into the best clause's score (see codeBase).
-func bestClause(_ context.Context, d *bsearch.DocumentMatch) (float64, error) {
+func bestClause(d *bsearch.DocumentMatch) float64 {
 	for r := len(clauseScores) - 1; r > 0; r-- {
 		if d.Score >= math.Pow(codeBase, float64(r))/maxClauses {
-			return clauseScores[r], nil
+			return clauseScores[r]
 		}
 	}
-	return clauseScores[0], nil
+	return clauseScores[0]
 }
 
 // constantScore scores every match of q at score.
 func constantScore(q query.Query, score float64) query.Query {
-	return query.NewCustomScoreQueryWithScorer(q, func(context.Context, *bsearch.DocumentMatch) (float64, error) {
-		return score, nil
-	}, nil, nil)
+	return scored(q, func(*bsearch.DocumentMatch) float64 { return score })
+}
+
+// scoredQuery matches what its query matches, scoring each match by score (given the match as the
+// query scored it). Bleve's CustomScoreQuery does the same but looks up every match's external
+// id, a stored-field read per clause and match.
+type scoredQuery struct {
+	query.Query
+	score func(*bsearch.DocumentMatch) float64
+}
+
+func scored(q query.Query, score func(*bsearch.DocumentMatch) float64) query.Query {
+	return scoredQuery{Query: q, score: score}
+}
+
+func (q scoredQuery) Searcher(ctx context.Context, i index.IndexReader, m mapping.IndexMapping, options bsearch.SearcherOptions) (bsearch.Searcher, error) {
+	s, err := q.Query.Searcher(ctx, i, m, options)
+	if err != nil {
+		return nil, err
+	}
+	return scoredSearcher{Searcher: s, score: q.score}, nil
+}
+
+// scoredSearcher is the searcher of a scoredQuery.
+type scoredSearcher struct {
+	bsearch.Searcher
+	score func(*bsearch.DocumentMatch) float64
+}
+
+func (s scoredSearcher) Next(ctx *bsearch.SearchContext) (*bsearch.DocumentMatch, error) {
+	return s.rescore(s.Searcher.Next(ctx))
+}
+
+func (s scoredSearcher) Advance(ctx *bsearch.SearchContext, id index.IndexInternalID) (*bsearch.DocumentMatch, error) {
+	return s.rescore(s.Searcher.Advance(ctx, id))
+}
+
+func (s scoredSearcher) rescore(d *bsearch.DocumentMatch, err error) (*bsearch.DocumentMatch, error) {
+	if d != nil && err == nil {
+		d.Score = s.score(d)
+	}
+	return d, err
 }

@@ -28,7 +28,7 @@ var fuzziness = fmt.Sprintf("AUTO:%d,%d", search.OneTypoFrom, search.TwoTyposFro
 type obj = map[string]any
 
 // searchBody is the request body of a search: one bool query with the filters in filter context
-// (cached, unscored) and the text, if any, in multi_match queries that never parse query syntax.
+// (cached, unscored) and the text, if any, in match queries that never parse query syntax.
 // A walk's page (q.Cursor) starts at the first match; pageBody starts it after its cursor.
 func searchBody(q search.Query) obj {
 	q.Normalize()
@@ -107,7 +107,12 @@ func boolQuery(q search.Query) obj {
 		for i, w := range words {
 			must[i] = wordQuery(w)
 		}
-		b["must"] = must
+		// The score adds the item's title bonus, stored by the loader (search.TitleBonus).
+		b["must"] = []any{obj{"function_score": obj{
+			"query":              obj{"bool": obj{"must": must}},
+			"field_value_factor": obj{"field": "title_bonus", "missing": 0},
+			"boost_mode":         "sum",
+		}}}
 	} else if strings.TrimSpace(q.Text) != "" {
 		// Text with nothing searchable in it (only punctuation) matches nothing.
 		b["must"] = []any{obj{"match_none": obj{}}}
