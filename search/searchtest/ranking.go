@@ -40,12 +40,19 @@ type KnownItem struct {
 const knownItemWords = 6
 
 // KnownItems makes the known-item queries of a catalogue: for every tenth item whose title has a
-// word, one of each kind that applies to it.
+// word, one of each kind that applies to it. Items whose title another item has too (ignoring case
+// and accents: 108 of the real catalogue's are "Untitled", series of prints share theirs) are left
+// out: their title cannot single them out, and the contract orders them by date and id, not by
+// relevance.
 func KnownItems(items []search.Item) []KnownItem {
 	df := documentFrequencies(items)
+	titles := map[string]int{}
+	for _, it := range items {
+		titles[search.Fold(it.Title)]++
+	}
 	var out []KnownItem
 	for i, it := range items {
-		if i%10 != 0 {
+		if i%10 != 0 || titles[search.Fold(it.Title)] > 1 {
 			continue
 		}
 		words := search.Words(it.Title)
@@ -169,9 +176,9 @@ func (r Relevance) String() string {
 // (docs/relevance.md), rounded down: the figures are deterministic for a catalogue, so a change
 // that loses known items fails.
 var relevanceFloor = map[QueryKind]Relevance{
-	KindTitle:  {Success10: 0, MRR: 0},
-	KindRarest: {Success10: 0, MRR: 0},
-	KindTypo:   {Success10: 0, MRR: 0},
+	KindTitle:  {Success10: 0.998, MRR: 0.990},
+	KindRarest: {Success10: 0.997, MRR: 0.981},
+	KindTypo:   {Success10: 0.987, MRR: 0.977},
 }
 
 // sameTenAim is the share of known-item queries whose first ten results the backends must agree
