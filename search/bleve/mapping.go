@@ -104,10 +104,11 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	im := mapping.NewIndexMapping()
 	// CJK text has no spaces: bigrams of ideographs make words findable; the width filter
 	// normalises full-width Latin before folding.
-	// Unicode word rules keep "a:b" as one word (":" joins letters in Swedish); here it separates.
+	// Unicode word rules keep "a:b" as one word (":" and its full-width and presentation forms
+	// join letters in Swedish); here they separate, as search.Words splits.
 	if err := im.AddCustomCharFilter(colonFilter, map[string]interface{}{
 		"type":    regexpchar.Name,
-		"regexp":  ":",
+		"regexp":  `[:\x{FE13}\x{FE55}\x{FF1A}]`,
 		"replace": " ",
 	}); err != nil {
 		return nil, fmt.Errorf("colon filter: %w", err)
