@@ -346,7 +346,8 @@ func TestPaginationAndLinks(t *testing.T) {
 
 func TestItemsEnvelope(t *testing.T) {
 	h := newHarness(t)
-	rec := h.get("/?resource=items&q=harbour")
+	// ph-full, first for both words in its title, holds every optional field the envelope shows.
+	rec := h.get("/?resource=items&q=sunset+harbour")
 	if ct := rec.Header().Get("Content-Type"); ct != "application/json; charset=utf-8" {
 		t.Errorf("Content-Type %q", ct)
 	}
@@ -355,7 +356,7 @@ func TestItemsEnvelope(t *testing.T) {
 		t.Errorf("attribution %q", body.Attribution)
 	}
 	if len(body.Data) == 0 || body.Data[0].ID != "ph-full" {
-		t.Fatalf("q=harbour: got %v, want ph-full first", body.ids())
+		t.Fatalf("q=sunset harbour: got %v, want ph-full first", body.ids())
 	}
 	raw := decode[struct {
 		Data []map[string]any `json:"data"`

@@ -30,3 +30,58 @@ var SearchedFields = []WeightedField{
 	{FieldSummary, 1.5},
 	{FieldDescription, 1},
 }
+
+// TypoShare is the share of a field's weight that a word found there only within the typo
+// allowance scores: the word typed as it is written outranks the neighbour it may have meant.
+const TypoShare = 0.5
+
+// Clause is one way a word of a search matches an item: in Field, exactly or (Typo) within the
+// typo allowance, scoring Score.
+type Clause struct {
+	Field Field
+	Typo  bool
+	Score float64
+}
+
+// Clauses are the ways a word matches, from SearchedFields: each field exactly at its weight and
+// within the typo allowance at TypoShare of it.
+//
+// The relevance score of an item for a search is, for each word, the best Score among the
+// clauses the word matches in that item, summed over the words. Both backends compute exactly
+// this, so they rank alike: every Score is a multiple of a power of two (scoreUnit), so sums are
+// exact in OpenSearch's float32 as in Go's float64, and equal scores fall to the contract's
+// newest-then-id order in both.
+var Clauses = func() []Clause {
+	out := make([]Clause, 0, 2*len(SearchedFields))
+	for _, typo := range []bool{false, true} {
+		for _, f := range SearchedFields {
+			s := f.Weight
+			if typo {
+				s *= TypoShare
+			}
+			out = append(out, Clause{Field: f.Field, Typo: typo, Score: s})
+		}
+	}
+	return out
+}()
+
+// scoreStep divides every clause's score (a test holds it), so two different sums of clause
+// scores differ by scoreStep at least.
+const scoreStep = 1.0 / 8
+
+// titleBonusUnit is the unit of TitleBonus: a power of two, so the sum of a bonus and clause
+// scores stays exact.
+const titleBonusUnit = 1.0 / 1024
+
+// TitleBonus is what an item adds to its score for the length of its title, in words: the
+// shorter, the more, since a short title holds less that the user did not type ("Alaska" before
+// "La Alaska stafeto kaj Kaptitoj de la glacirokoj" for alaska). It stays below scoreStep, so it
+// orders only items whose words score alike. The loaders store it with each item; both backends
+// add the stored value.
+func TitleBonus(title string) float64 {
+	n := len(Words(title))
+	if n == 0 {
+		return 0
+	}
+	return float64((int(scoreStep/titleBonusUnit)-1)/n) * titleBonusUnit
+}

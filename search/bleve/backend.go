@@ -247,12 +247,11 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 	if walking && cur.Version != "" && cur.Version != h.name {
 		return search.Result{}, fmt.Errorf("search: index %s: %w", cur.Version, search.ErrCursorExpired)
 	}
-	text := analyze(h.idx.Mapping(), q.Text)
-	bq, err := buildQuery(text, q)
+	bq, hasText, err := buildQuery(h.idx.Mapping(), q, h.facets.titleBonus)
 	if err != nil {
 		return search.Result{}, fmt.Errorf("search: %w", err)
 	}
-	order := sortOrder(q.Sort, len(text) > 0)
+	order := sortOrder(q.Sort, hasText)
 	from := (page - 1) * perPage
 	if walking {
 		from = 0
@@ -270,7 +269,7 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 		total  int
 		facets map[search.Facet][]search.FacetValue
 	)
-	if walking && len(text) == 0 && q.Facets == 0 {
+	if walking && !hasText && q.Facets == 0 {
 		hits, total, err = h.rankedPage(ctx, q, cur, bq, order)
 	} else {
 		var res *blevesearch.SearchResult
@@ -431,34 +430,14 @@ func analyze(m mapping.IndexMapping, text string) []string {
 	return terms
 }
 
-// buildQuery: every term must match some text field (exactly or within its fuzziness); filters
-// restrict without scoring.
-func buildQuery(terms []string, q search.Query) (query.Query, error) {
-	var must query.Query
-	if len(terms) > 0 {
-		conj := make([]query.Query, 0, len(terms))
-		for _, term := range terms {
-			dis := make([]query.Query, 0, 2*len(search.SearchedFields))
-			for _, f := range search.SearchedFields {
-				tq := query.NewTermQuery(term)
-				tq.SetField(textFields[f.Field])
-				tq.SetBoost(f.Weight)
-				dis = append(dis, tq)
-				if fz := search.TypoAllowance(term); fz > 0 {
-					fq := query.NewFuzzyQuery(term)
-					fq.SetField(textFields[f.Field])
-					fq.SetFuzziness(fz)
-					// An exact hit also matches the fuzzy query, so exact terms score higher.
-					fq.SetBoost(f.Weight / 2)
-					dis = append(dis, fq)
-				}
-			}
-			conj = append(conj, query.NewDisjunctionQuery(dis))
-		}
-		must = query.NewConjunctionQuery(conj)
-	} else if q.Text != "" {
+// buildQuery: every word of q.Text must match some text field, exactly or within the typo
+// allowance (textQuery, scoring with titleBonus by document number; nil for a query whose scores
+// no one reads); filters restrict without scoring. It reports whether the text held any term.
+func buildQuery(m mapping.IndexMapping, q search.Query, titleBonus []float64) (query.Query, bool, error) {
+	must, hasText := textQuery(m, q.Text, titleBonus)
+	if !hasText && q.Text != "" {
 		// Text with nothing searchable in it (only punctuation) matches nothing.
-		return query.NewMatchNoneQuery(), nil
+		return query.NewMatchNoneQuery(), false, nil
 	}
 
 	var filters []query.Query
@@ -483,11 +462,11 @@ func buildQuery(terms []string, q search.Query) (query.Query, error) {
 		}
 		from, err := bound(q.From)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		to, err := bound(q.To)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		yes := true
 		rq := query.NewNumericRangeInclusiveQuery(from, to, &yes, &yes)
@@ -497,16 +476,16 @@ func buildQuery(terms []string, q search.Query) (query.Query, error) {
 
 	switch {
 	case must == nil && len(filters) == 0:
-		return query.NewMatchAllQuery(), nil
+		return query.NewMatchAllQuery(), false, nil
 	case len(filters) == 0:
-		return must, nil
+		return must, true, nil
 	}
 	bq := query.NewBooleanQuery(nil, nil, nil)
 	if must != nil {
 		bq.AddMust(must)
 	}
 	bq.AddFilter(query.NewConjunctionQuery(filters))
-	return bq, nil
+	return bq, hasText, nil
 }
 
 // sortOrder is the contract's total order for s. Without text, relevance means newest.

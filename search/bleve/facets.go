@@ -19,16 +19,17 @@ import (
 // facetFields are the keyword fields the facets count, in search.Facets' order.
 var facetFields = []string{fieldType, fieldCategory, fieldLanguage, fieldYear}
 
-// facetIndex holds, by document number, what the facets and completions read of each document:
-// each facet field's value (the index of the value in values, plus one; 0: none), the date
-// (YYYYMMDD; 0: none) and the downloads. Read from the doc values, that is a compressed chunk per
+// facetIndex holds, by document number, what the facets, completions and scores read of each
+// document: each facet field's value (the index of the value in values, plus one; 0: none), the
+// date (YYYYMMDD; 0: none), the downloads and the title bonus (search.TitleBonus). Read from the doc values, that is a compressed chunk per
 // document and field, which costs a faceted search more than its hits; in memory it is an array
 // lookup. The index is read-only, so its document numbers never change.
 type facetIndex struct {
-	values    [][]string
-	of        [][]uint32
-	date      []uint32
-	downloads []int64
+	values     [][]string
+	of         [][]uint32
+	date       []uint32
+	downloads  []int64
+	titleBonus []float64
 }
 
 // loadFacetIndex reads the facet fields, dates and downloads of every document from their
@@ -69,28 +70,14 @@ func loadFacetIndex(ctx context.Context, idx blevesearch.Index) (*facetIndex, er
 			}
 		}
 		// Numbers are indexed at several precisions; the terms of shift 0 are the exact values.
-		fi.downloads = make([]int64, n)
-		var value int64
-		err = visitPostings(ctx, r, fieldDownloads, func(term string) (bool, error) {
-			p := numeric.PrefixCoded(term)
-			if shift, err := p.Shift(); err != nil || shift != 0 {
-				return false, err
-			}
-			v, err := p.Int64()
-			value = int64(numeric.Int64ToFloat64(v))
-			return true, err
-		}, func(doc uint64) error {
-			for doc >= uint64(len(fi.downloads)) {
-				fi.downloads = append(fi.downloads, 0)
-			}
-			fi.downloads[doc] = value
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("%s: %w", fieldDownloads, err)
+		if fi.downloads, err = numbers(ctx, r, fieldDownloads, n, func(v float64) int64 { return int64(v) }); err != nil {
+			return err
+		}
+		if fi.titleBonus, err = numbers(ctx, r, fieldTitleBonus, n, func(v float64) float64 { return v }); err != nil {
+			return err
 		}
 		// One length for all, so that a document number within one is within every one.
-		size := max(len(fi.date), len(fi.downloads))
+		size := max(len(fi.date), len(fi.downloads), len(fi.titleBonus))
 		for _, of := range fi.of {
 			size = max(size, len(of))
 		}
@@ -99,12 +86,40 @@ func loadFacetIndex(ctx context.Context, idx blevesearch.Index) (*facetIndex, er
 		}
 		fi.date = append(fi.date, make([]uint32, size-len(fi.date))...)
 		fi.downloads = append(fi.downloads, make([]int64, size-len(fi.downloads))...)
+		fi.titleBonus = append(fi.titleBonus, make([]float64, size-len(fi.titleBonus))...)
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("facet values: %w", err)
 	}
 	return fi, nil
+}
+
+// numbers reads a numeric field of every document from its postings (the terms of shift 0, the
+// exact values), as conv turns them, by document number.
+func numbers[T any](ctx context.Context, r index.IndexReader, field string, n uint64, conv func(float64) T) ([]T, error) {
+	out := make([]T, n)
+	var value T
+	err := visitPostings(ctx, r, field, func(term string) (bool, error) {
+		p := numeric.PrefixCoded(term)
+		if shift, err := p.Shift(); err != nil || shift != 0 {
+			return false, err
+		}
+		v, err := p.Int64()
+		value = conv(numeric.Int64ToFloat64(v))
+		return true, err
+	}, func(doc uint64) error {
+		for doc >= uint64(len(out)) {
+			var zero T
+			out = append(out, zero)
+		}
+		out[doc] = value
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", field, err)
+	}
+	return out, nil
 }
 
 // visitPostings calls term for each term of field, then, if it says so, doc for each document
@@ -236,7 +251,7 @@ func searchFaceted(ctx context.Context, h *handle, q search.Query, req *blevesea
 	for _, f := range search.Facets {
 		base = base.Without(f)
 	}
-	bq, err := buildQuery(analyze(h.idx.Mapping(), base.Text), base)
+	bq, _, err := buildQuery(h.idx.Mapping(), base, nil)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -43,6 +43,8 @@ const (
 	fieldDownloads   = "downloads"
 	fieldTitleSort   = "title_sort"
 	fieldYear        = "year"
+	// fieldTitleBonus is search.TitleBonus of the item's title, which its score adds.
+	fieldTitleBonus = "title_bonus"
 	// fieldStored holds the whole item as JSON, so Item and Search return every field as loaded.
 	fieldStored = "stored"
 )
@@ -102,10 +104,11 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	im := mapping.NewIndexMapping()
 	// CJK text has no spaces: bigrams of ideographs make words findable; the width filter
 	// normalises full-width Latin before folding.
-	// Unicode word rules keep "a:b" as one word (":" joins letters in Swedish); here it separates.
+	// Unicode word rules keep "a:b" as one word (":" and its full-width and presentation forms
+	// join letters in Swedish); here they separate, as search.Words splits.
 	if err := im.AddCustomCharFilter(colonFilter, map[string]interface{}{
 		"type":    regexpchar.Name,
-		"regexp":  ":",
+		"regexp":  `[:\x{FE13}\x{FE55}\x{FF1A}]`,
 		"replace": " ",
 	}); err != nil {
 		return nil, fmt.Errorf("colon filter: %w", err)
@@ -156,11 +159,12 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	}
 	// Dates are also numbers (YYYYMMDD): numeric ranges are far cheaper than ranges over date
 	// terms, while sorting on the string is cheaper than decoding numbers.
-	for _, name := range []string{fieldDownloads, fieldDate} {
+	for _, name := range []string{fieldDownloads, fieldDate, fieldTitleBonus} {
 		fm := mapping.NewNumericFieldMapping()
 		fm.Store = false
 		fm.IncludeInAll = false
-		fm.DocValues = true
+		// The title bonus is read from its postings when the index opens (facetIndex).
+		fm.DocValues = name != fieldTitleBonus
 		doc.AddFieldMappingsAt(name, fm)
 	}
 
@@ -183,11 +187,12 @@ func document(it search.Item) (map[string]interface{}, error) {
 		return nil, fmt.Errorf("item %s: %w", it.ID, err)
 	}
 	d := map[string]interface{}{
-		fieldTitle:     it.Title,
-		fieldType:      it.Type,
-		fieldDownloads: float64(it.Downloads),
-		fieldTitleSort: search.TitleKey(it.Title),
-		fieldStored:    string(raw),
+		fieldTitle:      it.Title,
+		fieldType:       it.Type,
+		fieldDownloads:  float64(it.Downloads),
+		fieldTitleSort:  search.TitleKey(it.Title),
+		fieldTitleBonus: search.TitleBonus(it.Title),
+		fieldStored:     string(raw),
 	}
 	set := func(k, v string) {
 		if v != "" {

@@ -105,7 +105,7 @@ func TestSearchBody(t *testing.T) {
 		}
 		return string(b)
 	}
-	t.Run("text is only ever multi_match queries, each word exactly and within its typo allowance", func(t *testing.T) {
+	t.Run("text is only ever match queries, each word exactly and within its typo allowance", func(t *testing.T) {
 		for _, tt := range []struct {
 			text  string
 			words []string // nil: nothing searchable, so match_none
@@ -136,16 +136,24 @@ func TestSearchBody(t *testing.T) {
 				continue
 			}
 			var words []string
-			for _, m := range must {
-				should := m.(obj)["bool"].(obj)["should"].([]any)
-				exact, fuzzy := should[0].(obj)["multi_match"].(obj), should[1].(obj)["multi_match"].(obj)
-				if exact["fuzziness"] != nil || fuzzy["fuzziness"] != fuzziness || exact["operator"] != "and" || fuzzy["operator"] != "and" || exact["query"] != fuzzy["query"] {
-					t.Errorf("text %q: %s, want the word exactly and within the typo allowance, every token", tt.text, encode(m))
+			scored := must[0].(obj)["function_score"].(obj)["query"].(obj)["bool"].(obj)["must"].([]any)
+			for _, m := range scored {
+				var word any
+				for i, q := range m.(obj)["dis_max"].(obj)["queries"].([]any) {
+					for _, match := range q.(obj)["constant_score"].(obj)["filter"].(obj)["match"].(obj) {
+						match := match.(obj)
+						if word == nil {
+							word = match["query"]
+						}
+						if c := search.Clauses[i]; (match["fuzziness"] == fuzziness) != c.Typo || (match["fuzziness"] != nil) != c.Typo || match["operator"] != "and" || match["query"] != word {
+							t.Errorf("text %q: %s, want the word exactly and within the typo allowance, every token", tt.text, encode(m))
+						}
+					}
 				}
-				words = append(words, exact["query"].(string))
+				words = append(words, word.(string))
 			}
 			if !slices.Equal(words, tt.words) {
-				t.Errorf("text %q: multi_match queries for each of %q, want %q", tt.text, words, tt.words)
+				t.Errorf("text %q: match queries for each of %q, want %q", tt.text, words, tt.words)
 			}
 		}
 	})

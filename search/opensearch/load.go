@@ -36,15 +36,17 @@ const maxBatchBytes = 8 << 20
 const cleanupTimeout = 30 * time.Second
 
 // Document is what the index stores for an item (its _source): the item, plus the az sort key
-// computed in Go so both backends sort alike. The load benchmark (bench) sends the same.
+// and the title bonus computed in Go so both backends sort and score alike. The load benchmark
+// (bench) sends the same.
 type Document struct {
 	search.Item
-	TitleSort string `json:"title_sort"`
+	TitleSort  string  `json:"title_sort"`
+	TitleBonus float64 `json:"title_bonus"`
 }
 
 // NewDocument is the stored document of it.
 func NewDocument(it search.Item) Document {
-	return Document{Item: it, TitleSort: search.TitleKey(it.Title)}
+	return Document{Item: it, TitleSort: search.TitleKey(it.Title), TitleBonus: search.TitleBonus(it.Title)}
 }
 
 // Load builds a new index "<alias>-<UTC time>" from the configured index definition, fills it in

@@ -2,7 +2,6 @@ package opensearch
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"mediagw/search"
@@ -21,16 +20,6 @@ var indexFields = map[search.Field]string{
 	search.FieldAuthor:      "author.text",
 }
 
-// textFields are the searched fields as multi_match takes them, each boosted by its weight in
-// search.SearchedFields.
-var textFields = func() []string {
-	out := make([]string, len(search.SearchedFields))
-	for i, f := range search.SearchedFields {
-		out[i] = indexFields[f.Field] + "^" + strconv.FormatFloat(f.Weight, 'g', -1, 64)
-	}
-	return out
-}()
-
 // fuzziness is search's typo allowance in OpenSearch's terms, applied to each token of a word as
 // search/bleve applies it to each term.
 var fuzziness = fmt.Sprintf("AUTO:%d,%d", search.OneTypoFrom, search.TwoTyposFrom)
@@ -39,7 +28,7 @@ var fuzziness = fmt.Sprintf("AUTO:%d,%d", search.OneTypoFrom, search.TwoTyposFro
 type obj = map[string]any
 
 // searchBody is the request body of a search: one bool query with the filters in filter context
-// (cached, unscored) and the text, if any, in multi_match queries that never parse query syntax.
+// (cached, unscored) and the text, if any, in match queries that never parse query syntax.
 // A walk's page (q.Cursor) starts at the first match; pageBody starts it after its cursor.
 func searchBody(q search.Query) obj {
 	q.Normalize()
@@ -113,13 +102,17 @@ func boolQuery(q search.Query) obj {
 	b := obj{"filter": filters}
 	if words := search.Words(q.Text); len(words) > 0 {
 		// Every word must match, each in any field, as in the embedded index: a query per word,
-		// all of them required. Within a word the engine may still find several tokens (CJK
-		// bigrams); those must all be in the one field that matches.
+		// all of them required.
 		must := make([]any, len(words))
 		for i, w := range words {
 			must[i] = wordQuery(w)
 		}
-		b["must"] = must
+		// The score adds the item's title bonus, stored by the loader (search.TitleBonus).
+		b["must"] = []any{obj{"function_score": obj{
+			"query":              obj{"bool": obj{"must": must}},
+			"field_value_factor": obj{"field": "title_bonus", "missing": 0},
+			"boost_mode":         "sum",
+		}}}
 	} else if strings.TrimSpace(q.Text) != "" {
 		// Text with nothing searchable in it (only punctuation) matches nothing.
 		b["must"] = []any{obj{"match_none": obj{}}}
@@ -128,32 +121,27 @@ func boolQuery(q search.Query) obj {
 }
 
 // wordQuery matches one word of the text in any searched field, exactly or within the typo
-// allowance. As in search/bleve, an exact hit scores at the field's weight and a hit within the
-// allowance at half of it: a fuzzy query alone would score the exact word with the document
-// frequency of its most common neighbour.
+// allowance, scoring the best of search.Clauses it matches: constant scores under dis_max, so the
+// engine's score is the rule's sum, not BM25's, as in search/bleve. Within a word the engine may
+// still find several tokens (CJK bigrams); those must all be in the one field that matches.
 func wordQuery(w string) obj {
-	match := func(fuzzy bool, boost float64) obj {
+	clauses := make([]any, len(search.Clauses))
+	for i, c := range search.Clauses {
 		m := obj{
-			"query": w,
-			// best_fields, since cross_fields cannot be fuzzy; the tie breaker still rewards an
-			// item that matches in several fields.
-			"type":        "best_fields",
-			"fields":      textFields,
-			"tie_breaker": 0.3,
-			"operator":    "and",
+			"query":    w,
+			"operator": "and",
 			// A word the analyzer drops entirely leaves the others to decide.
 			"zero_terms_query": "all",
-			"boost":            boost,
 		}
-		if fuzzy {
+		if c.Typo {
 			m["fuzziness"] = fuzziness
 		}
-		return obj{"multi_match": m}
+		clauses[i] = obj{"constant_score": obj{
+			"filter": obj{"match": obj{indexFields[c.Field]: m}},
+			"boost":  c.Score,
+		}}
 	}
-	return obj{"bool": obj{
-		"should":               []any{match(false, 1), match(true, 0.5)},
-		"minimum_should_match": 1,
-	}}
+	return obj{"dis_max": obj{"queries": clauses}}
 }
 
 // sortClauses is the contract's total order for q: every order ends with id ascending, and items

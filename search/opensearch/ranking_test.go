@@ -8,8 +8,8 @@ import (
 	"mediagw/search/searchtest"
 )
 
-// TestRankingAgreesWithBleve: the two backends rank the real catalogue alike (the same fields,
-// weights and typo allowance, both on BM25).
+// TestRankingAgreesWithBleve: the two backends rank the real catalogue alike (both compute
+// search.Clauses' score) and find its known items (searchtest.RunRankingAgreement).
 func TestRankingAgreesWithBleve(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads the whole real catalogue twice")

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -154,15 +153,22 @@ func TestCounterRefusesPartialAnswers(t *testing.T) {
 	}
 }
 
-// TestSearchedFieldsAreIndexed: every field search.SearchedFields weighs is searched, by its index name.
+// TestSearchedFieldsAreIndexed: a word is searched in every field search.Clauses names, by its
+// index name, at the clause's score.
 func TestSearchedFieldsAreIndexed(t *testing.T) {
-	for i, f := range search.SearchedFields {
-		name, ok := indexFields[f.Field]
+	queries := wordQuery("lisbon")["dis_max"].(obj)["queries"].([]any)
+	if len(queries) != len(search.Clauses) {
+		t.Fatalf("%d clauses, want %d", len(queries), len(search.Clauses))
+	}
+	for i, c := range search.Clauses {
+		name, ok := indexFields[c.Field]
 		if !ok {
-			t.Errorf("search.SearchedFields has %q, which indexFields does not name", f.Field)
+			t.Errorf("search.Clauses has %q, which indexFields does not name", c.Field)
 		}
-		if want := name + "^" + strconv.FormatFloat(f.Weight, 'g', -1, 64); textFields[i] != want {
-			t.Errorf("textFields[%d] = %q, want %q", i, textFields[i], want)
+		cs := queries[i].(obj)["constant_score"].(obj)
+		m, ok := cs["filter"].(obj)["match"].(obj)[name].(obj)
+		if !ok || cs["boost"] != c.Score || (m["fuzziness"] != nil) != c.Typo {
+			t.Errorf("clause %d = %v, want %s (typo %v) at %v", i, cs, name, c.Typo, c.Score)
 		}
 	}
 }

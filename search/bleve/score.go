@@ -1,0 +1,164 @@
+package bleve
+
+import (
+	"context"
+	"math"
+	"slices"
+
+	"github.com/blevesearch/bleve/v2/mapping"
+	bsearch "github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+	index "github.com/blevesearch/bleve_index_api"
+
+	"mediagw/search"
+)
+
+// textQuery requires every word of text in some searched field and scores an item by
+// search.Clauses' rule: for each word the best clause it matches, summed, plus the item's title
+// bonus (titleBonus by document number; nil leaves it out). It reports whether text held any
+// term; text with none is no query (nil).
+func textQuery(m mapping.IndexMapping, text string, titleBonus []float64) (query.Query, bool) {
+	var words []query.Query
+	for _, w := range search.Words(text) {
+		if terms := analyze(m, w); len(terms) > 0 {
+			words = append(words, wordQuery(terms))
+		}
+	}
+	if len(words) == 0 {
+		return nil, false
+	}
+	var q query.Query = query.NewConjunctionQuery(words)
+	if len(words) == 1 {
+		q = words[0]
+	}
+	if titleBonus == nil {
+		return q, true
+	}
+	return scored(q, func(d *bsearch.DocumentMatch) float64 {
+		if doc := d.IndexInternalID.Value(); doc < uint64(len(titleBonus)) {
+			return d.Score + titleBonus[doc]
+		}
+		return d.Score
+	}), true
+}
+
+// wordQuery matches the terms of one word (several for CJK bigrams, all in one field) in any
+// searched field, exactly or within the typo allowance, scoring the best clause matched.
+func wordQuery(terms []string) query.Query {
+	dis := make([]query.Query, 0, len(search.Clauses))
+	for _, c := range search.Clauses {
+		field := textFields[c.Field]
+		parts := make([]query.Query, len(terms))
+		typo := false
+		for i, t := range terms {
+			if n := search.TypoAllowance(t); c.Typo && n > 0 {
+				fq := query.NewFuzzyQuery(t)
+				fq.SetField(field)
+				fq.SetFuzziness(n)
+				parts[i], typo = fq, true
+				continue
+			}
+			tq := query.NewTermQuery(t)
+			tq.SetField(field)
+			parts[i] = tq
+		}
+		if c.Typo && !typo {
+			// No term may differ: the clause would match as the exact one, which scores more.
+			continue
+		}
+		match := parts[0]
+		if len(parts) > 1 {
+			match = query.NewConjunctionQuery(parts)
+		}
+		dis = append(dis, constantScore(match, clauseCode(c.Score)))
+	}
+	return scored(query.NewDisjunctionQuery(dis), bestClause)
+}
+
+// Bleve has no dis_max, and its disjunction multiplies the sum of its matched clauses' scores by
+// their share of all clauses (coord), which depends on which ones matched. So each clause scores
+// codeBase to the power of its score's rank among clauseScores, and bestClause reads the highest
+// rank back: with at most maxClauses clauses, the disjunction's score lies between
+// codeBase^r/maxClauses and maxClauses*codeBase^r*(1+1/(codeBase-1)) for the best rank r, and
+// these ranges, far apart, never meet.
+const (
+	codeBase   = 1024
+	maxClauses = 16
+)
+
+// clauseScores are the distinct scores of search.Clauses, ascending: a clause's code is
+// codeBase^(its index here).
+var clauseScores = func() []float64 {
+	var out []float64
+	for _, c := range search.Clauses {
+		if !slices.Contains(out, c.Score) {
+			out = append(out, c.Score)
+		}
+	}
+	if len(out) > 6 || len(search.Clauses) > maxClauses {
+		// codeBase^len(out) must stay an exact float64 with room for maxClauses of them.
+		panic("bleve: too many clause scores to code")
+	}
+	slices.Sort(out)
+	return out
+}()
+
+func clauseCode(score float64) float64 {
+	return math.Pow(codeBase, float64(slices.Index(clauseScores, score)))
+}
+
+// bestClause turns a word's disjunction score into the best clause's score (see codeBase).
+func bestClause(d *bsearch.DocumentMatch) float64 {
+	for r := len(clauseScores) - 1; r > 0; r-- {
+		if d.Score >= math.Pow(codeBase, float64(r))/maxClauses {
+			return clauseScores[r]
+		}
+	}
+	return clauseScores[0]
+}
+
+// constantScore scores every match of q at score.
+func constantScore(q query.Query, score float64) query.Query {
+	return scored(q, func(*bsearch.DocumentMatch) float64 { return score })
+}
+
+// scoredQuery matches what its query matches, scoring each match by score (given the match as the
+// query scored it). Bleve's CustomScoreQuery does the same but looks up every match's external
+// id, a stored-field read per clause and match.
+type scoredQuery struct {
+	query.Query
+	score func(*bsearch.DocumentMatch) float64
+}
+
+func scored(q query.Query, score func(*bsearch.DocumentMatch) float64) query.Query {
+	return scoredQuery{Query: q, score: score}
+}
+
+func (q scoredQuery) Searcher(ctx context.Context, i index.IndexReader, m mapping.IndexMapping, options bsearch.SearcherOptions) (bsearch.Searcher, error) {
+	s, err := q.Query.Searcher(ctx, i, m, options)
+	if err != nil {
+		return nil, err
+	}
+	return scoredSearcher{Searcher: s, score: q.score}, nil
+}
+
+// scoredSearcher is the searcher of a scoredQuery.
+type scoredSearcher struct {
+	bsearch.Searcher
+	score func(*bsearch.DocumentMatch) float64
+}
+
+func (s scoredSearcher) Next(ctx *bsearch.SearchContext) (*bsearch.DocumentMatch, error) {
+	return s.rescore(s.Searcher.Next(ctx))
+}
+
+func (s scoredSearcher) Advance(ctx *bsearch.SearchContext, id index.IndexInternalID) (*bsearch.DocumentMatch, error) {
+	return s.rescore(s.Searcher.Advance(ctx, id))
+}
+
+func (s scoredSearcher) rescore(d *bsearch.DocumentMatch, err error) (*bsearch.DocumentMatch, error) {
+	if d != nil && err == nil {
+		d.Score = s.score(d)
+	}
+	return d, err
+}
