@@ -146,9 +146,15 @@ func internalError(cause error) *apiError {
 		Detail: "the server failed to answer; the request id identifies it in the server's logs", Cause: cause}
 }
 
-// unavailable is a 503 whose Retry-After is unavailableRetryAfter.
+// unavailable is a 503 whose Retry-After is unavailableRetryAfter, or the wait the cause names
+// when it knows better (a circuit breaker knows when it next asks the engine).
 func unavailable(detail string, cause error) *apiError {
-	return &apiError{Type: problemUnavailable, Detail: detail, RetryAfter: unavailableRetryAfter, Cause: cause}
+	retry := unavailableRetryAfter
+	var hint interface{ RetryAfter() time.Duration }
+	if errors.As(cause, &hint) {
+		retry = max(hint.RetryAfter(), time.Second)
+	}
+	return &apiError{Type: problemUnavailable, Detail: detail, RetryAfter: retry, Cause: cause}
 }
 
 // searchError maps the failure of a search for q: a cursor the backend refuses is the client's
@@ -173,13 +179,7 @@ func backendError(ctx context.Context, err error) *apiError {
 	case errors.Is(err, context.Canceled):
 		return &apiError{Type: problemClientClosed, Detail: "the client went away before the answer", Cause: err}
 	case errors.Is(err, search.ErrUnavailable):
-		ae := unavailable("the search engine cannot be reached right now; try again later", err)
-		// A circuit breaker knows when it will next ask the engine.
-		var hint interface{ RetryAfter() time.Duration }
-		if errors.As(err, &hint) {
-			ae.RetryAfter = max(hint.RetryAfter(), time.Second)
-		}
-		return ae
+		return unavailable("the search engine cannot be reached right now; try again later", err)
 	}
 	return internalError(err)
 }
