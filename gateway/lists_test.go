@@ -90,7 +90,7 @@ func bleveIndex(t *testing.T, ctx context.Context, items []search.Item) indexed 
 		st, err := bleve.NewLoader(dir, 2).Load(ctx, search.Values(items))
 		return reload(ctx, st, err)
 	}, rebuild: func(ctx context.Context) error {
-		st, err := bleve.NewLoader(dir, 2).Rebuild(ctx, nil)
+		st, err := bleve.NewLoader(dir, 2).Reindex(ctx, nil, nil)
 		return reload(ctx, st, err)
 	}}
 }

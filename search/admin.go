@@ -49,5 +49,10 @@ type Admin interface {
 	// Rollback makes the newest finished version older than the live one live and returns its
 	// name; the version it leaves stays. It fails when there is none.
 	Rollback(ctx context.Context) (string, error)
+	// Reindex builds a new version from the items of the live one, with the index definition
+	// def (nil: the backend's own; a backend whose definition is built in refuses any other
+	// with ErrDefinitionFixed), and makes it live as a load does, keeping the replaced one.
+	// progress, when not nil, is called with the items copied (done) of the live version's total.
+	Reindex(ctx context.Context, def []byte, progress func(done, total int64)) (LoadStats, error)
 	Close() error
 }

@@ -152,6 +152,9 @@ var (
 	// ErrPrune means a load made its new index live but could not remove the old ones beyond those
 	// kept: the load succeeded, and the next one tries the removal again.
 	ErrPrune = errors.New("removing old indices failed")
+	// ErrDefinitionFixed means an index definition was given to a backend whose mapping is built
+	// into mediagw (the embedded index): it reindexes only with its own.
+	ErrDefinitionFixed = errors.New("this backend's index definition is built in")
 )
 
 // LoadStats summarises a load.

@@ -12,17 +12,6 @@ import (
 	"mediagw/search"
 )
 
-// An OpenSearch backend copies its live index into one built from an index definition (nil: the
-// configured one); an embedded one rebuilds its live index with the mapping built into mediagw.
-type (
-	reindexer interface {
-		Reindex(ctx context.Context, def []byte, progress func(done, total int64)) (search.LoadStats, error)
-	}
-	rebuilder interface {
-		Rebuild(ctx context.Context, progress func(done, total int64)) (search.LoadStats, error)
-	}
-)
-
 // runReindex builds a new index version from the live one and makes it live, as load does from
 // a file; the old version is kept for rollback.
 func runReindex(ctx context.Context, e *env, args []string) error {
@@ -42,21 +31,6 @@ func runReindex(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer b.Close()
-	var rebuild func(ctx context.Context, progress func(done, total int64)) (search.LoadStats, error)
-	switch r := b.(type) {
-	case reindexer:
-		rebuild = func(ctx context.Context, progress func(done, total int64)) (search.LoadStats, error) {
-			return r.Reindex(ctx, def, progress)
-		}
-	case rebuilder:
-		if def != nil {
-			return fmt.Errorf("%w: -mapping is an OpenSearch index definition; the embedded index's mapping is built into mediagw", errUsage)
-		}
-		rebuild = r.Rebuild
-	default:
-		return fmt.Errorf("backend %s cannot reindex", e.cfg.Backend)
-	}
-
 	// The live index's size is the total the bar fills to.
 	total := int64(0)
 	infos, err := b.Status(ctx)
@@ -75,8 +49,11 @@ func runReindex(ctx context.Context, e *env, args []string) error {
 			return fmt.Sprintf("reindexing: %d of %d items (%.0f%%, %.0f items/s)", n, total, 100*float64(n)/float64(max(total, 1)), float64(n)/elapsed.Seconds())
 		}})
 	start := time.Now()
-	stats, err := rebuild(ctx, func(d, _ int64) { done.Store(d) })
+	stats, err := b.Reindex(ctx, def, func(d, _ int64) { done.Store(d) })
 	stop()
+	if errors.Is(err, search.ErrDefinitionFixed) {
+		return fmt.Errorf("%w: -mapping is an OpenSearch index definition; the embedded index's mapping is built into mediagw", errUsage)
+	}
 	if errors.Is(err, search.ErrPrune) {
 		e.log.Sugar().Warnf("the reindex succeeded, but old indices were not removed: %v", err)
 		err = nil

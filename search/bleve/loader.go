@@ -67,12 +67,16 @@ func (l *Loader) Load(ctx context.Context, items iter.Seq2[search.Item, error]) 
 	return l.replace(ctx, start, "load", items)
 }
 
-// Rebuild builds a new index from the items stored in the live one, with this mediagw's
+// Reindex builds a new index from the items stored in the live one, with this mediagw's
 // mapping, and makes it live as Load does, with the same checks, keep rule and rollback: how an
 // index built by an older mediagw, or before a change to the mapping, is brought up to date
-// without the catalogue file. progress, when not nil, is called as the items are read with how
+// without the catalogue file. The mapping is built in: a definition def is refused
+// (search.ErrDefinitionFixed). progress, when not nil, is called as the items are read with how
 // many were (done) of the total the live index holds.
-func (l *Loader) Rebuild(ctx context.Context, progress func(done, total int64)) (search.LoadStats, error) {
+func (l *Loader) Reindex(ctx context.Context, def []byte, progress func(done, total int64)) (search.LoadStats, error) {
+	if def != nil {
+		return search.LoadStats{}, fmt.Errorf("rebuild: %w", search.ErrDefinitionFixed)
+	}
 	start := time.Now()
 	if err := ctx.Err(); err != nil {
 		return search.LoadStats{}, fmt.Errorf("rebuild: %w", err)

@@ -392,10 +392,10 @@ func TestOpenOlderLayout(t *testing.T) {
 	}
 }
 
-// TestRebuild: a rebuild makes a new live index from the items stored in the live one, every
+// TestReindex: a rebuild makes a new live index from the items stored in the live one, every
 // item as it was loaded, with the current layout, even from an index of an older layout that
 // this mediagw no longer serves; the old index is kept, and Rollback brings it back.
-func TestRebuild(t *testing.T) {
+func TestReindex(t *testing.T) {
 	dir := t.TempDir()
 	items := searchtest.Generated(t, 2500, 5)
 	l := NewLoader(dir, 1)
@@ -408,78 +408,81 @@ func TestRebuild(t *testing.T) {
 
 	var last [2]int64
 	calls := 0
-	st, err := l.Rebuild(t.Context(), func(done, total int64) { calls, last = calls+1, [2]int64{done, total} })
+	st, err := l.Reindex(t.Context(), nil, func(done, total int64) { calls, last = calls+1, [2]int64{done, total} })
 	if err != nil {
-		t.Fatalf("Rebuild: %v", err)
+		t.Fatalf("Reindex: %v", err)
 	}
 	if st.Indexed != len(items) || st.Index <= old.Index || current(t, dir) != st.Index {
-		t.Errorf("Rebuild = %+v, current %s; want %d items in a new live index", st, current(t, dir), len(items))
+		t.Errorf("Reindex = %+v, current %s; want %d items in a new live index", st, current(t, dir), len(items))
 	}
 	if calls < 2 || last != [2]int64{int64(len(items)), int64(len(items))} {
 		t.Errorf("progress: %d calls, the last %v; want several, ending at %d of %d", calls, last, len(items), len(items))
 	}
 	b, err := Open(dir)
 	if err != nil {
-		t.Fatalf("Open after Rebuild: %v", err)
+		t.Fatalf("Open after Reindex: %v", err)
 	}
 	defer b.Close()
 	if n := total(t, b); n != len(items) {
-		t.Errorf("after Rebuild: total %d, want %d", n, len(items))
+		t.Errorf("after Reindex: total %d, want %d", n, len(items))
 	}
 	for _, want := range []search.Item{items[0], items[len(items)/3], items[len(items)-1]} {
 		got, err := b.Item(t.Context(), want.ID)
 		if err != nil || !reflect.DeepEqual(got, want) {
-			t.Errorf("Item(%s) after Rebuild = %+v, %v; want %+v", want.ID, got, err, want)
+			t.Errorf("Item(%s) after Reindex = %+v, %v; want %+v", want.ID, got, err, want)
 		}
 	}
 	if cats, err := b.Categories(t.Context()); err != nil || len(cats) == 0 {
-		t.Errorf("Categories after Rebuild = %d, %v; want the items' categories", len(cats), err)
+		t.Errorf("Categories after Reindex = %d, %v; want the items' categories", len(cats), err)
 	}
 	infos, err := l.Status(t.Context())
 	if err != nil || len(infos) != 2 || infos[0].Name != old.Index || !infos[0].Outdated ||
 		infos[1].Name != st.Index || !infos[1].Live || infos[1].Outdated || infos[1].Version != search.IndexVersion || infos[1].Docs != int64(len(items)) {
-		t.Errorf("Status after Rebuild = %+v, %v; want the outdated old index and the current new one", infos, err)
+		t.Errorf("Status after Reindex = %+v, %v; want the outdated old index and the current new one", infos, err)
 	}
 	if back, err := l.Rollback(t.Context()); err != nil || back != old.Index || current(t, dir) != old.Index {
 		t.Errorf("Rollback = %q, %v; want %s live again", back, err, old.Index)
 	}
 }
 
-// TestRebuildFailures: a rebuild that cannot start, is interrupted or fails leaves the live index
+// TestReindexFailures: a rebuild that cannot start, is interrupted or fails leaves the live index
 // as it was and nothing of the index it began.
-func TestRebuildFailures(t *testing.T) {
+func TestReindexFailures(t *testing.T) {
 	dir := t.TempDir()
 	l := NewLoader(dir, 1)
-	if _, err := l.Rebuild(t.Context(), nil); !errors.Is(err, search.ErrUnavailable) {
-		t.Errorf("Rebuild without a live index: %v, want search.ErrUnavailable", err)
+	if _, err := l.Reindex(t.Context(), nil, nil); !errors.Is(err, search.ErrUnavailable) {
+		t.Errorf("Reindex without a live index: %v, want search.ErrUnavailable", err)
 	}
 	items := genItems("a", 2500)
 	live := load(t, l, items).Index
+	if _, err := l.Reindex(t.Context(), []byte(`{"settings":{}}`), nil); !errors.Is(err, search.ErrDefinitionFixed) {
+		t.Errorf("Reindex with a definition: %v, want search.ErrDefinitionFixed", err)
+	}
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	if _, err := l.Rebuild(ctx, func(done, total int64) {
+	if _, err := l.Reindex(ctx, nil, func(done, total int64) {
 		if done < total {
 			cancel()
 		}
 	}); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled Rebuild: %v, want context.Canceled", err)
+		t.Errorf("cancelled Reindex: %v, want context.Canceled", err)
 	}
 	if got := current(t, dir); got != live {
-		t.Errorf("after a cancelled Rebuild, current is %s, want %s", got, live)
+		t.Errorf("after a cancelled Reindex, current is %s, want %s", got, live)
 	}
 	if got, want := entries(t, dir), ".load.lock current "+live; got != want {
-		t.Errorf("after a cancelled Rebuild the directory holds %q, want %q", got, want)
+		t.Errorf("after a cancelled Reindex the directory holds %q, want %q", got, want)
 	}
 
 	unlock, err := lockDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = l.Rebuild(t.Context(), nil)
+	_, err = l.Reindex(t.Context(), nil, nil)
 	unlock()
 	if err == nil || !strings.Contains(err.Error(), "another load") {
-		t.Errorf("Rebuild while a load runs: %v, want an error saying so", err)
+		t.Errorf("Reindex while a load runs: %v, want an error saying so", err)
 	}
 }
 
