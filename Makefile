@@ -35,7 +35,7 @@ run: build
 	$(BIN)/mediagw
 
 # The gateway's HTTP tests run a second time on OpenSearch when it is there (CI always has it).
-# go test's own 10-minute limit per package is too tight for search/opensearch under -race on a
+# go test's own 10-minute limit per package is too tight for search/engine under -race on a
 # busy 2-core machine (it loads the real catalogue into both backends); CI's 30 minutes bound the rest.
 test:
 	$(GO) test -race -count=1 -timeout 25m ./...
@@ -83,7 +83,7 @@ cluster-stop:
 # (docs/resilience.md).
 cluster-test:
 	eval "$$(OPENSEARCH_NODES=3 scripts/services.sh start)" && \
-	  $(GO) test -tags cluster -count=1 -v -run '^TestCluster' ./search/opensearch/ ./internal/clustertest/
+	  $(GO) test -tags cluster -count=1 -v -run '^TestCluster' ./search/engine/ ./internal/clustertest/
 
 # The short performance run behind docs/performance.md (about 4 minutes; needs `make services`).
 bench:

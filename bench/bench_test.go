@@ -21,7 +21,7 @@ import (
 	"mediagw/ratelimit"
 	"mediagw/search"
 	"mediagw/search/bleve"
-	"mediagw/search/opensearch"
+	"mediagw/search/engine"
 )
 
 // fixture is a generated catalogue shared by the tests: its file, corpus and items.
@@ -234,13 +234,13 @@ func TestDirectRequestsAreWhatTheGatewayAsks(t *testing.T) {
 		var want []byte
 		switch r.Kind {
 		case KindItems:
-			want, err = opensearch.SearchRequest(rec.query)
+			want, err = engine.SearchRequest(rec.query)
 		case KindItem:
-			want, err = opensearch.ItemRequest(rec.id)
+			want, err = engine.ItemRequest(rec.id)
 		case KindCategories, KindAuthors:
-			want := opensearch.ListAuthors
+			want := engine.ListAuthors
 			if r.Kind == KindCategories {
-				want = opensearch.ListCategories
+				want = engine.ListCategories
 			}
 			if r.Direct.List == nil || *r.Direct.List != want || r.Direct.Body != nil {
 				t.Errorf("%s: direct list %v, body %q; want the %s exchange", r.Query, r.Direct.List, r.Direct.Body, want)
@@ -383,8 +383,8 @@ func TestOpenSearchTargetAndLoad(t *testing.T) {
 	u := servicetest.OpenSearchURL(t)
 	path, c, items := testCatalogue(t)
 	ctx := context.Background()
-	b := servicetest.OpenSearch(t, func(url, alias string) (*opensearch.Backend, error) {
-		return opensearch.New(opensearch.Config{URLs: []string{url}, Alias: alias})
+	b := servicetest.OpenSearch(t, func(url, alias string) (*engine.Backend, error) {
+		return engine.New(engine.Config{URLs: []string{url}, Alias: alias})
 	})
 	alias := b.Alias()
 
@@ -437,7 +437,7 @@ func TestOpenSearchTargetAndLoad(t *testing.T) {
 	for _, a := range authors {
 		want[a.Name] = a.Count
 	}
-	counter := opensearch.NewCounter(opensearch.ListAuthors)
+	counter := engine.NewCounter(engine.ListAuthors)
 	for done := false; !done; {
 		body, err := counter.Request()
 		if err != nil {

@@ -21,7 +21,7 @@ import (
 	"mediagw/catalogue"
 	"mediagw/mappings"
 	"mediagw/search"
-	"mediagw/search/opensearch"
+	"mediagw/search/engine"
 )
 
 // LoadResult is one way of putting a catalogue into OpenSearch, timed.
@@ -94,7 +94,7 @@ func bulkDocs(items iter.Seq2[search.Item, error]) ([][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		src, err := json.Marshal(opensearch.NewDocument(it))
+		src, err := json.Marshal(engine.NewDocument(it))
 		if err != nil {
 			return nil, err
 		}

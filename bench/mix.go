@@ -19,7 +19,7 @@ import (
 
 	"mediagw/catalogue"
 	"mediagw/search"
-	"mediagw/search/opensearch"
+	"mediagw/search/engine"
 )
 
 // Kind is the API resource a request asks for.
@@ -113,20 +113,20 @@ type Request struct {
 }
 
 // Direct is a request to OpenSearch: one HTTP request (Method, Path, Body), or for categories and
-// authors the backend's whole exchange for the list (opensearch.Counter), sent to Path as the
+// authors the backend's whole exchange for the list (engine.Counter), sent to Path as the
 // backend would send it.
 type Direct struct {
 	Method, Path string
 	// Body is nil when List is set: the Counter makes the bodies.
 	Body []byte
 	// List is the list a categories or authors request counts; nil for the others.
-	List *opensearch.List
+	List *engine.List
 }
 
 // MixOptions shape a mix. Zero values take the defaults.
 type MixOptions struct {
 	Seed uint64
-	// Alias is the OpenSearch alias direct requests go to; default opensearch.DefaultAlias.
+	// Alias is the OpenSearch alias direct requests go to; default engine.DefaultAlias.
 	Alias string
 	// Distinct is the number of distinct searches and of distinct items the mix draws from
 	// (default 20,000 each): real traffic repeats its popular requests, and this sets how much.
@@ -140,7 +140,7 @@ type MixOptions struct {
 
 func (o MixOptions) withDefaults() MixOptions {
 	if o.Alias == "" {
-		o.Alias = opensearch.DefaultAlias
+		o.Alias = engine.DefaultAlias
 	}
 	if o.Distinct <= 0 {
 		o.Distinct = 20000
@@ -456,7 +456,7 @@ func ItemsQuery(q search.Query) string {
 func (m *mixer) searchPath() string { return "/" + url.PathEscape(m.alias) + "/_search" }
 
 func (m *mixer) itemsRequest(q search.Query) (*Request, error) {
-	body, err := opensearch.SearchRequest(q)
+	body, err := engine.SearchRequest(q)
 	if err != nil {
 		return nil, err
 	}
@@ -465,7 +465,7 @@ func (m *mixer) itemsRequest(q search.Query) (*Request, error) {
 }
 
 func (m *mixer) itemRequest(id string) (*Request, error) {
-	body, err := opensearch.ItemRequest(id)
+	body, err := engine.ItemRequest(id)
 	if err != nil {
 		return nil, err
 	}
@@ -475,9 +475,9 @@ func (m *mixer) itemRequest(id string) (*Request, error) {
 
 // listRequest is resource=categories or resource=authors; directly, the exchange of its list.
 func (m *mixer) listRequest(k Kind) *Request {
-	l := opensearch.ListAuthors
+	l := engine.ListAuthors
 	if k == KindCategories {
-		l = opensearch.ListCategories
+		l = engine.ListCategories
 	}
 	return &Request{Kind: k, Query: "resource=" + k.String(),
 		Direct: Direct{Method: "POST", Path: m.searchPath(), List: &l}}

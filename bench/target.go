@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"mediagw/search/opensearch"
+	"mediagw/search/engine"
 )
 
 // Target is a service the mix is replayed against.
@@ -119,7 +119,7 @@ func (o *OpenSearch) Do(ctx context.Context, r *Request, _ uint64) (int, int64, 
 		status, raw, err := o.post(ctx, r.Direct, r.Direct.Body)
 		return status, int64(len(raw)), err
 	}
-	c := opensearch.NewCounter(*r.Direct.List)
+	c := engine.NewCounter(*r.Direct.List)
 	var total int64
 	for {
 		body, err := c.Request()

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"mediagw/search"
-	"mediagw/search/opensearch"
+	"mediagw/search/engine"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -34,9 +34,9 @@ func TestDefaultsOfTheirOwners(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Backend != BackendEmbedded || c.OpenSearchIndex != opensearch.DefaultAlias || c.KeepIndices != search.DefaultKeep {
-		t.Errorf("defaults: backend %q, alias %q, keep %d; want BackendEmbedded %q, opensearch.DefaultAlias %q, search.DefaultKeep %d",
-			c.Backend, c.OpenSearchIndex, c.KeepIndices, BackendEmbedded, opensearch.DefaultAlias, search.DefaultKeep)
+	if c.Backend != BackendEmbedded || c.OpenSearchIndex != engine.DefaultAlias || c.KeepIndices != search.DefaultKeep {
+		t.Errorf("defaults: backend %q, alias %q, keep %d; want BackendEmbedded %q, engine.DefaultAlias %q, search.DefaultKeep %d",
+			c.Backend, c.OpenSearchIndex, c.KeepIndices, BackendEmbedded, engine.DefaultAlias, search.DefaultKeep)
 	}
 }
 

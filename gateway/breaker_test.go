@@ -22,7 +22,7 @@ import (
 	"mediagw/search"
 	"mediagw/search/breaker"
 	"mediagw/search/cache"
-	"mediagw/search/opensearch"
+	"mediagw/search/engine"
 	"mediagw/search/searchtest"
 )
 
@@ -60,10 +60,10 @@ func newFaultyEngine(t *testing.T) *faultyEngine {
 			t.Errorf("drop the test's indices: %v", err)
 		}
 	})
-	alias := loaded.(*opensearch.Backend).Alias()
+	alias := loaded.(*engine.Backend).Alias()
 
 	f := &faultyEngine{proxy: startProxy(t, u.Host), reg: prometheus.NewRegistry(), openFor: 4 * time.Second}
-	engine, err := opensearch.New(opensearch.Config{URLs: []string{"http://" + f.proxy.addr()}, Alias: alias})
+	engine, err := engine.New(engine.Config{URLs: []string{"http://" + f.proxy.addr()}, Alias: alias})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ import (
 	"mediagw/ratelimit"
 	"mediagw/search"
 	"mediagw/search/bleve"
-	"mediagw/search/opensearch"
+	"mediagw/search/engine"
 	"mediagw/search/searchtest"
 )
 
@@ -93,7 +93,7 @@ func openSearchBackend(ctx context.Context, items []search.Item) (search.Backend
 	if url == "" {
 		return nil, nil, errors.New("MEDIA_BACKEND=opensearch needs OPENSEARCH_URL: start it with `make services`")
 	}
-	b, err := opensearch.New(opensearch.Config{URLs: []string{url}, Alias: servicetest.NewAlias()})
+	b, err := engine.New(engine.Config{URLs: []string{url}, Alias: servicetest.NewAlias()})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -19,7 +19,7 @@ import (
 	"mediagw/search"
 	"mediagw/search/bleve"
 	"mediagw/search/cache"
-	"mediagw/search/opensearch"
+	"mediagw/search/engine"
 	"mediagw/search/searchtest"
 )
 
@@ -110,7 +110,7 @@ func openSearchIndex(t *testing.T, ctx context.Context, items []search.Item) ind
 		_, err := b.(search.Loader).Load(ctx, search.Values(items))
 		return err
 	}, rebuild: func(ctx context.Context) error {
-		_, err := b.(*opensearch.Backend).Reindex(ctx, nil, nil)
+		_, err := b.(*engine.Backend).Reindex(ctx, nil, nil)
 		return err
 	}}
 }

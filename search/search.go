@@ -1,5 +1,5 @@
 // Package search defines what the gateway asks of a search engine: the item model, a typed query,
-// and the Backend interface that each engine (search/bleve, search/opensearch) implements.
+// and the Backend interface that each engine (search/bleve, search/engine) implements.
 package search
 
 import (

@@ -13,7 +13,7 @@ import (
 	"mediagw/catalogue"
 	"mediagw/catalogue/gen"
 	"mediagw/internal/servicetest"
-	"mediagw/search/opensearch"
+	"mediagw/search/engine"
 	"mediagw/search/searchtest"
 )
 
@@ -226,8 +226,8 @@ func testCatalogue(t *testing.T, n int) string {
 // openSearchEnv is the settings of the real OpenSearch under an alias of the test's own, whose
 // indices are removed when the test ends.
 func openSearchEnv(t *testing.T) map[string]string {
-	b := servicetest.OpenSearch(t, func(url, alias string) (*opensearch.Backend, error) {
-		return opensearch.New(opensearch.Config{URLs: []string{url}, Alias: alias})
+	b := servicetest.OpenSearch(t, func(url, alias string) (*engine.Backend, error) {
+		return engine.New(engine.Config{URLs: []string{url}, Alias: alias})
 	})
 	return map[string]string{"MEDIA_BACKEND": "opensearch", "OPENSEARCH_URL": servicetest.OpenSearchURL(t), "OPENSEARCH_INDEX": b.Alias()}
 }

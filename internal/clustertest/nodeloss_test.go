@@ -33,7 +33,7 @@ import (
 	"mediagw/search"
 	"mediagw/search/bleve"
 	"mediagw/search/breaker"
-	"mediagw/search/opensearch"
+	"mediagw/search/engine"
 )
 
 // attempts counts the HTTP requests the backend sends to each node, those in flight, and those
@@ -138,7 +138,7 @@ func TestClusterNodeLoss(t *testing.T) {
 	}
 
 	tr := &attempts{next: http.DefaultTransport.(*http.Transport).Clone(), inFlight: map[string]int{}}
-	engine, err := opensearch.New(opensearch.Config{URLs: urls, Alias: alias, Transport: tr, DiscoverInterval: 5 * time.Second})
+	engine, err := engine.New(engine.Config{URLs: urls, Alias: alias, Transport: tr, DiscoverInterval: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

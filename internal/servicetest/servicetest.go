@@ -118,7 +118,7 @@ func NewAlias() string {
 	return "mediagw-test-" + hex.EncodeToString(r[:])
 }
 
-// Droppable is a backend over an alias of a test's own (search/opensearch.Backend).
+// Droppable is a backend over an alias of a test's own (search/engine.Backend).
 type Droppable interface {
 	// Drop deletes the alias's indices.
 	Drop(ctx context.Context) error
@@ -134,7 +134,7 @@ func Release(b Droppable) error {
 
 // OpenSearch opens a backend over a fresh alias (NewAlias) on the test engine (OpenSearchURL) with
 // open, the backend's constructor, and releases it when the test ends. It takes the constructor,
-// rather than importing search/opensearch, so that package's own tests can use it too.
+// rather than importing search/engine, so that package's own tests can use it too.
 func OpenSearch[B Droppable](t testing.TB, open func(url, alias string) (B, error)) B {
 	t.Helper()
 	u := OpenSearchURL(t)

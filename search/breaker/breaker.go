@@ -22,7 +22,7 @@ import (
 )
 
 // Engine is what the breaker wraps: a backend with the extras and a version it asks its engine
-// for, such as search/opensearch. Every call goes through the breaker, the version check included.
+// for, such as search/engine. Every call goes through the breaker, the version check included.
 type Engine interface {
 	search.Backend
 	search.Extras

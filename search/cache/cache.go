@@ -28,7 +28,7 @@ type LocalVersioner interface {
 }
 
 // RemoteVersioner is a backend that must ask its engine which index it serves, such as
-// search/opensearch (the index behind the alias).
+// search/engine (the index behind the alias).
 type RemoteVersioner interface {
 	Version(ctx context.Context) (string, error)
 }

@@ -16,13 +16,13 @@ import (
 
 	"mediagw/search"
 	"mediagw/search/bleve"
-	"mediagw/search/opensearch"
+	"mediagw/search/engine"
 	"mediagw/search/searchtest"
 )
 
 var (
 	_ LocalVersioner  = (*bleve.Backend)(nil)
-	_ RemoteVersioner = (*opensearch.Backend)(nil)
+	_ RemoteVersioner = (*engine.Backend)(nil)
 )
 
 // counting forwards to a real backend and counts the calls that reach it. While gate is open
@@ -104,7 +104,7 @@ func (c *counting) Neighbours(ctx context.Context, word string, max int) ([]stri
 	return c.b.Neighbours(ctx, word, max)
 }
 
-// remote presents the version as a network call would, as search/opensearch does.
+// remote presents the version as a network call would, as search/engine does.
 type remote struct {
 	*counting
 	versions atomic.Int64

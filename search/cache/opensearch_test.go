@@ -9,13 +9,13 @@ import (
 
 	"mediagw/internal/servicetest"
 	"mediagw/search"
-	"mediagw/search/opensearch"
+	"mediagw/search/engine"
 	"mediagw/search/searchtest"
 )
 
 // newOpenSearch opens an OpenSearch backend on an alias of its own, removed after the test. Without
 // OPENSEARCH_URL the test skips, except in CI.
-func newOpenSearch(t testing.TB) *opensearch.Backend {
+func newOpenSearch(t testing.TB) *engine.Backend {
 	t.Helper()
 	// Index names have one-second resolution: each load gets a second of its own.
 	var (
@@ -28,12 +28,12 @@ func newOpenSearch(t testing.TB) *opensearch.Backend {
 		next = next.Add(time.Second)
 		return next
 	}
-	return servicetest.OpenSearch(t, func(url, alias string) (*opensearch.Backend, error) {
-		return opensearch.New(opensearch.Config{URLs: []string{url}, Alias: alias, Now: now})
+	return servicetest.OpenSearch(t, func(url, alias string) (*engine.Backend, error) {
+		return engine.New(engine.Config{URLs: []string{url}, Alias: alias, Now: now})
 	})
 }
 
-func loadOpenSearch(t testing.TB, b *opensearch.Backend, items []search.Item) {
+func loadOpenSearch(t testing.TB, b *engine.Backend, items []search.Item) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()

@@ -16,7 +16,7 @@ import (
 	"mediagw/search"
 	blevebackend "mediagw/search/bleve"
 	"mediagw/search/breaker"
-	"mediagw/search/opensearch"
+	"mediagw/search/engine"
 )
 
 // opener opens one backend.
@@ -70,8 +70,8 @@ func OpenAdmin(cfg config.Config) (search.Admin, error) {
 
 // OpenSearch makes the OpenSearch backend of cfg, with what tune changes of its settings (the
 // load benchmark's bulk sizes); it does not contact the engine.
-func OpenSearch(cfg config.Config, tune ...func(*opensearch.Config)) (*opensearch.Backend, error) {
-	oc := opensearch.Config{
+func OpenSearch(cfg config.Config, tune ...func(*engine.Config)) (*engine.Backend, error) {
+	oc := engine.Config{
 		URLs:    config.SplitList(cfg.OpenSearchURL),
 		Alias:   cfg.OpenSearchIndex,
 		Timeout: cfg.BackendTimeout,
@@ -89,7 +89,7 @@ func OpenSearch(cfg config.Config, tune ...func(*opensearch.Config)) (*opensearc
 	for _, t := range tune {
 		t(&oc)
 	}
-	b, err := opensearch.New(oc)
+	b, err := engine.New(oc)
 	if err != nil {
 		return nil, fmt.Errorf("opensearch backend: %w", err)
 	}

@@ -1,4 +1,4 @@
-package opensearch
+package engine
 
 import (
 	"bytes"
@@ -404,7 +404,7 @@ func BenchmarkLoadRealData(b *testing.B) {
 // BenchmarkLoadGenerated streams a generated catalogue of MEDIA_BENCH_ITEMS items (default
 // 20,000) into a new index and reports items/s, generation and parsing included:
 //
-//	MEDIA_BENCH_ITEMS=1000000 go test -run '^$' -bench LoadGenerated -benchtime 1x ./search/opensearch/
+//	MEDIA_BENCH_ITEMS=1000000 go test -run '^$' -bench LoadGenerated -benchtime 1x ./search/engine/
 func BenchmarkLoadGenerated(b *testing.B) {
 	n := benchItems(b, 20000)
 	be := newBackend(b, Config{Keep: -1})

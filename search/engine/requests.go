@@ -1,4 +1,4 @@
-package opensearch
+package engine
 
 import (
 	"encoding/json"

@@ -1,6 +1,6 @@
 //go:build cluster
 
-package opensearch
+package engine
 
 import (
 	"bytes"

@@ -1,6 +1,6 @@
-// Package opensearch answers the API's searches from an OpenSearch index behind an alias, and
-// builds new versions of that index for operators (load, rollback, status).
-package opensearch
+// Package engine answers the API's searches from an Elasticsearch or OpenSearch index behind an alias,
+// and builds new versions of that index for operators (load, reindex, rollback, status).
+package engine
 
 import (
 	"bytes"

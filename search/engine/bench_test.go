@@ -1,4 +1,4 @@
-package opensearch
+package engine
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 // composite aggregation 10,000 buckets at a time, then the same folding and sorting. "cold" clears
 // the engine's request cache before each list, as a new index version does, "cached" does not:
 //
-//	go test -run '^$' -bench Authors -benchtime 20x ./search/opensearch/
+//	go test -run '^$' -bench Authors -benchtime 20x ./search/engine/
 func BenchmarkAuthors(b *testing.B) {
 	be := newBackend(b, Config{Keep: -1})
 	loadGenerated(b, be, benchItems(b, 100000))
@@ -140,7 +140,7 @@ func clearRequestCache(b *testing.B, be *Backend) {
 // as `mediactl load` does, reading and validating included, and reports items/s; profile the
 // loader with -cpuprofile:
 //
-//	MEDIA_BENCH_CATALOGUE=var/bench/catalogue-100000-1.ndjson.gz go test -run '^$' -bench LoadCatalogue -benchtime 1x ./search/opensearch/
+//	MEDIA_BENCH_CATALOGUE=var/bench/catalogue-100000-1.ndjson.gz go test -run '^$' -bench LoadCatalogue -benchtime 1x ./search/engine/
 func BenchmarkLoadCatalogue(b *testing.B) {
 	path := os.Getenv("MEDIA_BENCH_CATALOGUE")
 	if path == "" {
@@ -168,7 +168,7 @@ func BenchmarkLoadCatalogue(b *testing.B) {
 // with all four facets (the ratio of the two is what asking for facets costs); "complete" is
 // completions of prefixes as a person types them; "neighbours" and "related" the rest:
 //
-//	go test -run '^$' -bench Extras -benchtime 200x ./search/opensearch/
+//	go test -run '^$' -bench Extras -benchtime 200x ./search/engine/
 func BenchmarkExtras(b *testing.B) {
 	be := newBackend(b, Config{Keep: -1})
 	loadGenerated(b, be, benchItems(b, 100000))
@@ -234,7 +234,7 @@ func BenchmarkExtras(b *testing.B) {
 // BenchmarkWalk is searchtest.BenchWalk on a generated catalogue of MEDIA_BENCH_ITEMS items
 // (default 100,000): a full cursor walk in the default order against as many first pages.
 //
-//	go test -run '^$' -bench Walk -benchtime 1x ./search/opensearch/
+//	go test -run '^$' -bench Walk -benchtime 1x ./search/engine/
 func BenchmarkWalk(b *testing.B) {
 	be := newBackend(b, Config{Keep: -1})
 	loadGenerated(b, be, benchItems(b, 100000))
