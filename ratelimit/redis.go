@@ -134,9 +134,10 @@ type RedisConfig struct {
 //     go-redis has no scheme of its own for a cluster, so the "+cluster" marks it.
 //
 // redis-sentinel:// and other schemes are not supported. Defaults: dial_timeout 250ms,
-// read_timeout and write_timeout 100ms, pool_timeout 100ms, pool_size 10 per CPU, and context
-// deadlines always respected (so the limiter's per-call timeout holds). Errors never contain
-// the URL's password.
+// read_timeout and write_timeout 100ms, pool_timeout 100ms, pool_size 10 per CPU, one dial per
+// connection (dialer_retries 1) and one command retry (max_retries 1; a cluster keeps go-redis's
+// redirects instead), and context deadlines always respected (so the limiter's per-call timeout
+// holds). Errors never contain the URL's password.
 func ParseRedisURL(raw string) (RedisConfig, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -179,20 +180,31 @@ func ParseRedisURL(raw string) (RedisConfig, error) {
 func (c *RedisConfig) setDefaults() {
 	type knobs struct {
 		dial, read, write, pool *time.Duration
-		size                    *int
+		size, dialRetries       *int
+		retries                 *int // nil for a cluster, whose redirects retry
 		ctxTimeout              *bool
 	}
 	var k knobs
 	switch {
 	case c.Single != nil:
 		o := c.Single
-		k = knobs{&o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout, &o.PoolTimeout, &o.PoolSize, &o.ContextTimeoutEnabled}
+		k = knobs{&o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout, &o.PoolTimeout, &o.PoolSize, &o.DialerRetries, &o.MaxRetries, &o.ContextTimeoutEnabled}
 	case c.Cluster != nil:
 		o := c.Cluster
-		k = knobs{&o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout, &o.PoolTimeout, &o.PoolSize, &o.ContextTimeoutEnabled}
+		k = knobs{&o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout, &o.PoolTimeout, &o.PoolSize, &o.DialerRetries, nil, &o.ContextTimeoutEnabled}
 	default:
 		o := c.Sentinel
-		k = knobs{&o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout, &o.PoolTimeout, &o.PoolSize, &o.ContextTimeoutEnabled}
+		k = knobs{&o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout, &o.PoolTimeout, &o.PoolSize, &o.DialerRetries, &o.MaxRetries, &o.ContextTimeoutEnabled}
+	}
+	// go-redis's own retries (5 dials 100ms apart, 3 commands) outlast a decision's 100ms: against
+	// a Redis that refuses connections, a killed primary before its replica is promoted, every
+	// try of the primary waited the whole 100ms. One dial and one command retry fail it in ~15ms,
+	// and the command retry still gets past one connection the server closed.
+	if *k.dialRetries == 0 {
+		*k.dialRetries = 1
+	}
+	if k.retries != nil && *k.retries == 0 {
+		*k.retries = 1
 	}
 	for _, d := range []struct {
 		field *time.Duration
