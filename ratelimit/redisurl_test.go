@@ -55,6 +55,19 @@ func TestParseRedisURL(t *testing.T) {
 				t.Fatalf("got %+v", c)
 			}
 		}},
+		// Hosts separated by commas, as OPENSEARCH_URL takes them.
+		{"redis+cluster://n0:7000,n1:7001,n2:7002?addr=n3:7003", func(t *testing.T, c RedisConfig) {
+			if o := c.Cluster; o == nil || !slices.Equal(o.Addrs, []string{"n0:7000", "n3:7003", "n1:7001", "n2:7002"}) {
+				t.Fatalf("got %+v", c)
+			}
+		}},
+		{"redis://u:pw@s0:26379,s1:26380/2?master_name=m", func(t *testing.T, c RedisConfig) {
+			o := c.Sentinel
+			if o == nil || o.MasterName != "m" || o.DB != 2 || o.SentinelUsername != "u" || o.SentinelPassword != "pw" ||
+				!slices.Equal(o.SentinelAddrs, []string{"s0:26379", "s1:26380"}) {
+				t.Fatalf("got %+v", c)
+			}
+		}},
 		{"rediss+cluster://n0?addr=n1:7000&dialer_retries=3", func(t *testing.T, c RedisConfig) {
 			if o := c.Cluster; o == nil || o.TLSConfig == nil || !slices.Equal(o.Addrs, []string{"n0:6379", "n1:7000"}) || o.DialerRetries != 3 {
 				t.Fatalf("got %+v", c)
@@ -84,6 +97,10 @@ func TestParseRedisURLRejects(t *testing.T) {
 		"redis://h?master_name=m&route_randomly=true",
 		"redis+cluster://h/0?master_name=m",
 		"redis://user:sekrit-pass@[::1:bad/0",
+		"redis://user:sekrit-pass@h0:6379,h1:6379/0", // several hosts but no master_name
+		"redis+cluster://n0?addr=n1",                 // go-redis gives an addr option no port
+		"redis+cluster://n0:7000,n1,n2:7002",
+		"redis://s0?master_name=m&addr=:26379",
 	} {
 		t.Run(raw, func(t *testing.T) {
 			_, err := ParseRedisURL(raw)
