@@ -250,10 +250,11 @@ func (s *sentinelSetup) restart(config, addr string) {
 }
 
 // TestSentinelFailover kills the primary (SIGKILL) while two replicas of the gateway's limiter,
-// each a Fallback over its own client as cmd/mediagw builds one (production timeouts and retry
-// interval), decide requests without pause. No decision fails or waits long; while the sentinels
-// promote the replica each replica keeps the limit in process; afterwards they share one limit
-// again on the new primary, which kept the counts written before the kill.
+// each a Fallback over its own client as cmd/mediagw builds one, decide requests without pause.
+// No decision fails or waits long; while the sentinels promote the replica each replica keeps the
+// limit in process; afterwards they share one limit again on the new primary, which kept the counts
+// written before the kill. The timeouts are the tests' (a loaded machine must not fall back while
+// the counts are checked); a killed server refuses at once, so they play no part in the switch.
 func TestSentinelFailover(t *testing.T) {
 	raw := haURL(t, "REDIS_SENTINEL_URL")
 	s := newSentinelSetup(t, raw)
@@ -266,13 +267,7 @@ func TestSentinelFailover(t *testing.T) {
 	var fbs [2]*Fallback
 	var locals [2]*Memory
 	for i := range fbs {
-		c, err := NewClientFromURL(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		servicetest.WaitForRedis(t, c)
-		r, err := NewRedis(c, policy, WithPrefix(prefix))
+		r, err := NewRedis(newRedisClient(t, raw), policy, WithPrefix(prefix), WithTimeout(testTimeout))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -358,7 +353,10 @@ func TestSentinelFailover(t *testing.T) {
 
 	killed := time.Now()
 	config := s.kill(old)
-	t.Cleanup(func() { s.restart(config, old) })
+	t.Cleanup(func() {
+		stopLoad()
+		s.restart(config, old)
+	})
 
 	waitFor := func(what string, within time.Duration, done func() bool) {
 		t.Helper()
@@ -416,7 +414,7 @@ func TestSentinelFailover(t *testing.T) {
 		t.Errorf("in-process decisions %v, %v; want some on both replicas", fallbacks(0), fallbacks(1))
 	}
 	if d := time.Duration(slowest.Load()); d > time.Second {
-		t.Errorf("slowest decision took %s; the limiter waits at most %s for Redis", d, DefaultTimeout)
+		t.Errorf("slowest decision took %s, want well under a second", d)
 	}
 
 	// Shared again, on the new primary, which kept what was written before the kill.
