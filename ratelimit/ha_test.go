@@ -249,6 +249,49 @@ func (s *sentinelSetup) restart(config, addr string) {
 	s.waitHealthy()
 }
 
+// steadyLoad has four goroutines decide requests of visitors of their own on the limiters in turn,
+// one every 2ms each, until stop, failing the test on any error.
+type steadyLoad struct {
+	calls   atomic.Int64
+	slowest atomic.Int64 // nanoseconds
+	done    chan struct{}
+	stop    func()
+}
+
+func startLoad(t *testing.T, limiters []*Fallback) *steadyLoad {
+	l := &steadyLoad{done: make(chan struct{})}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			lim := limiters[g%len(limiters)]
+			for n := 0; ; n++ {
+				select {
+				case <-l.done:
+					return
+				default:
+				}
+				start := time.Now()
+				_, err := lim.Allow(context.Background(), fmt.Sprintf("load-%d-%d", g, n%100))
+				took := int64(time.Since(start))
+				if err != nil {
+					t.Errorf("limiter %d: %v", g%len(limiters), err)
+					return
+				}
+				l.calls.Add(1)
+				for cur := l.slowest.Load(); took > cur && !l.slowest.CompareAndSwap(cur, took); cur = l.slowest.Load() {
+				}
+				time.Sleep(2 * time.Millisecond)
+			}
+		})
+	}
+	l.stop = sync.OnceFunc(func() {
+		close(l.done)
+		wg.Wait()
+	})
+	t.Cleanup(l.stop)
+	return l
+}
+
 // TestSentinelFailover kills the primary (SIGKILL) while two replicas of the gateway's limiter,
 // each a Fallback over its own client as cmd/mediagw builds one, decide requests without pause.
 // No decision fails or waits long; while the sentinels promote the replica each replica keeps the
@@ -319,42 +362,13 @@ func TestSentinelFailover(t *testing.T) {
 	}()
 
 	// Visitors of their own decided without pause on both replicas, before, during and after.
-	var (
-		calls   atomic.Int64
-		slowest atomic.Int64 // nanoseconds
-		wg      sync.WaitGroup
-	)
-	stop := make(chan struct{})
-	for g := range 4 {
-		wg.Go(func() {
-			for n := 0; ; n++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				start := time.Now()
-				_, err := fbs[g%2].Allow(context.Background(), fmt.Sprintf("load-%d-%d", g, n%100))
-				took := int64(time.Since(start))
-				if err != nil {
-					t.Errorf("replica %d: %v", g%2, err)
-					return
-				}
-				calls.Add(1)
-				for cur := slowest.Load(); took > cur && !slowest.CompareAndSwap(cur, took); cur = slowest.Load() {
-				}
-				time.Sleep(2 * time.Millisecond)
-			}
-		})
-	}
-	stopLoad := sync.OnceFunc(func() { close(stop); wg.Wait() })
-	t.Cleanup(stopLoad)
+	load := startLoad(t, fbs[:])
 	time.Sleep(200 * time.Millisecond)
 
 	killed := time.Now()
 	config := s.kill(old)
 	t.Cleanup(func() {
-		stopLoad()
+		load.stop()
 		s.restart(config, old)
 	})
 
@@ -397,7 +411,7 @@ func TestSentinelFailover(t *testing.T) {
 	back := time.Since(killed)
 	// Go on a moment on the new primary, then stop the visitors of their own.
 	time.Sleep(200 * time.Millisecond)
-	stopLoad()
+	load.stop()
 
 	primary, err := s.primary(t.Context())
 	if err != nil || primary == old {
@@ -409,11 +423,11 @@ func TestSentinelFailover(t *testing.T) {
 	}
 	t.Logf("primary %s killed, %s promoted: the limit kept in process from %s after the kill; +switch-master at %s; both replicas back on Redis at %s (%s); %v of %d decisions in process (replicas 0, 1); slowest decision %s",
 		old, primary, fellBack.Round(time.Millisecond), promoted.Round(time.Millisecond), back.Round(time.Millisecond),
-		strings.Join(downFor, ", "), []float64{fallbacks(0), fallbacks(1)}, calls.Load()+int64(policy.Limit)+1, time.Duration(slowest.Load()).Round(time.Millisecond))
+		strings.Join(downFor, ", "), []float64{fallbacks(0), fallbacks(1)}, load.calls.Load()+int64(policy.Limit)+1, time.Duration(load.slowest.Load()).Round(time.Millisecond))
 	if fallbacks(0) == 0 || fallbacks(1) == 0 {
 		t.Errorf("in-process decisions %v, %v; want some on both replicas", fallbacks(0), fallbacks(1))
 	}
-	if d := time.Duration(slowest.Load()); d > time.Second {
+	if d := time.Duration(load.slowest.Load()); d > time.Second {
 		t.Errorf("slowest decision took %s, want well under a second", d)
 	}
 
