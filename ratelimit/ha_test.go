@@ -307,45 +307,17 @@ func TestSentinelFailover(t *testing.T) {
 	policy := Policy{Limit: 10, Window: time.Hour}
 	prefix := uniquePrefix(t)
 	logger, logs := observed()
-	var fbs [2]*Fallback
+	rs := fallbackReplicas{t: t, p: policy}
 	var locals [2]*Memory
-	for i := range fbs {
+	for i := range locals {
 		r, err := NewRedis(newRedisClient(t, raw), policy, WithPrefix(prefix), WithTimeout(testTimeout))
 		if err != nil {
 			t.Fatal(err)
 		}
 		locals[i] = NewMemory(policy, nil)
-		fbs[i] = NewFallback(r, locals[i], logger.With(zap.Int("replica", i)))
+		rs.fbs = append(rs.fbs, NewFallback(r, locals[i], logger.With(zap.Int("replica", i))))
 	}
-	allow := func(i int, key string) Decision {
-		t.Helper()
-		d, err := fbs[i].Allow(context.Background(), key)
-		if err != nil {
-			t.Fatalf("replica %d: %v", i, err)
-		}
-		return d
-	}
-	fallbacks := func(i int) float64 { return testutil.ToFloat64(fbs[i].fallbacks) }
-	// shared has visitor key ask the replicas in turn: Limit requests allowed in all, counting
-	// down across both, then both refuse, all decided in Redis.
-	shared := func(key string) {
-		t.Helper()
-		before := [2]float64{fallbacks(0), fallbacks(1)}
-		for n := range policy.Limit {
-			if d := allow(n%2, key); !d.Allowed || d.Remaining != policy.Limit-1-n {
-				t.Fatalf("%s, request %d on replica %d: %+v; want allowed with %d remaining", key, n+1, n%2, d, policy.Limit-1-n)
-			}
-		}
-		for i := range fbs {
-			if d := allow(i, key); d.Allowed {
-				t.Fatalf("%s: replica %d allowed request %d: %+v", key, i, policy.Limit+1, d)
-			}
-			if got := fallbacks(i); got != before[i] {
-				t.Fatalf("%s: replica %d decided %v requests in process, want 0", key, i, got-before[i])
-			}
-		}
-	}
-	shared("before")
+	rs.shared("before")
 	s.waitReplicated(old)
 
 	// The sentinels announce the promotion on +switch-master.
@@ -362,7 +334,7 @@ func TestSentinelFailover(t *testing.T) {
 	}()
 
 	// Visitors of their own decided without pause on both replicas, before, during and after.
-	load := startLoad(t, fbs[:])
+	load := startLoad(t, rs.fbs)
 	time.Sleep(200 * time.Millisecond)
 
 	killed := time.Now()
@@ -382,18 +354,18 @@ func TestSentinelFailover(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 	}
-	active := func(i int) bool { return testutil.ToFloat64(fbs[i].active) == 1 }
+	active := func(i int) bool { return testutil.ToFloat64(rs.fbs[i].active) == 1 }
 	waitFor("replica 0 keeps the limit in process", 10*time.Second, func() bool { return active(0) })
 	fellBack := time.Since(killed)
 
 	// During the switch replica 0 keeps the limit on its own: a visitor new to it gets Limit
 	// requests, counted in its own memory, then a refusal.
 	for n := range policy.Limit {
-		if d := allow(0, "during"); !d.Allowed || d.Remaining != policy.Limit-1-n {
+		if d := rs.allow(0, "during"); !d.Allowed || d.Remaining != policy.Limit-1-n {
 			t.Fatalf("during, request %d: %+v; want allowed with %d remaining", n+1, d, policy.Limit-1-n)
 		}
 	}
-	if d := allow(0, "during"); d.Allowed {
+	if d := rs.allow(0, "during"); d.Allowed {
 		t.Fatalf("during, request %d: %+v; want limited", policy.Limit+1, d)
 	}
 	if d, _ := locals[0].Inspect(t.Context(), "during"); d.Remaining != 0 {
@@ -423,23 +395,23 @@ func TestSentinelFailover(t *testing.T) {
 	}
 	t.Logf("primary %s killed, %s promoted: the limit kept in process from %s after the kill; +switch-master at %s; both replicas back on Redis at %s (%s); %v of %d decisions in process (replicas 0, 1); slowest decision %s",
 		old, primary, fellBack.Round(time.Millisecond), promoted.Round(time.Millisecond), back.Round(time.Millisecond),
-		strings.Join(downFor, ", "), []float64{fallbacks(0), fallbacks(1)}, load.calls.Load()+int64(policy.Limit)+1, time.Duration(load.slowest.Load()).Round(time.Millisecond))
-	if fallbacks(0) == 0 || fallbacks(1) == 0 {
-		t.Errorf("in-process decisions %v, %v; want some on both replicas", fallbacks(0), fallbacks(1))
+		strings.Join(downFor, ", "), []float64{rs.fallbacks(0), rs.fallbacks(1)}, load.calls.Load()+int64(policy.Limit)+1, time.Duration(load.slowest.Load()).Round(time.Millisecond))
+	if rs.fallbacks(0) == 0 || rs.fallbacks(1) == 0 {
+		t.Errorf("in-process decisions %v, %v; want some on both replicas", rs.fallbacks(0), rs.fallbacks(1))
 	}
 	if d := time.Duration(load.slowest.Load()); d > time.Second {
 		t.Errorf("slowest decision took %s, want well under a second", d)
 	}
 
 	// Shared again, on the new primary, which kept what was written before the kill.
-	shared("after")
-	for i := range fbs {
-		if d := allow(i, "before"); d.Allowed {
+	rs.shared("after")
+	for i := range rs.fbs {
+		if d := rs.allow(i, "before"); d.Allowed {
 			t.Errorf("replica %d allowed a visitor limited before the failover: %+v", i, d)
 		}
 	}
 	// Replica 0 decides in Redis again, which never saw what it counted on its own.
-	if d := allow(0, "during"); !d.Allowed || d.Remaining != policy.Limit-1 {
+	if d := rs.allow(0, "during"); !d.Allowed || d.Remaining != policy.Limit-1 {
 		t.Errorf("during, after the failover: %+v; want allowed with %d remaining, from Redis", d, policy.Limit-1)
 	}
 }
