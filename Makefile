@@ -86,8 +86,8 @@ cluster-test:
 	  $(GO) test -tags cluster -count=1 -v -run '^TestCluster' ./search/engine/ ./internal/clustertest/
 
 # Redis behind Sentinel (a primary 6390, its replica 6391, sentinels 6392-6394) and a Redis Cluster
-# of three primaries (7000-7002), on loopback, for the rate limit's failover tests (README, "Redis:
-# Sentinel and Cluster"); prints REDIS_SENTINEL_URL and REDIS_CLUSTER_URL to export.
+# of three primaries (7000-7002), on loopback, for the rate limit's failover tests (README, "Redis
+# behind Sentinel or in a Cluster"); prints REDIS_SENTINEL_URL and REDIS_CLUSTER_URL to export.
 .PHONY: redis-ha redis-ha-stop redis-ha-test
 redis-ha:
 	scripts/redis-ha.sh start

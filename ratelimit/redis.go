@@ -227,9 +227,9 @@ func (c *RedisConfig) setDefaults() {
 		k = knobs{&o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout, &o.PoolTimeout, &o.PoolSize, &o.DialerRetries, &o.MaxRetries, &o.ContextTimeoutEnabled}
 	}
 	// go-redis's own retries (5 dials 100ms apart, 3 commands) outlast a decision's 100ms: against
-	// a Redis that refuses connections, a killed primary before its replica is promoted, every
-	// try of the primary waited the whole 100ms. One dial and one command retry fail it in ~15ms,
-	// and the command retry still gets past one connection the server closed.
+	// a Redis that refuses connections (a killed primary, until its replica is promoted) every try
+	// waited the whole 100ms. One dial and one command retry fail in ~15ms, and the retry still
+	// gets past a connection the server closed.
 	if *k.dialRetries == 0 {
 		*k.dialRetries = 1
 	}
