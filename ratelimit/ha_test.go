@@ -24,8 +24,8 @@ import (
 // Cluster of three primaries, and a primary with one replica under three sentinels, whose primary
 // TestSentinelFailover kills and starts again.
 
-// haURL is the variable name, which scripts/redis-ha.sh exports; without it the test skips, or
-// fails in CI.
+// haURL is the URL in the variable name, which scripts/redis-ha.sh exports; without it the test
+// skips, or fails in CI.
 func haURL(t testing.TB, name string) string {
 	t.Helper()
 	u := os.Getenv(name)
