@@ -85,6 +85,22 @@ cluster-test:
 	eval "$$(OPENSEARCH_NODES=3 scripts/services.sh start)" && \
 	  $(GO) test -tags cluster -count=1 -v -run '^TestCluster' ./search/engine/ ./internal/clustertest/
 
+# Redis behind Sentinel (a primary 6390, its replica 6391, sentinels 6392-6394) and a Redis Cluster
+# of three primaries (7000-7002), on loopback, for the rate limit's failover tests (README, "Redis
+# behind Sentinel or in a Cluster"); prints REDIS_SENTINEL_URL and REDIS_CLUSTER_URL to export.
+.PHONY: redis-ha redis-ha-stop redis-ha-test
+redis-ha:
+	scripts/redis-ha.sh start
+
+redis-ha-stop:
+	scripts/redis-ha.sh stop
+
+# Those tests alone, starting the setups when they are not running (part of make test when the
+# variables are set; the Sentinel test kills the primary and takes about 10 s).
+redis-ha-test:
+	eval "$$(scripts/redis-ha.sh start)" && \
+	  $(GO) test -count=1 -v -run '^Test(SentinelFailover|ClusterReplicasShareOneLimit)$$' ./ratelimit/
+
 # The short performance run behind docs/performance.md (about 4 minutes; needs `make services`).
 bench:
 	scripts/bench.sh
