@@ -134,11 +134,21 @@ func New(b search.Backend, opts Options) *Backend {
 	}
 	c.metrics = newMetrics(c.results)
 	c.extras, _ = b.(search.Extras)
-	switch v := b.(type) {
-	case LocalVersioner:
-		c.local = v
-	case RemoteVersioner:
-		c.remote = v
+	// A wrapper with no version of its own (search/admit) lends the one of the backend it wraps.
+	for v := b; v != nil; {
+		switch v := v.(type) {
+		case LocalVersioner:
+			c.local = v
+			return c
+		case RemoteVersioner:
+			c.remote = v
+			return c
+		}
+		u, ok := v.(interface{ Unwrap() search.Backend })
+		if !ok {
+			break
+		}
+		v = u.Unwrap()
 	}
 	return c
 }
