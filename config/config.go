@@ -55,8 +55,8 @@ type Config struct {
 	MaxInflight int
 	AdmitWait   time.Duration
 	// CacheMaxMB bounds the cache's answers in MiB; 0 derives it from the memory limit.
-	CacheMaxMB int
-	ShutdownGrace   time.Duration
+	CacheMaxMB    int
+	ShutdownGrace time.Duration
 	// ShutdownDelay is how long readiness fails before the listener closes, so that load balancers
 	// stop sending traffic first.
 	ShutdownDelay time.Duration
