@@ -1,7 +1,7 @@
 // Package admit bounds the engine work in progress: a search.Backend in front of another that
-// lets at most Options.Limit calls run at once, makes the next ones wait up to Options.Wait for a
-// slot, first come first served, and refuses the rest at once with an *OverloadedError
-// (search.ErrOverloaded). Work beyond what the machine can do only makes every answer later and
+// lets at most Options.Limit calls run at once, makes up to Options.Queue more wait up to
+// Options.Wait for a slot, first come first served, and refuses the rest at once with an
+// *OverloadedError (search.ErrOverloaded). Work beyond what the machine can do only makes every answer later and
 // the process bigger: 150 heavy searches at once took 5 s each and 400 MiB on two CPUs, where a
 // bound answers the admitted ones in their own time and the others in milliseconds.
 //
@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -33,6 +34,10 @@ type Options struct {
 	// the 50 ms a client should wait for one (accepting 150 connections at once on two busy CPUs
 	// took 10-25 ms more, docs/attack.md).
 	Wait time.Duration
+	// Queue is how many calls may wait for a slot (default 4 x Limit); the next are refused
+	// without waiting. More waiters could not all get a slot within Wait, and each would only
+	// take longer to be refused, on CPUs the running calls need.
+	Queue int
 	// RetryAfter is what a refusal asks the client to wait (default 1s): work in progress ends
 	// within a backend deadline, most of it far sooner.
 	RetryAfter time.Duration
@@ -41,6 +46,9 @@ type Options struct {
 func (o Options) withDefaults() Options {
 	if o.Limit <= 0 {
 		o.Limit = runtime.GOMAXPROCS(0)
+	}
+	if o.Queue <= 0 {
+		o.Queue = 4 * o.Limit
 	}
 	if o.Wait <= 0 {
 		o.Wait = 10 * time.Millisecond
@@ -51,17 +59,21 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// OverloadedError is the error of a call refused because Limit calls were in progress for all of
-// Wait. It is a search.ErrOverloaded.
+// OverloadedError is the error of a call refused because Limit calls were in progress: for all
+// of Wait, or with Queue others already waiting. It is a search.ErrOverloaded.
 type OverloadedError struct {
 	Limit int
-	Wait  time.Duration
+	// Waited is how long the call waited for a slot: 0 when the queue was full.
+	Waited time.Duration
 	// Retry is how long the client should wait before asking again.
 	Retry time.Duration
 }
 
 func (e *OverloadedError) Error() string {
-	return fmt.Sprintf("%d engine calls in progress, none ended within %v", e.Limit, e.Wait)
+	if e.Waited == 0 {
+		return fmt.Sprintf("%d engine calls in progress and the queue for a slot full", e.Limit)
+	}
+	return fmt.Sprintf("%d engine calls in progress, none ended within %v", e.Limit, e.Waited)
 }
 
 // Unwrap makes the error a search.ErrOverloaded.
@@ -85,6 +97,8 @@ type Backend struct {
 	extras search.Extras
 	opts   Options
 	sem    *semaphore.Weighted
+	// waiting counts the calls waiting for a slot.
+	waiting atomic.Int64
 
 	admissions *prometheus.CounterVec
 	inFlight   prometheus.Gauge
@@ -100,7 +114,7 @@ func New(next search.Backend, opts Options) *Backend {
 		sem:  semaphore.NewWeighted(int64(opts.Limit)),
 		admissions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mediagw_admission_total",
-			Help: "Engine calls by how they were admitted: admitted (a slot was free), queued (waited for one), refused (none came free in time: 503).",
+			Help: "Engine calls by how they were admitted: admitted (a slot was free), queued (waited for one), refused (none came free in time, or too many waited already: 503).",
 		}, []string{"result"}),
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "mediagw_admission_in_flight",
@@ -130,6 +144,11 @@ func (b *Backend) acquire(ctx context.Context) error {
 		b.inFlight.Inc()
 		return nil
 	}
+	defer b.waiting.Add(-1)
+	if b.waiting.Add(1) > int64(b.opts.Queue) {
+		b.admissions.WithLabelValues(resultRefused).Inc()
+		return &OverloadedError{Limit: b.opts.Limit, Retry: b.opts.RetryAfter}
+	}
 	wctx, cancel := context.WithTimeout(ctx, b.opts.Wait)
 	defer cancel()
 	if err := b.sem.Acquire(wctx, 1); err != nil {
@@ -138,7 +157,7 @@ func (b *Backend) acquire(ctx context.Context) error {
 			return fmt.Errorf("waiting for admission: %w", context.Cause(ctx))
 		}
 		b.admissions.WithLabelValues(resultRefused).Inc()
-		return &OverloadedError{Limit: b.opts.Limit, Wait: b.opts.Wait, Retry: b.opts.RetryAfter}
+		return &OverloadedError{Limit: b.opts.Limit, Waited: b.opts.Wait, Retry: b.opts.RetryAfter}
 	}
 	b.admissions.WithLabelValues(resultQueued).Inc()
 	b.inFlight.Inc()

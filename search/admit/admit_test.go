@@ -103,6 +103,39 @@ func TestRefusedPastTheLimit(t *testing.T) {
 	}
 }
 
+// TestRefusedAtOnceWhenTheQueueIsFull: past Queue waiting calls, the next is refused without
+// waiting its Wait.
+func TestRefusedAtOnceWhenTheQueueIsFull(t *testing.T) {
+	b := newBlocking()
+	a := New(b, Options{Limit: 1, Queue: 1, Wait: time.Minute})
+	done := fill(t, a, b, 1)
+	waiter := make(chan error, 1)
+	go func() {
+		_, err := a.Search(context.Background(), search.Query{Text: "waits"})
+		waiter <- err
+	}()
+	for a.waiting.Load() != 1 {
+		time.Sleep(time.Millisecond)
+	}
+	start := time.Now()
+	_, err := a.Search(context.Background(), search.Query{Text: "refused"})
+	var oe *OverloadedError
+	if !errors.As(err, &oe) || oe.Waited != 0 {
+		t.Errorf("a call past the queue: %v, want an *OverloadedError that did not wait", err)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("refused after %v, want at once (the wait is a minute)", took)
+	}
+	b.release <- struct{}{}
+	<-b.started
+	b.release <- struct{}{}
+	for _, ch := range []chan error{done, waiter} {
+		if err := <-ch; err != nil {
+			t.Errorf("admitted search: %v", err)
+		}
+	}
+}
+
 func TestQueuedUntilASlotFrees(t *testing.T) {
 	b := newBlocking()
 	a := New(b, Options{Limit: 1, Wait: time.Minute})
