@@ -50,7 +50,8 @@ type Options struct {
 	VersionInterval time.Duration
 	// CallTimeout bounds an engine call shared by several callers (default 5s). No single
 	// caller's context governs it, so that one caller leaving does not fail the others; it is
-	// cancelled when the last caller waiting on it leaves.
+	// cancelled when the last caller waiting on it has gone (its context cancelled, not past its
+	// deadline).
 	CallTimeout time.Duration
 	// Prewarm computes categories and authors in the background as soon as a new index version is
 	// seen, so that the first visitor after a reindex does not wait for the aggregations.
@@ -275,7 +276,7 @@ func lookup[T any](ctx context.Context, b *Backend, op, v string, ok bool, keyOf
 		}
 		return res, err
 	})
-	defer b.flights.leave(key, f)
+	defer func() { b.flights.leave(key, f, errors.Is(ctx.Err(), context.Canceled)) }()
 	if led {
 		b.metrics.count(op, resultMiss)
 	}

@@ -505,6 +505,31 @@ func TestLastCallerLeavingCancels(t *testing.T) {
 	}
 }
 
+// TestLastCallerTimingOutCancelsNothing: a shared call whose last caller left at its deadline
+// runs to its own, so that the engine's failure is a timeout (which a circuit breaker counts),
+// not a cancellation.
+func TestLastCallerTimingOutCancelsNothing(t *testing.T) {
+	b, c := newCached(t, "local", searchtest.Fixture(t), Options{CallTimeout: 300 * time.Millisecond})
+	c.gate = make(chan struct{})
+	defer close(c.gate)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := b.Search(ctx, search.Query{Text: "harbour"}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("the caller: %v, want its deadline", err)
+	}
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if err := c.callErr.Load(); err != nil {
+			if !errors.Is(*err, context.DeadlineExceeded) {
+				t.Errorf("the engine call ended with %v, want its own deadline", *err)
+			}
+			return
+		}
+		if time.Now().After(end) {
+			t.Fatal("the engine call still runs long after its deadline")
+		}
+	}
+}
+
 // TestErrorsAreNotCached: after a failure, the next call asks the engine again.
 func TestErrorsAreNotCached(t *testing.T) {
 	for _, op := range ops {
