@@ -56,6 +56,19 @@ func (c *counting) enter(ctx context.Context, n *atomic.Int64) error {
 	return nil
 }
 
+// ended waits until an engine call has ended, and returns the context error it saw.
+func (c *counting) ended(t *testing.T) error {
+	t.Helper()
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if err := c.callErr.Load(); err != nil {
+			return *err
+		}
+		if time.Now().After(end) {
+			t.Fatal("the engine call still runs after 10 s")
+		}
+	}
+}
+
 func (c *counting) Search(ctx context.Context, q search.Query) (search.Result, error) {
 	if err := c.enter(ctx, &c.searches); err != nil {
 		return search.Result{}, err
@@ -482,16 +495,8 @@ func TestLastCallerLeavingCancels(t *testing.T) {
 					t.Errorf("caller %d that left got %v, want context.Canceled", i, err)
 				}
 			}
-			for end := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
-				if err := c.callErr.Load(); err != nil {
-					if !errors.Is(*err, context.Canceled) {
-						t.Errorf("the engine call ended with %v, want context.Canceled", *err)
-					}
-					break
-				}
-				if time.Now().After(end) {
-					t.Fatal("the engine call still runs after every caller left")
-				}
+			if err := c.ended(t); !errors.Is(err, context.Canceled) {
+				t.Errorf("the engine call ended with %v, want context.Canceled", err)
 			}
 			close(c.gate)
 			b.onJoin = nil
@@ -517,16 +522,8 @@ func TestLastCallerTimingOutCancelsNothing(t *testing.T) {
 	if _, err := b.Search(ctx, search.Query{Text: "harbour"}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("the caller: %v, want its deadline", err)
 	}
-	for end := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
-		if err := c.callErr.Load(); err != nil {
-			if !errors.Is(*err, context.DeadlineExceeded) {
-				t.Errorf("the engine call ended with %v, want its own deadline", *err)
-			}
-			return
-		}
-		if time.Now().After(end) {
-			t.Fatal("the engine call still runs long after its deadline")
-		}
+	if err := c.ended(t); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("the engine call ended with %v, want its own deadline", err)
 	}
 }
 
