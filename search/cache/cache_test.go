@@ -416,15 +416,23 @@ func TestConcurrentCallsCollapse(t *testing.T) {
 	}
 }
 
+// gated is a cache over an engine whose calls wait for c.gate to close, and a channel that hears
+// of each of up to n callers joining a call.
+func gated(t *testing.T, n int) (*Backend, *counting, chan struct{}) {
+	t.Helper()
+	b, c := newCached(t, "local", searchtest.Fixture(t), Options{})
+	c.gate = make(chan struct{})
+	joined := make(chan struct{}, n)
+	b.onJoin = func() { joined <- struct{}{} }
+	return b, c, joined
+}
+
 // TestCancelledCallerDoesNotPoisonOthers: a caller that leaves returns at once, and the shared
 // call goes on for the others and is cached.
 func TestCancelledCallerDoesNotPoisonOthers(t *testing.T) {
 	for _, op := range ops {
 		t.Run(op.name, func(t *testing.T) {
-			b, c := newCached(t, "local", searchtest.Fixture(t), Options{})
-			c.gate = make(chan struct{})
-			joined := make(chan struct{}, 2)
-			b.onJoin = func() { joined <- struct{}{} }
+			b, c, joined := gated(t, 2)
 
 			leaving, leave := context.WithCancel(t.Context())
 			leftErr := make(chan error, 1)
@@ -473,10 +481,7 @@ func TestCancelledCallerDoesNotPoisonOthers(t *testing.T) {
 func TestLastCallerLeavingCancels(t *testing.T) {
 	for _, op := range ops {
 		t.Run(op.name, func(t *testing.T) {
-			b, c := newCached(t, "local", searchtest.Fixture(t), Options{})
-			c.gate = make(chan struct{})
-			joined := make(chan struct{}, 2)
-			b.onJoin = func() { joined <- struct{}{} }
+			b, c, joined := gated(t, 2)
 
 			errs := make(chan error, 2)
 			var cancels []context.CancelFunc
