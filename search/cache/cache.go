@@ -135,22 +135,21 @@ func New(b search.Backend, opts Options) *Backend {
 	c.metrics = newMetrics(c.results)
 	c.extras, _ = b.(search.Extras)
 	// A wrapper with no version of its own (search/admit) lends the one of the backend it wraps.
-	for v := b; v != nil; {
-		switch v := v.(type) {
-		case LocalVersioner:
-			c.local = v
+	for v := b; ; {
+		if l, ok := v.(LocalVersioner); ok {
+			c.local = l
 			return c
-		case RemoteVersioner:
-			c.remote = v
+		}
+		if r, ok := v.(RemoteVersioner); ok {
+			c.remote = r
 			return c
 		}
 		u, ok := v.(interface{ Unwrap() search.Backend })
 		if !ok {
-			break
+			return c
 		}
 		v = u.Unwrap()
 	}
-	return c
 }
 
 // Operations, as the metrics label them.
