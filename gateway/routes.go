@@ -122,7 +122,7 @@ func New(cfg Config, backend search.Backend, limiter Limiter, logger *zap.Logger
 	// Echo logs only misuse such as double writes, which send rules out; our own log is zap.
 	e.Logger = slog.New(slog.DiscardHandler)
 	e.HTTPErrorHandler = g.handleError
-	e.Use(g.observe)
+	e.Use(g.observe, refuseBodies)
 
 	// Each route names its resource before the limiter runs, so a 429 is logged and counted under it.
 	base := cfg.BasePath

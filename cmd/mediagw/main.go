@@ -122,14 +122,21 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		publicLn.Close()
 		return fmt.Errorf("listen on %s: %w", cfg.AdminAddr, err)
 	}
+	conns := gw.Listener(publicLn, gateway.ConnLimits{Max: cfg.MaxConns, PerIP: cfg.MaxConnsPerIP})
+	if err := reg.Register(conns); err != nil {
+		publicLn.Close()
+		adminLn.Close()
+		return fmt.Errorf("register connection metrics: %w", err)
+	}
 	// WriteTimeout frees what a client that stops reading holds (a goroutine, a 5 MB authors list)
 	// and bounds the drain; it leaves room for the backend's deadline and a slow link.
-	public := &http.Server{Handler: gw, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+	public := &http.Server{Handler: gw, ReadHeaderTimeout: cfg.HeaderTimeout, ReadTimeout: cfg.ReadTimeout,
+		MaxHeaderBytes: cfg.MaxHeaderBytes, IdleTimeout: 2 * time.Minute, ConnState: conns.ConnState,
 		WriteTimeout: cfg.BackendTimeout + time.Minute, ErrorLog: zap.NewStdLog(log.Named("http"))}
 	admin := &http.Server{Handler: adminMux(reg), ReadHeaderTimeout: 10 * time.Second}
 
 	errc := make(chan error, 2)
-	go func() { errc <- serve(public, publicLn) }()
+	go func() { errc <- serve(public, conns) }()
 	go func() { errc <- serve(admin, adminLn) }()
 	log.Info("serving", zap.String("addr", publicLn.Addr().String()), zap.String("admin_addr", adminLn.Addr().String()),
 		zap.String("backend", cfg.Backend), zap.Bool("shared_rate_limit", cfg.RedisURL != ""))
