@@ -230,5 +230,15 @@ func openLimiter(cfg config.Config, log *zap.Logger, reg prometheus.Registerer) 
 		closer()
 		return nil, nil, fmt.Errorf("register rate-limit metrics: %w", err)
 	}
-	return fb, closer, nil
+	if shared == nil {
+		return fb, closer, nil
+	}
+	// Standings and refusals of visitors known past the limit come from memory: only a request
+	// that may be allowed asks Redis.
+	sh := ratelimit.NewShadow(fb, policy, nil)
+	if err := reg.Register(sh); err != nil {
+		closer()
+		return nil, nil, fmt.Errorf("register rate-limit metrics: %w", err)
+	}
+	return sh, closer, nil
 }
