@@ -56,7 +56,14 @@ type Config struct {
 	// BreakerOpen how long it stays open before a call probes the engine.
 	BreakerFailures int
 	BreakerOpen     time.Duration
-	ShutdownGrace   time.Duration
+	// MaxInflight bounds the engine calls running at once (search/admit); 0 sizes it from
+	// GOMAXPROCS by the backend (cmd/internal/backends). AdmitWait is how long a call past it
+	// waits for a slot before the client gets 503.
+	MaxInflight int
+	AdmitWait   time.Duration
+	// CacheMaxMB bounds the cache's answers in MiB; 0 derives it from the memory limit.
+	CacheMaxMB    int
+	ShutdownGrace time.Duration
 	// ShutdownDelay is how long readiness fails before the listener closes, so that load balancers
 	// stop sending traffic first.
 	ShutdownDelay time.Duration
@@ -184,6 +191,12 @@ var Settings = []Setting{
 		func(c *Config, v string) error { return nonNegativeInt(v, &c.BreakerFailures) }},
 	{"MEDIA_BREAKER_OPEN", "breaker-open", "5s", "how long the open circuit breaker fails requests at once before one request probes OpenSearch; its answer closes the breaker",
 		func(c *Config, v string) error { return positiveDuration(v, &c.BreakerOpen) }},
+	{"MEDIA_MAX_INFLIGHT", "max-inflight", "0", "engine calls (searches, completions, related, corrections, counts) that may run at once; past it a call waits MEDIA_ADMIT_WAIT for a slot, then the client gets 503 with Retry-After. Items, cached answers and /healthz, /readyz, /metrics are never held. 0: GOMAXPROCS on the embedded index, 8 x GOMAXPROCS on OpenSearch",
+		func(c *Config, v string) error { return nonNegativeInt(v, &c.MaxInflight) }},
+	{"MEDIA_ADMIT_WAIT", "admit-wait", "10ms", "how long an engine call past MEDIA_MAX_INFLIGHT waits for a slot before it is refused",
+		func(c *Config, v string) error { return positiveDuration(v, &c.AdmitWait) }},
+	{"MEDIA_CACHE_MAX_MB", "cache-max-mb", "0", "memory the cached search and item answers may hold, in MiB; 0: an eighth of the Go memory limit (GOMEMLIMIT, else 90% of the container's memory limit), or 64 without one",
+		func(c *Config, v string) error { return nonNegativeInt(v, &c.CacheMaxMB) }},
 	{"MEDIA_SHUTDOWN_GRACE", "shutdown-grace", "25s", "how long in-flight requests may finish after SIGTERM",
 		func(c *Config, v string) error { return positiveDuration(v, &c.ShutdownGrace) }},
 	{"MEDIA_SHUTDOWN_DELAY", "shutdown-delay", "5s", "how long /readyz fails before the listener closes on SIGTERM",

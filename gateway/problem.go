@@ -70,7 +70,7 @@ var (
 		"Something failed inside the service. The response says nothing more; the request_id finds the cause in the service's logs.",
 		"Try again later; if it persists, report the request_id.", "InternalError"}
 	problemUnavailable = &problemType{"unavailable", http.StatusServiceUnavailable, "Service unavailable",
-		"The search engine cannot be reached or has no index to serve, or failed so often that the gateway stops asking it until its next probe (the circuit breaker is open), or (on /readyz) this replica is shutting down.",
+		"The search engine cannot be reached or has no index to serve, or failed so often that the gateway stops asking it until its next probe (the circuit breaker is open), or this replica is at its limit of search work in progress and no slot came free within a few milliseconds, or (on /readyz) this replica is shutting down.",
 		"Try again after the seconds Retry-After says.", "Unavailable"}
 	problemTimeout = &problemType{"timeout", http.StatusGatewayTimeout, "Search engine timeout",
 		"The search engine did not answer in time.",
@@ -203,6 +203,8 @@ func backendError(ctx context.Context, err error) *apiError {
 		return &apiError{Type: problemClientClosed, Detail: "the client went away before the answer", Cause: err}
 	case errors.Is(err, search.ErrUnavailable):
 		return unavailable("the search engine cannot be reached right now; try again later", err)
+	case errors.Is(err, search.ErrOverloaded):
+		return unavailable("the server is at its limit of searches in progress; try again later", err)
 	}
 	return internalError(err)
 }

@@ -29,6 +29,7 @@ import (
 	"mediagw/gateway"
 	"mediagw/openapi"
 	"mediagw/ratelimit"
+	"mediagw/search/admit"
 	"mediagw/search/cache"
 )
 
@@ -79,13 +80,26 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	reg.MustRegister(collectors.NewGoCollector(goRuntime), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		buildinfo.Read().Collector())
 
+	mem := applyMemoryLimit(getenv, log)
+	inflight, err := backends.MaxInflight(cfg)
+	if err != nil {
+		return err
+	}
 	backend, closeBackend, err := backends.Open(ctx, cfg, log, reg)
 	if err != nil {
 		return err
 	}
 	defer closeBackend()
+	// Below the cache, so that answers from memory are never refused.
+	admitted := admit.New(backend, admit.Options{Limit: inflight, Wait: cfg.AdmitWait})
+	if err := reg.Register(admitted); err != nil {
+		return fmt.Errorf("register admission metrics: %w", err)
+	}
+	backend = admitted
+	cacheMax := cacheBytes(cfg, mem)
 	if cfg.Cache {
-		cached := cache.New(backend, cache.Options{TTL: cfg.CacheTTL, StaleMax: cfg.StaleMax, CallTimeout: cfg.BackendTimeout, Prewarm: true})
+		cached := cache.New(backend, cache.Options{TTL: cfg.CacheTTL, StaleMax: cfg.StaleMax, CallTimeout: cfg.BackendTimeout, Prewarm: true,
+			MaxBytes: cacheMax})
 		if err := reg.Register(cached); err != nil {
 			return fmt.Errorf("register cache metrics: %w", err)
 		}
@@ -139,7 +153,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	go func() { errc <- serve(public, conns) }()
 	go func() { errc <- serve(admin, adminLn) }()
 	log.Info("serving", zap.String("addr", publicLn.Addr().String()), zap.String("admin_addr", adminLn.Addr().String()),
-		zap.String("backend", cfg.Backend), zap.Bool("shared_rate_limit", cfg.RedisURL != ""))
+		zap.String("backend", cfg.Backend), zap.Bool("shared_rate_limit", cfg.RedisURL != ""),
+		zap.Int64("memory_limit_bytes", mem.Bytes), zap.String("memory_limit_from", mem.Source), zap.Int64("cgroup_limit_bytes", mem.Cgroup),
+		zap.Int64("cache_max_bytes", cacheMax), zap.Int("max_inflight", inflight), zap.Duration("admit_wait", cfg.AdmitWait))
 	if ready != nil {
 		ready(publicLn.Addr(), adminLn.Addr())
 	}

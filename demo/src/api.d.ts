@@ -683,7 +683,7 @@ export interface components {
                 };
             };
         };
-        /** @description The search engine cannot be reached or has no index to serve, or failed so often that the gateway stops asking it until its next probe (the circuit breaker is open), or (on /readyz) this replica is shutting down. Try again after the seconds Retry-After says. */
+        /** @description The search engine cannot be reached or has no index to serve, or failed so often that the gateway stops asking it until its next probe (the circuit breaker is open), or this replica is at its limit of search work in progress and no slot came free within a few milliseconds, or (on /readyz) this replica is shutting down. Try again after the seconds Retry-After says. */
         Unavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1012,7 +1012,7 @@ export interface components {
             };
             content?: never;
         };
-        /** @description The search engine cannot be reached or has no index to serve, or failed so often that the gateway stops asking it until its next probe (the circuit breaker is open), or (on /readyz) this replica is shutting down. Try again after the seconds Retry-After says. Headers only: HEAD has no body. */
+        /** @description The search engine cannot be reached or has no index to serve, or failed so often that the gateway stops asking it until its next probe (the circuit breaker is open), or this replica is at its limit of search work in progress and no slot came free within a few milliseconds, or (on /readyz) this replica is shutting down. Try again after the seconds Retry-After says. Headers only: HEAD has no body. */
         UnavailableHead: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -42,6 +42,11 @@ func (b *Backend) Neighbours(ctx context.Context, word string, max int) ([]strin
 				return fmt.Errorf("%s: %w", field, err)
 			}
 			for {
+				// A long word's automaton may walk much of a dictionary: stop when the caller has gone.
+				if err := ctx.Err(); err != nil {
+					dict.Close()
+					return err
+				}
 				e, err := dict.Next()
 				if err != nil {
 					dict.Close()

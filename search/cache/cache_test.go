@@ -43,7 +43,10 @@ func (c *counting) Version() string { return c.b.Version() }
 func (c *counting) enter(ctx context.Context, n *atomic.Int64) error {
 	n.Add(1)
 	if c.gate != nil {
-		<-c.gate
+		select {
+		case <-c.gate:
+		case <-ctx.Done():
+		}
 	}
 	err := ctx.Err()
 	c.callErr.Store(&err)
@@ -445,6 +448,58 @@ func TestCancelledCallerDoesNotPoisonOthers(t *testing.T) {
 			}
 			if got := op.count(c); got != 1 {
 				t.Errorf("engine called %d times, want 1 (the shared answer cached)", got)
+			}
+		})
+	}
+}
+
+// TestLastCallerLeavingCancels: when every caller waiting on a shared engine call has left, the
+// call is cancelled (a visitor who has gone stops costing the engine), and the next caller with
+// the same question starts a call of its own. The first of two leaving cancels nothing
+// (TestCancelledCallerDoesNotPoisonOthers).
+func TestLastCallerLeavingCancels(t *testing.T) {
+	for _, op := range ops {
+		t.Run(op.name, func(t *testing.T) {
+			b, c := newCached(t, "local", searchtest.Fixture(t), Options{})
+			c.gate = make(chan struct{})
+			joined := make(chan struct{}, 2)
+			b.onJoin = func() { joined <- struct{}{} }
+
+			errs := make(chan error, 2)
+			var cancels []context.CancelFunc
+			for range 2 {
+				ctx, cancel := context.WithCancel(t.Context())
+				cancels = append(cancels, cancel)
+				go func() {
+					_, err := op.call(ctx, b)
+					errs <- err
+				}()
+				<-joined
+			}
+			for i, cancel := range cancels {
+				cancel()
+				if err := <-errs; !errors.Is(err, context.Canceled) {
+					t.Errorf("caller %d that left got %v, want context.Canceled", i, err)
+				}
+			}
+			for end := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+				if err := c.callErr.Load(); err != nil {
+					if !errors.Is(*err, context.Canceled) {
+						t.Errorf("the engine call ended with %v, want context.Canceled", *err)
+					}
+					break
+				}
+				if time.Now().After(end) {
+					t.Fatal("the engine call still runs after every caller left")
+				}
+			}
+			close(c.gate)
+			b.onJoin = nil
+			if _, err := op.call(t.Context(), b); err != nil {
+				t.Fatalf("the next caller: %v", err)
+			}
+			if got := op.count(c); got != 2 {
+				t.Errorf("engine called %d times, want 2 (the cancelled call, then the next caller's own)", got)
 			}
 		})
 	}
