@@ -48,11 +48,12 @@ type Conns struct {
 	refused   *prometheus.CounterVec
 	rewritten prometheus.Counter
 	reclaimed prometheus.Counter
+	openGauge prometheus.GaugeFunc
 }
 
 // Listener wraps ln with limits. Register the result with a Prometheus registry for its metrics.
 func (g *Gateway) Listener(ln net.Listener, limits ConnLimits) *Conns {
-	return &Conns{
+	l := &Conns{
 		Listener: ln, limits: limits, trusted: g.cfg.TrustedProxies, problemURL: g.baseURL + "problems/",
 		open: make(map[*conn]struct{}), perIP: make(map[string]int),
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mediagw_connections_refused_total",
@@ -62,6 +63,9 @@ func (g *Gateway) Listener(ln net.Listener, limits ConnLimits) *Conns {
 		reclaimed: prometheus.NewCounter(prometheus.CounterOpts{Name: "mediagw_connections_reclaimed_total",
 			Help: "Idle connections closed to make room for a new one at the connection cap."}),
 	}
+	l.openGauge = prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "mediagw_connections_open",
+		Help: "Connections the public listener holds open."}, func() float64 { return float64(l.Open()) })
+	return l
 }
 
 // Accept returns the next connection within the limits; those past them are closed here.
@@ -163,6 +167,7 @@ func (l *Conns) Describe(ch chan<- *prometheus.Desc) {
 	l.refused.Describe(ch)
 	l.rewritten.Describe(ch)
 	l.reclaimed.Describe(ch)
+	l.openGauge.Describe(ch)
 }
 
 // Collect implements prometheus.Collector.
@@ -170,6 +175,7 @@ func (l *Conns) Collect(ch chan<- prometheus.Metric) {
 	l.refused.Collect(ch)
 	l.rewritten.Collect(ch)
 	l.reclaimed.Collect(ch)
+	l.openGauge.Collect(ch)
 }
 
 // conn is one accepted connection.
