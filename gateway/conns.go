@@ -164,18 +164,20 @@ func (l *Conns) Open() int {
 
 // Describe implements prometheus.Collector.
 func (l *Conns) Describe(ch chan<- *prometheus.Desc) {
-	l.refused.Describe(ch)
-	l.rewritten.Describe(ch)
-	l.reclaimed.Describe(ch)
-	l.openGauge.Describe(ch)
+	for _, c := range l.collectors() {
+		c.Describe(ch)
+	}
 }
 
 // Collect implements prometheus.Collector.
 func (l *Conns) Collect(ch chan<- prometheus.Metric) {
-	l.refused.Collect(ch)
-	l.rewritten.Collect(ch)
-	l.reclaimed.Collect(ch)
-	l.openGauge.Collect(ch)
+	for _, c := range l.collectors() {
+		c.Collect(ch)
+	}
+}
+
+func (l *Conns) collectors() []prometheus.Collector {
+	return []prometheus.Collector{l.refused, l.rewritten, l.reclaimed, l.openGauge}
 }
 
 // conn is one accepted connection.
