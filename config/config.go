@@ -104,7 +104,7 @@ var Settings = []Setting{
 		func(c *Config, v string) error { return positiveDuration(v, &c.HeaderTimeout) }},
 	{"MEDIA_READ_TIMEOUT", "read-timeout", "10s", "how long a client may take to send a whole request; the API refuses bodies, so this bounds what a refused body can hold a connection for",
 		func(c *Config, v string) error { return positiveDuration(v, &c.ReadTimeout) }},
-	{"MEDIA_MAX_HEADER_BYTES", "max-header-bytes", "32768", "bytes of request line and headers read from one request (Go reads 4,096 more); past it the answer is 431",
+	{"MEDIA_MAX_HEADER_BYTES", "max-header-bytes", "32768", "bytes of request line and headers read from one request (Go reads 4,096 more); past it the answer is 431. At least 24576, for the longest query the API reads",
 		func(c *Config, v string) error {
 			// The longest query the API reads (gateway's maxQueryBytes) must fit, with room for headers.
 			if err := positiveInt(v, &c.MaxHeaderBytes); err != nil || c.MaxHeaderBytes < 24<<10 {
