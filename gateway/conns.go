@@ -40,6 +40,8 @@ type Conns struct {
 	trusted []netip.Prefix
 	// problemURL is the prefix of a problem type's URI.
 	problemURL string
+	// reclaimAfter is reclaimAfter, but in tests.
+	reclaimAfter time.Duration
 
 	mu    sync.Mutex
 	open  map[*conn]struct{}
@@ -54,7 +56,7 @@ type Conns struct {
 // Listener wraps ln with limits. Register the result with a Prometheus registry for its metrics.
 func (g *Gateway) Listener(ln net.Listener, limits ConnLimits) *Conns {
 	l := &Conns{
-		Listener: ln, limits: limits, trusted: g.cfg.TrustedProxies, problemURL: g.baseURL + "problems/",
+		Listener: ln, limits: limits, trusted: g.cfg.TrustedProxies, problemURL: g.baseURL + "problems/", reclaimAfter: reclaimAfter,
 		open: make(map[*conn]struct{}), perIP: make(map[string]int),
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mediagw_connections_refused_total",
 			Help: "Connections closed as soon as accepted, by the limit they were past (max, per_ip)."}, []string{"limit"}),
@@ -122,7 +124,7 @@ func (l *Conns) admit(nc net.Conn) *conn {
 func (l *Conns) reclaimableLocked() *conn {
 	var best *conn
 	var bestSince int64
-	cutoff := time.Now().Add(-reclaimAfter).UnixNano()
+	cutoff := time.Now().Add(-l.reclaimAfter).UnixNano()
 	for c := range l.open {
 		st, since := c.state.Load(), c.since.Load()
 		if st == int32(http.StateIdle) || (st == int32(http.StateNew) && since < cutoff) {

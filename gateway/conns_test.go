@@ -13,7 +13,7 @@ import (
 )
 
 // connServer serves a gateway over a real listener wrapped by Conns, as cmd/mediagw does.
-func connServer(t *testing.T, limits ConnLimits) (addr string, l *Conns) {
+func connServer(t *testing.T, limits ConnLimits, opts ...func(*Conns)) (addr string, l *Conns) {
 	t.Helper()
 	cfg := DefaultConfig()
 	cfg.PublicURL = "https://media.example.org"
@@ -26,6 +26,9 @@ func connServer(t *testing.T, limits ConnLimits) (addr string, l *Conns) {
 		t.Fatal(err)
 	}
 	l = g.Listener(ln, limits)
+	for _, o := range opts {
+		o(l)
+	}
 	srv := &http.Server{Handler: g, ReadHeaderTimeout: 2 * time.Second, ReadTimeout: 3 * time.Second,
 		MaxHeaderBytes: 8 << 10, ConnState: l.ConnState}
 	go srv.Serve(l) //nolint:errcheck // ends with Close
@@ -149,7 +152,8 @@ func TestConnLimits(t *testing.T) {
 		}
 	})
 	t.Run("total, nothing idle", func(t *testing.T) {
-		addr, l := connServer(t, ConnLimits{Max: 2})
+		// Never silent long enough to be reclaimed, however slow the machine.
+		addr, l := connServer(t, ConnLimits{Max: 2}, func(l *Conns) { l.reclaimAfter = time.Hour })
 		// Half a request line each: busy, not idle.
 		for range 2 {
 			c := dial(t, addr)
@@ -160,8 +164,20 @@ func TestConnLimits(t *testing.T) {
 			t.Error("a connection past the cap stayed open")
 		}
 	})
+	t.Run("total, a silent one makes room", func(t *testing.T) {
+		addr, l := connServer(t, ConnLimits{Max: 1}, func(l *Conns) { l.reclaimAfter = 50 * time.Millisecond })
+		silent := dial(t, addr)
+		waitOpen(t, l, 1)
+		time.Sleep(100 * time.Millisecond)
+		if resp, _, _, err := raw(t, addr, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil || resp.StatusCode != http.StatusOK {
+			t.Errorf("new connection at the cap: %v %v, want 200", resp, err)
+		}
+		if !closedSoon(silent) {
+			t.Error("the silent connection stayed open")
+		}
+	})
 	t.Run("total, an idle one makes room", func(t *testing.T) {
-		addr, l := connServer(t, ConnLimits{Max: 2})
+		addr, l := connServer(t, ConnLimits{Max: 2}, func(l *Conns) { l.reclaimAfter = time.Hour })
 		busy := dial(t, addr)
 		io.WriteString(busy, "GET /hea")
 		idleResp, _, idle, err := raw(t, addr, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
