@@ -224,8 +224,11 @@ func (c *conn) Write(b []byte) (int, error) {
 // "HTTP/1.1 <status>" + goErrorHeaders + <text>. A handler's response always carries other
 // headers (Date at least), so no response of the API's has this shape.
 const (
-	goErrorPrefix  = "HTTP/1.1 "
-	goErrorHeaders = "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
+	goErrorPrefix       = "HTTP/1.1 "
+	goErrorHeaders      = "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
+	goExpectationFailed = "HTTP/1.1 417 Expectation Failed\r\n"
+	// goExpectationFailed10 answers an HTTP/1.0 request.
+	goExpectationFailed10 = "HTTP/1.0 417 Expectation Failed\r\n"
 )
 
 // rewriteServerError turns Go's own error answer b into a problem response: 431 when the request
@@ -233,21 +236,23 @@ const (
 // line or header, an unsupported transfer coding or protocol version: a read-only API takes no
 // body, and a client that cannot speak HTTP/1.1 will read no answer anyway).
 func (l *Conns) rewriteServerError(b []byte) ([]byte, bool) {
-	if !bytes.HasPrefix(b, []byte(goErrorPrefix)) || len(b) < len(goErrorPrefix)+3 {
+	var ae *apiError
+	switch end := bytes.Index(b, []byte(goErrorHeaders)); {
+	case bytes.HasPrefix(b, []byte(goExpectationFailed)) || bytes.HasPrefix(b, []byte(goExpectationFailed10)):
+		// Go answers an Expect other than 100-continue itself, through a response of its own
+		// (Connection: close, no body) that no handler of the API writes: 417 is no status of ours.
+		ae = &apiError{Type: problemBadRequest, Detail: "the request could not be read: Expect may only be 100-continue"}
+	case bytes.HasPrefix(b, []byte(goErrorPrefix)) && end >= len(goErrorPrefix)+3:
+		line, text := string(b[len(goErrorPrefix):end]), string(b[end+len(goErrorHeaders):])
+		if _, err := strconv.Atoi(line[:3]); err != nil {
+			return nil, false
+		}
+		ae = &apiError{Type: problemBadRequest, Detail: "the request could not be read: " + goErrorReason(line[:3], text)}
+		if line[:3] == "431" {
+			ae = headersTooLarge()
+		}
+	default:
 		return nil, false
-	}
-	end := bytes.Index(b, []byte(goErrorHeaders))
-	if end < 0 {
-		return nil, false
-	}
-	line, text := string(b[len(goErrorPrefix):end]), string(b[end+len(goErrorHeaders):])
-	status, err := strconv.Atoi(line[:3])
-	if err != nil {
-		return nil, false
-	}
-	ae := &apiError{Type: problemBadRequest, Detail: "the request could not be read: " + goErrorReason(line[:3], text)}
-	if status == http.StatusRequestHeaderFieldsTooLarge {
-		ae = headersTooLarge()
 	}
 	body, err := problemBody(l.problemURL, ae, rand.Text())
 	if err != nil {

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -10,14 +11,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"mediagw/search"
 )
 
 // connServer serves a gateway over a real listener wrapped by Conns, as cmd/mediagw does.
-func connServer(t *testing.T, limits ConnLimits, opts ...func(*Conns)) (addr string, l *Conns) {
+func connServer(t testing.TB, limits ConnLimits, opts ...func(*Conns)) (addr string, l *Conns) {
 	t.Helper()
 	cfg := DefaultConfig()
 	cfg.PublicURL = "https://media.example.org"
-	g, err := New(cfg, listBackend{}, fixedLimiter{true}, nil)
+	g, err := New(cfg, emptyBackend{}, fixedLimiter{true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,11 +33,24 @@ func connServer(t *testing.T, limits ConnLimits, opts ...func(*Conns)) (addr str
 		o(l)
 	}
 	srv := &http.Server{Handler: g, ReadHeaderTimeout: 2 * time.Second, ReadTimeout: 3 * time.Second,
-		MaxHeaderBytes: 8 << 10, ConnState: l.ConnState}
+		MaxHeaderBytes: 8 << 10, ConnState: l.ConnState, DisableGeneralOptionsHandler: true}
 	go srv.Serve(l) //nolint:errcheck // ends with Close
 	t.Cleanup(func() { srv.Close() })
 	return ln.Addr().String(), l
 }
+
+// emptyBackend holds no item.
+type emptyBackend struct{}
+
+func (emptyBackend) Search(context.Context, search.Query) (search.Result, error) {
+	return search.Result{}, nil
+}
+func (emptyBackend) Item(context.Context, string) (search.Item, error) {
+	return search.Item{}, search.ErrNotFound
+}
+func (emptyBackend) Categories(context.Context) ([]search.Category, error) { return nil, nil }
+func (emptyBackend) Authors(context.Context) ([]search.Author, error)      { return nil, nil }
+func (emptyBackend) Ping(context.Context) error                            { return nil }
 
 // raw sends request on a new connection and reads one response, or the error of reading it.
 func raw(t *testing.T, addr, request string) (*http.Response, []byte, net.Conn, error) {
@@ -86,6 +102,8 @@ func TestRefusedRequestsAreProblems(t *testing.T) {
 		{"malformed request line", "GET\r\n\r\n", 400, "bad-request"},
 		{"no Host", "GET / HTTP/1.1\r\n\r\n", 400, "bad-request"},
 		{"malformed header", "GET / HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n", 400, "bad-request"},
+		{"unknown expectation", "GET / HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\n\r\n", 400, "bad-request"},
+		{"unsupported version", "GET / HTTP/2.5\r\nHost: x\r\n\r\n", 400, "bad-request"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -231,4 +249,54 @@ func TestGoErrorReason(t *testing.T) {
 			t.Errorf("goErrorReason(%q, %q) = %q, want %q", tt.status, tt.text, got, tt.want)
 		}
 	}
+}
+
+// FuzzRawRequest sends any bytes as a request to a real server: whatever answers (Go's server or
+// the API), an answer is never a 5xx, always carries the CORS headers, and a refusal is a problem.
+func FuzzRawRequest(f *testing.F) {
+	for _, s := range []string{
+		"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc",
+		"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\nabc",
+		"GET / HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\n\r\n",
+		"GET / HTTP/9.9\r\nHost: x\r\n\r\n",
+		"GET /?resource=items&q=%zz HTTP/1.1\r\nHost: x\r\n\r\n",
+		"OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n",
+		"GET http://x/qr/a%252Db.png HTTP/1.1\r\nHost: x\r\n\r\n",
+		"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
+		"GET\r\n\r\n",
+		"\r\n\r\n",
+	} {
+		f.Add(s)
+	}
+	addr, _ := connServer(f, ConnLimits{})
+	f.Fuzz(func(t *testing.T, request string) {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		io.WriteString(c, request)
+		c.(*net.TCPConn).CloseWrite()
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			return // no answer, or not one for a GET: nothing to hold to account
+		}
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode >= 500 {
+			t.Fatalf("%q: %d %s", request, resp.StatusCode, body)
+		}
+		if resp.StatusCode < 200 {
+			return // 100 Continue: the answer follows
+		}
+		if resp.Header.Get("Access-Control-Allow-Origin") != "*" {
+			t.Fatalf("%q: %d without CORS: %v", request, resp.StatusCode, resp.Header)
+		}
+		if resp.StatusCode >= 400 && resp.Header.Get("Content-Type") != "application/problem+json" {
+			t.Fatalf("%q: %d %q, not a problem: %s", request, resp.StatusCode, resp.Header.Get("Content-Type"), body)
+		}
+	})
 }

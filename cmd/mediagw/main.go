@@ -146,7 +146,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	// and bounds the drain; it leaves room for the backend's deadline and a slow link.
 	public := &http.Server{Handler: gw, ReadHeaderTimeout: cfg.HeaderTimeout, ReadTimeout: cfg.ReadTimeout,
 		MaxHeaderBytes: cfg.MaxHeaderBytes, IdleTimeout: 2 * time.Minute, ConnState: conns.ConnState,
-		WriteTimeout: cfg.BackendTimeout + time.Minute, ErrorLog: zap.NewStdLog(log.Named("http"))}
+		// OPTIONS * is the API's to answer (a problem with CORS), not net/http's bare 200.
+		DisableGeneralOptionsHandler: true,
+		WriteTimeout:                 cfg.BackendTimeout + time.Minute, ErrorLog: zap.NewStdLog(log.Named("http"))}
 	admin := &http.Server{Handler: adminMux(reg), ReadHeaderTimeout: 10 * time.Second}
 
 	errc := make(chan error, 2)
