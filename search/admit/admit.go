@@ -1,9 +1,10 @@
 // Package admit bounds the engine work in progress: a search.Backend in front of another that
 // lets at most Options.Limit calls run at once, makes up to Options.Queue more wait up to
 // Options.Wait for a slot, first come first served, and refuses the rest at once with an
-// *OverloadedError (search.ErrOverloaded). Work beyond what the machine can do only makes every answer later and
-// the process bigger: 150 heavy searches at once took 5 s each and 400 MiB on two CPUs, where a
-// bound answers the admitted ones in their own time and the others in milliseconds.
+// *OverloadedError (search.ErrOverloaded). Work beyond what the machine can do only makes every
+// answer later and the process bigger: 150 heavy searches at once took 5 s each and up to 380 MiB
+// on two CPUs, where a bound answers the admitted ones in their own time and the others at once
+// (docs/attack.md).
 //
 // It sits below the cache (search/cache): answers from memory are never refused, and a call
 // several visitors share takes one slot. Ping, Item and the version checks pass unadmitted: a
@@ -31,8 +32,7 @@ type Options struct {
 	Limit int
 	// Wait is how long a call beyond Limit waits for a slot before it is refused (default 10ms):
 	// long enough to ride out a burst of short calls, short enough that a refusal comes well within
-	// the 50 ms a client should wait for one (accepting 150 connections at once on two busy CPUs
-	// took 10-25 ms more, docs/attack.md).
+	// the 50 ms a client should wait for one, which on busy CPUs takes more than the wait itself.
 	Wait time.Duration
 	// Queue is how many calls may wait for a slot (default 4 x Limit); the next are refused
 	// without waiting. More waiters could not all get a slot within Wait, and each would only
@@ -154,7 +154,7 @@ func (b *Backend) acquire(ctx context.Context) error {
 	if err := b.sem.Acquire(wctx, 1); err != nil {
 		if ctx.Err() != nil {
 			// The caller left or ran out of time while waiting: not a refusal.
-			return fmt.Errorf("waiting for admission: %w", context.Cause(ctx))
+			return fmt.Errorf("waiting for admission: %w", ctx.Err())
 		}
 		b.admissions.WithLabelValues(resultRefused).Inc()
 		return &OverloadedError{Limit: b.opts.Limit, Waited: b.opts.Wait, Retry: b.opts.RetryAfter}

@@ -3,8 +3,11 @@ package bleve
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
+
+	"github.com/blevesearch/bleve/v2/search/query"
 
 	"mediagw/search"
 	"mediagw/search/searchtest"
@@ -73,5 +76,29 @@ func TestStopsWhenTheCallerLeaves(t *testing.T) {
 				t.Errorf("with a context that ends inside: %v, want context.Canceled", err)
 			}
 		})
+	}
+}
+
+// TestRelatedClausesBounded: an item with many tags asks for at most maxRelatedTerms words, each
+// once per field, its title's first; category and author come on top.
+func TestRelatedClausesBounded(t *testing.T) {
+	b := openFromItems(t, searchtest.Fixture(t)).(*Backend)
+	h, err := b.acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.release()
+	it := search.Item{ID: "x", Title: "Harbour harbour lights", Category: "maps", Author: "Someone"}
+	for i := range 300 {
+		it.Tags = append(it.Tags, fmt.Sprintf("tag%03d", i))
+	}
+	got := relatedClauses(h.idx.Mapping(), it)
+	if len(got) != maxRelatedTerms+2 {
+		t.Fatalf("%d clauses, want %d words, the category and the author", len(got), maxRelatedTerms)
+	}
+	first := got[0].(*query.TermQuery)
+	second := got[1].(*query.TermQuery)
+	if first.Term != "harbour" || second.Term != "lights" {
+		t.Errorf("first clauses %q, %q; want the title's words once each", first.Term, second.Term)
 	}
 }

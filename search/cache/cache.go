@@ -50,7 +50,8 @@ type Options struct {
 	VersionInterval time.Duration
 	// CallTimeout bounds an engine call shared by several callers (default 5s). No single
 	// caller's context governs it, so that one caller leaving does not fail the others; it is
-	// cancelled when the last caller waiting on it leaves.
+	// cancelled when the last caller waiting on it has gone (its context cancelled, not past its
+	// deadline).
 	CallTimeout time.Duration
 	// Prewarm computes categories and authors in the background as soon as a new index version is
 	// seen, so that the first visitor after a reindex does not wait for the aggregations.
@@ -134,22 +135,21 @@ func New(b search.Backend, opts Options) *Backend {
 	c.metrics = newMetrics(c.results)
 	c.extras, _ = b.(search.Extras)
 	// A wrapper with no version of its own (search/admit) lends the one of the backend it wraps.
-	for v := b; v != nil; {
-		switch v := v.(type) {
-		case LocalVersioner:
-			c.local = v
+	for v := b; ; {
+		if l, ok := v.(LocalVersioner); ok {
+			c.local = l
 			return c
-		case RemoteVersioner:
-			c.remote = v
+		}
+		if r, ok := v.(RemoteVersioner); ok {
+			c.remote = r
 			return c
 		}
 		u, ok := v.(interface{ Unwrap() search.Backend })
 		if !ok {
-			break
+			return c
 		}
 		v = u.Unwrap()
 	}
-	return c
 }
 
 // Operations, as the metrics label them.
@@ -275,7 +275,7 @@ func lookup[T any](ctx context.Context, b *Backend, op, v string, ok bool, keyOf
 		}
 		return res, err
 	})
-	defer b.flights.leave(key, f)
+	defer func() { b.flights.leave(key, f, errors.Is(ctx.Err(), context.Canceled)) }()
 	if led {
 		b.metrics.count(op, resultMiss)
 	}

@@ -18,8 +18,11 @@ type flight struct {
 }
 
 // flights are the engine calls in progress, by key. Unlike singleflight's, a call is cancelled
-// when the last caller waiting on it leaves: a visitor who has gone stops costing the engine,
-// while one who leaves a call others still wait on does not fail them.
+// when the last caller waiting on it has gone: a visitor who has gone stops costing the engine,
+// while one who leaves a call others still wait on does not fail them. A caller whose deadline
+// passed cancels nothing: the call's own deadline, as long, is a moment away, and its timeout is
+// what tells a circuit breaker (search/breaker) that the engine hangs, where a cancelled call
+// tells it nothing.
 type flights struct {
 	mu sync.Mutex
 	m  map[string]*flight
@@ -54,13 +57,14 @@ func (g *flights) join(ctx context.Context, key string, timeout time.Duration, c
 	return f, true
 }
 
-// leave says a caller no longer waits on f. When none does, the call is cancelled and forgotten,
-// so that the next caller with the same question starts a call of its own.
-func (g *flights) leave(key string, f *flight) {
+// leave says a caller no longer waits on f; gone says it went away (its context was cancelled).
+// When the last caller has gone, the call is cancelled and forgotten, so that the next caller
+// with the same question starts a call of its own.
+func (g *flights) leave(key string, f *flight, gone bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	f.waiters--
-	if f.waiters > 0 {
+	if f.waiters > 0 || !gone {
 		return
 	}
 	if g.m[key] == f {
