@@ -300,3 +300,12 @@ func FuzzRawRequest(f *testing.F) {
 		}
 	})
 }
+
+// TestOptionsStar: OPTIONS * reaches the API (net/http's own answer has no CORS headers).
+func TestOptionsStar(t *testing.T) {
+	addr, _ := connServer(t, ConnLimits{})
+	resp, body, _, err := raw(t, addr, "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n")
+	if err != nil || resp.StatusCode != http.StatusNotFound || resp.Header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Fatalf("%v %v: %s, want a 404 problem with CORS", resp, err, body)
+	}
+}
