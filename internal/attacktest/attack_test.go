@@ -3,6 +3,7 @@
 package attacktest
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,7 +14,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -43,7 +43,13 @@ func TestAttack(t *testing.T) {
 		dir := t.TempDir()
 		env := []string{"MEDIA_BACKEND=embedded", "MEDIA_INDEX_DIR=" + dir}
 		run(t, env, filepath.Join(build(t), "mediactl"), "load", cat)
-		attack(t, start(t, env), "embedded index, "+catName)
+		s := start(t, env)
+		attack(t, s, "embedded index, "+catName)
+		// The index is the first server's until it stops.
+		s.stop()
+		t.Run("idle connections under pressure", func(t *testing.T) {
+			underPressure(t, start(t, append(env, fmt.Sprintf("MEDIA_MAX_CONNS=%d", pressureCap))))
+		})
 	})
 	t.Run("opensearch", func(t *testing.T) {
 		u := servicetest.OpenSearchURL(t)
@@ -74,16 +80,7 @@ func attack(t *testing.T, s *server, title string) {
 	t.Run("double-encoded paths", func(t *testing.T) { doubleEncoded(t, s, r, id) })
 	t.Run("costliest searches", func(t *testing.T) { heavySearches(t, s, r, id) })
 	t.Run("nothing left open", func(t *testing.T) { nothingLeftOpen(t, s, r) })
-	md := r.markdown(title)
-	t.Log("\n" + md)
-	if path := os.Getenv("ATTACK_REPORT"); path != "" {
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		fmt.Fprintln(f, md)
-	}
+	r.write(t, title)
 }
 
 // firstID is the id of the first item the server lists.
@@ -544,6 +541,62 @@ func nothingLeftOpen(t *testing.T, s *server, r *report) {
 		t.Errorf("%v goroutines left", goroutines)
 	}
 	r.add("after every probe", fmt.Sprintf("%v connections open, %v goroutines", open, goroutines), "")
+}
+
+// pressureCap is MEDIA_MAX_CONNS for underPressure.
+const pressureCap = 300
+
+// underPressure fills the connection cap with idle keep-alive connections, then makes 100 new
+// ones: each is served, an idle one closed to make room, and the cap is never passed.
+func underPressure(t *testing.T, s *server) {
+	var held []net.Conn
+	defer func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	// keepAlive makes one request on a new connection from 127.0.0.from and keeps the connection.
+	keepAlive := func(from int) bool {
+		c, err := s.from(from).Dial("tcp", s.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, c)
+		c.SetDeadline(time.Now().Add(30 * time.Second))
+		io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}
+	for i := range pressureCap {
+		if !keepAlive(150 + i%5) {
+			t.Fatalf("keep-alive connection %d was not served", i)
+		}
+	}
+	if open := s.metric("mediagw_connections_open"); open != pressureCap {
+		t.Fatalf("%v connections open, want the %d idle ones", open, pressureCap)
+	}
+	const fresh = 100
+	served := 0
+	for i := range fresh {
+		if keepAlive(160 + i%5) {
+			served++
+		}
+		if open := s.metric("mediagw_connections_open"); open > pressureCap {
+			t.Fatalf("%v connections open, past the cap of %d", open, pressureCap)
+		}
+	}
+	reclaimed := s.metric("mediagw_connections_reclaimed_total")
+	if served != fresh || reclaimed != fresh {
+		t.Errorf("%d of %d new connections served, %v idle ones closed to make room; want all, and as many", served, fresh, reclaimed)
+	}
+	r := &report{}
+	r.add(fmt.Sprintf("%d idle keep-alive connections at `MEDIA_MAX_CONNS=%d`, then %d new ones kept open", pressureCap, pressureCap, fresh),
+		fmt.Sprintf("%d of %d new ones served; %v idle ones closed to make room", served, fresh, reclaimed), "the cap never passed")
+	r.write(t, "embedded index, under pressure")
 }
 
 func checkProbe(t *testing.T, what string, p *samples, bound time.Duration) {

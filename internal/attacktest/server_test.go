@@ -437,3 +437,22 @@ func (r *report) markdown(title string) string {
 	}
 	return b.String()
 }
+
+// write logs the report's table under title and appends it to $ATTACK_REPORT when set.
+func (r *report) write(t *testing.T, title string) {
+	t.Helper()
+	md := r.markdown(title)
+	t.Log("\n" + md)
+	path := os.Getenv("ATTACK_REPORT")
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := fmt.Fprintln(f, md); err != nil {
+		t.Fatal(err)
+	}
+}
