@@ -22,6 +22,13 @@ import (
 type Config struct {
 	Addr      string
 	AdminAddr string
+	// MaxConns and MaxConnsPerIP cap the public listener's open connections (0: no cap);
+	// HeaderTimeout, ReadTimeout and MaxHeaderBytes bound what one request may make the server read.
+	MaxConns       int
+	MaxConnsPerIP  int
+	HeaderTimeout  time.Duration
+	ReadTimeout    time.Duration
+	MaxHeaderBytes int
 	// Backend is one of Backends.
 	Backend         string
 	IndexDir        string
@@ -89,6 +96,22 @@ var Settings = []Setting{
 		func(c *Config, v string) error { c.Addr = v; return checkAddr(v) }},
 	{"MEDIA_ADMIN_ADDR", "admin-addr", "127.0.0.1:9090", "address of the admin listener (/metrics, pprof); keep it private",
 		func(c *Config, v string) error { c.AdminAddr = v; return checkAddr(v) }},
+	{"MEDIA_MAX_CONNS", "max-conns", "4096", "open connections the public listener holds; past it an idle keep-alive connection is closed to make room, else the new one is closed at once; 0 no cap",
+		func(c *Config, v string) error { return nonNegativeInt(v, &c.MaxConns) }},
+	{"MEDIA_MAX_CONNS_PER_IP", "max-conns-per-ip", "128", "open connections per client address (an IPv6 /64); past it the new one is closed at once. A trusted proxy's connections count only in MEDIA_MAX_CONNS; 0 no cap",
+		func(c *Config, v string) error { return nonNegativeInt(v, &c.MaxConnsPerIP) }},
+	{"MEDIA_HEADER_TIMEOUT", "header-timeout", "5s", "how long a client may take to send a request line and its headers; then the connection is closed",
+		func(c *Config, v string) error { return positiveDuration(v, &c.HeaderTimeout) }},
+	{"MEDIA_READ_TIMEOUT", "read-timeout", "10s", "how long a client may take to send a whole request; the API refuses bodies, so this bounds what a refused body can hold a connection for",
+		func(c *Config, v string) error { return positiveDuration(v, &c.ReadTimeout) }},
+	{"MEDIA_MAX_HEADER_BYTES", "max-header-bytes", "32768", "bytes of request line and headers read from one request (Go reads 4,096 more); past it the answer is 431. At least 24576, for the longest query the API reads",
+		func(c *Config, v string) error {
+			// The longest query the API reads (gateway's maxQueryBytes) must fit, with room for headers.
+			if err := positiveInt(v, &c.MaxHeaderBytes); err != nil || c.MaxHeaderBytes < 24<<10 {
+				return errors.New("must be a whole number >= 24576")
+			}
+			return nil
+		}},
 	{"MEDIA_BACKEND", "backend", "embedded", "search backend: embedded (Bleve index on disk) or opensearch",
 		func(c *Config, v string) error {
 			if !slices.Contains(Backends, v) {

@@ -114,7 +114,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The last segment of a problem body's `type`: `invalid-parameter`, `not-found`, `method-not-allowed`, `cursor-expired`, `uri-too-long`, `rate-limited`, `client-closed-request`, `internal-error`, `unavailable`, `timeout`. Any other is 404.
+                 * @description The last segment of a problem body's `type`: `bad-request`, `invalid-parameter`, `not-found`, `method-not-allowed`, `cursor-expired`, `uri-too-long`, `rate-limited`, `headers-too-large`, `client-closed-request`, `internal-error`, `unavailable`, `timeout`. Any other is 404.
                  * @example invalid-parameter
                  */
                 slug: string;
@@ -424,6 +424,62 @@ export interface components {
                     type?: unknown;
                     /** @constant */
                     title?: "Invalid parameter";
+                };
+            };
+        };
+        /** @description The request could not be read as one the API answers: it has a body (the API is read-only and reads none), both Content-Length and Transfer-Encoding, or a malformed request line or header. The connection is closed after the answer. Send a GET or HEAD without a body, and well-formed HTTP. */
+        Malformed: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                "Cache-Control": components["headers"]["Cache-Control-NoStore"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://media.example.org/problems/bad-request",
+                 *       "title": "Bad request",
+                 *       "status": 400,
+                 *       "detail": "the API is read-only and reads no request body; send the request without one",
+                 *       "request_id": "ZTHQ3V6LUGUVYHZJ4QH6A4L3BQ"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 400;
+                    type?: unknown;
+                    /** @constant */
+                    title?: "Bad request";
+                };
+            };
+        };
+        /** @description The request line and headers together are longer than the server reads. The connection is closed after the answer; no rate-limit headers, as the request was never read. Send a shorter path and fewer or shorter headers; the longest legal request is well within the bound. */
+        HeadersTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                "Cache-Control": components["headers"]["Cache-Control-NoStore"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://media.example.org/problems/headers-too-large",
+                 *       "title": "Request headers too large",
+                 *       "status": 431,
+                 *       "detail": "the request line and headers are longer than the server reads",
+                 *       "request_id": "ZTHQ3V6LUGUVYHZJ4QH6A4L3BQ"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 431;
+                    type?: unknown;
+                    /** @constant */
+                    title?: "Request headers too large";
                 };
             };
         };
@@ -1514,7 +1570,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The last segment of a problem body's `type`: `invalid-parameter`, `not-found`, `method-not-allowed`, `cursor-expired`, `uri-too-long`, `rate-limited`, `client-closed-request`, `internal-error`, `unavailable`, `timeout`. Any other is 404.
+                 * @description The last segment of a problem body's `type`: `bad-request`, `invalid-parameter`, `not-found`, `method-not-allowed`, `cursor-expired`, `uri-too-long`, `rate-limited`, `headers-too-large`, `client-closed-request`, `internal-error`, `unavailable`, `timeout`. Any other is 404.
                  * @example invalid-parameter
                  */
                 slug: string;
@@ -1549,7 +1605,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The last segment of a problem body's `type`: `invalid-parameter`, `not-found`, `method-not-allowed`, `cursor-expired`, `uri-too-long`, `rate-limited`, `client-closed-request`, `internal-error`, `unavailable`, `timeout`. Any other is 404.
+                 * @description The last segment of a problem body's `type`: `bad-request`, `invalid-parameter`, `not-found`, `method-not-allowed`, `cursor-expired`, `uri-too-long`, `rate-limited`, `headers-too-large`, `client-closed-request`, `internal-error`, `unavailable`, `timeout`. Any other is 404.
                  * @example invalid-parameter
                  */
                 slug: string;
