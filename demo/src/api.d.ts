@@ -947,6 +947,17 @@ export interface components {
             };
             content?: never;
         };
+        /** @description The request line and headers together are longer than the server reads. The connection is closed after the answer; no rate-limit headers, as the request was never read. Send a shorter path and fewer or shorter headers; the longest legal request is well within the bound. Headers only: HEAD has no body. */
+        HeadersTooLargeHead: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                "Cache-Control": components["headers"]["Cache-Control-NoStore"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description No item has the requested id, no QR code exists for it, or the path is not one the API serves. Check the id against a search; the API answers on its base path. Headers only: HEAD has no body. */
         NotFoundHead: {
             headers: {
@@ -1347,6 +1358,7 @@ export interface operations {
             410: components["responses"]["Gone"];
             414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["Timeout"];
@@ -1456,6 +1468,7 @@ export interface operations {
             410: components["responses"]["GoneHead"];
             414: components["responses"]["URITooLongHead"];
             429: components["responses"]["TooManyRequestsHead"];
+            431: components["responses"]["HeadersTooLargeHead"];
             500: components["responses"]["InternalErrorHead"];
             503: components["responses"]["UnavailableHead"];
             504: components["responses"]["TimeoutHead"];
@@ -1481,6 +1494,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["Timeout"];
@@ -1521,6 +1535,7 @@ export interface operations {
             400: components["responses"]["BadRequestHead"];
             404: components["responses"]["NotFoundHead"];
             429: components["responses"]["TooManyRequestsHead"];
+            431: components["responses"]["HeadersTooLargeHead"];
             500: components["responses"]["InternalErrorHead"];
             503: components["responses"]["UnavailableHead"];
             504: components["responses"]["TimeoutHead"];
@@ -1537,6 +1552,7 @@ export interface operations {
         responses: {
             200: components["responses"]["Document"];
             304: components["responses"]["NotModified"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     preflightOpenAPI: {
@@ -1562,6 +1578,7 @@ export interface operations {
         responses: {
             200: components["responses"]["DocumentHead"];
             304: components["responses"]["NotModifiedHead"];
+            431: components["responses"]["HeadersTooLargeHead"];
         };
     };
     getProblemType: {
@@ -1582,6 +1599,7 @@ export interface operations {
             200: components["responses"]["ProblemPage"];
             304: components["responses"]["NotModified"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     preflightProblemType: {
@@ -1617,6 +1635,7 @@ export interface operations {
             200: components["responses"]["ProblemPageHead"];
             304: components["responses"]["NotModifiedHead"];
             404: components["responses"]["NotFoundHead"];
+            431: components["responses"]["HeadersTooLargeHead"];
         };
     };
     getHealth: {
@@ -1629,6 +1648,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["Status"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     preflightHealth: {
@@ -1653,6 +1673,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["StatusHead"];
+            431: components["responses"]["HeadersTooLargeHead"];
         };
     };
     getReadiness: {
@@ -1665,6 +1686,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["Status"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -1690,6 +1712,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["StatusHead"];
+            431: components["responses"]["HeadersTooLargeHead"];
             503: components["responses"]["UnavailableHead"];
         };
     };
