@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"mediagw/search"
+	"mediagw/search/text"
 )
 
 // The search-box extras on OpenSearch: disjunctive facets as filter aggregations beside the hits
@@ -201,8 +202,8 @@ func (b *Backend) categoryNames(ctx context.Context, index string, slugs []strin
 const maxPrefixGram = 20
 
 // completeBody: every word but the last a whole title word, the last a prefix of one.
-func completeBody(text string, n int) obj {
-	words := search.Words(text)
+func completeBody(q string, n int) obj {
+	words := text.Words(q)
 	must := make([]any, 0, len(words))
 	for i, w := range words {
 		switch {
@@ -212,7 +213,7 @@ func completeBody(text string, n int) obj {
 			must = append(must, obj{"match": obj{"title.prefixes": obj{"query": w, "operator": "and"}}})
 		default:
 			// Longer than any gram: the exact prefix query, on the folded word.
-			must = append(must, obj{"prefix": obj{"title": obj{"value": search.Fold(w)}}})
+			must = append(must, obj{"prefix": obj{"title": obj{"value": text.Fold(w)}}})
 		}
 	}
 	return obj{
@@ -224,12 +225,12 @@ func completeBody(text string, n int) obj {
 }
 
 // Complete returns the titles holding every word of text, the last as a prefix, most downloaded first.
-func (b *Backend) Complete(ctx context.Context, text string, n int) ([]search.Completion, error) {
+func (b *Backend) Complete(ctx context.Context, q string, n int) ([]search.Completion, error) {
 	out := []search.Completion{}
-	if len(search.Words(text)) == 0 || n < 1 {
+	if len(text.Words(q)) == 0 || n < 1 {
 		return out, nil
 	}
-	body, err := json.Marshal(completeBody(text, n))
+	body, err := json.Marshal(completeBody(q, n))
 	var resp searchResponse
 	if err := b.doSearch(ctx, "complete", body, err, &resp); err != nil {
 		return nil, err
@@ -294,7 +295,7 @@ const maxSuggestions = 1000
 // begin with the word's first rune (one edit anywhere); the reversed words let it find those
 // that end with its last rune too. A word two edits away at both ends is not found.
 func (b *Backend) Neighbours(ctx context.Context, word string, max int) ([]string, error) {
-	w := search.Fold(word)
+	w := text.Fold(word)
 	allow := search.TypoAllowance(w)
 	out := []string{}
 	if allow == 0 || max < 1 {
@@ -334,7 +335,7 @@ func (b *Backend) Neighbours(ctx context.Context, word string, max int) ([]strin
 				}
 				// A term the engine's tokenizer kept whole where Words splits (a narrow no-break
 				// space is part of a word to it) would not be a word of a correction.
-				if t != w && !seen[t] && search.EditsWithin(w, t, allow) && slices.Equal(search.Words(t), []string{t}) {
+				if t != w && !seen[t] && search.EditsWithin(w, t, allow) && slices.Equal(text.Words(t), []string{t}) {
 					seen[t] = true
 					out = append(out, t)
 				}

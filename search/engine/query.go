@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"mediagw/search"
+	"mediagw/search/text"
 )
 
 // maxWindow is OpenSearch's default index.max_result_window: from+size may not pass it.
@@ -100,7 +101,7 @@ func boolQuery(q search.Query) obj {
 		filters = append(filters, obj{"range": obj{"date": r}})
 	}
 	b := obj{"filter": filters}
-	if words := search.Words(q.Text); len(words) > 0 {
+	if words := text.Words(q.Text); len(words) > 0 {
 		// Every word must match, each in any field, as in the embedded index: a query per word,
 		// all of them required.
 		must := make([]any, len(words))
