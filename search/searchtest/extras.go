@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unicode"
 
 	"mediagw/search"
 	"mediagw/search/text"
@@ -278,10 +277,8 @@ func shareSomething(a, b search.Item) bool {
 	bag := func(it search.Item) map[string]bool {
 		m := map[string]bool{}
 		for _, s := range append(append([]string{it.Title, it.Author}, it.Tags...), it.Keywords...) {
-			for _, w := range text.Words(s) {
-				for _, t := range indexTerms(text.Fold(w)) {
-					m[t] = true
-				}
+			for _, t := range text.IndexTerms(s) {
+				m[t.Term] = true
 			}
 		}
 		return m
@@ -293,37 +290,6 @@ func shareSomething(a, b search.Item) bool {
 		}
 	}
 	return false
-}
-
-// indexTerms splits a folded word as the analyzers do: runs of ideographs and kana apart from
-// the letters around them ("pythonで始める" holds "python"), and such runs into single characters
-// and bigrams.
-func indexTerms(w string) []string {
-	var out []string
-	rs := []rune(w)
-	start := 0
-	for i := 1; i <= len(rs); i++ {
-		if i < len(rs) && isCJK(rs[i]) == isCJK(rs[start]) {
-			continue
-		}
-		run := rs[start:i]
-		if !isCJK(run[0]) {
-			out = append(out, string(run))
-		} else {
-			for j := range run {
-				out = append(out, string(run[j]))
-				if j+1 < len(run) {
-					out = append(out, string(run[j:j+2]))
-				}
-			}
-		}
-		start = i
-	}
-	return out
-}
-
-func isCJK(r rune) bool {
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
 
 // typos are words to find the neighbours of in the fixture: typos of its words (a transposition
