@@ -14,11 +14,15 @@ func TestItemsIsValid(t *testing.T) {
 	var def struct {
 		Mappings struct {
 			Properties map[string]struct {
-				Type   string `json:"type"`
-				Format string `json:"format"`
-				Index  *bool  `json:"index"`
+				Type     string `json:"type"`
+				Format   string `json:"format"`
+				Index    *bool  `json:"index"`
+				Analyzer string `json:"analyzer"`
 			} `json:"properties"`
 		} `json:"mappings"`
+		Settings struct {
+			Analysis json.RawMessage `json:"analysis"`
+		} `json:"settings"`
 	}
 	if err := json.Unmarshal(Items, &def); err != nil {
 		t.Fatal(err)
@@ -27,7 +31,8 @@ func TestItemsIsValid(t *testing.T) {
 	want := map[string]string{
 		"id": "keyword", "type": "keyword", "category": "keyword", "category_name": "keyword",
 		"author": "keyword", "language": "keyword", "title_sort": "keyword",
-		"title": "text", "summary": "text", "description": "text", "tags": "text", "keywords": "text", "words": "text",
+		"w_title": "text", "w_summary": "text", "w_description": "text", "w_tags": "text", "w_keywords": "text",
+		"w_author": "text", "words": "text", "words_reversed": "text", "title_prefixes": "text",
 		"date": "date", "downloads": "long",
 	}
 	for field, typ := range want {
@@ -37,6 +42,16 @@ func TestItemsIsValid(t *testing.T) {
 		}
 		if p.Index != nil && !*p.Index {
 			t.Errorf("field %s is not indexed", field)
+		}
+	}
+	// The gateway analyses text (search/text): the engines only split its terms at spaces, with
+	// the built-in whitespace analyzer every engine line has, so no analysis is defined here.
+	if def.Settings.Analysis != nil {
+		t.Errorf("settings.analysis = %s, want none", def.Settings.Analysis)
+	}
+	for field, p := range def.Mappings.Properties {
+		if p.Type == "text" && p.Analyzer != "whitespace" {
+			t.Errorf("field %s: analyzer %q, want whitespace", field, p.Analyzer)
 		}
 	}
 	if f := def.Mappings.Properties["date"].Format; f != "yyyy-MM-dd" {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"mediagw/search/text"
 	"slices"
 	"strings"
 )
@@ -149,7 +150,7 @@ type Extras interface {
 	// no item has the id.
 	Related(ctx context.Context, id string, n int) ([]Item, error)
 	// Neighbours returns the words indexed in any searched field (folded, as Fold folds them)
-	// within TypoAllowance edits of Fold(word) as EditsWithin counts them, Fold(word) itself
+	// within TypoAllowance edits of text.Fold(word) as EditsWithin counts them, text.Fold(word) itself
 	// excluded, in byte order, at most max of them (the first max).
 	Neighbours(ctx context.Context, word string, max int) ([]string, error)
 }
@@ -166,7 +167,7 @@ func Correct(ctx context.Context, b interface {
 	if q.Text == "" || total >= FewResults {
 		return "", nil
 	}
-	words := Words(q.Text)
+	words := text.Words(q.Text)
 	best, bestTotal := "", total
 	calls := 0
 	for _, w := range words {

@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"mediagw/search/text"
 	"slices"
 	"strings"
 	"testing"
@@ -18,8 +19,8 @@ type wordsBackend struct {
 func (w wordsBackend) Search(_ context.Context, q Query) (Result, error) {
 	n := 0
 	for _, t := range w.titles {
-		tw := Words(t)
-		if !slices.ContainsFunc(Words(q.Text), func(x string) bool { return !slices.Contains(tw, x) }) {
+		tw := text.Words(t)
+		if !slices.ContainsFunc(text.Words(q.Text), func(x string) bool { return !slices.Contains(tw, x) }) {
 			n++
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	index "github.com/blevesearch/bleve_index_api"
 
 	"mediagw/search"
+	"mediagw/search/text"
 )
 
 // Neighbours returns the indexed words of the searched fields near word, from the fields' fuzzy
@@ -18,7 +19,7 @@ func (b *Backend) Neighbours(ctx context.Context, word string, max int) ([]strin
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("neighbours: %w", err)
 	}
-	w := search.Fold(word)
+	w := text.Fold(word)
 	allow := search.TypoAllowance(w)
 	out := []string{}
 	if allow == 0 || max < 1 {

@@ -9,6 +9,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"mediagw/search"
+	"mediagw/search/text"
 )
 
 // maxRelatedTerms bounds the words a related search asks for, as max_query_terms does on
@@ -66,7 +67,7 @@ func relatedClauses(m mapping.IndexMapping, it search.Item) []query.Query {
 		{fieldKeywords, it.Keywords, 1},
 	} {
 		for _, s := range f.text {
-			for _, term := range analyze(m, s) {
+			for _, term := range text.QueryTerms(s) {
 				if len(dis) == maxRelatedTerms || seen[[2]string{f.field, term}] {
 					continue
 				}

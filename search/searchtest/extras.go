@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unicode"
 
 	"mediagw/search"
+	"mediagw/search/text"
 )
 
 // ExtrasBackend is a backend that answers the search-box extras too.
@@ -195,20 +195,20 @@ func testComplete(t *testing.T, b ExtrasBackend, items []search.Item, cases []co
 
 // modelComplete is what Complete must answer: titles holding every word of text, the last as a
 // prefix of a word, folded; the most downloaded first, then by id.
-func modelComplete(items []search.Item, text string, n int) []search.Completion {
-	words := search.Words(text)
+func modelComplete(items []search.Item, q string, n int) []search.Completion {
+	words := text.Words(q)
 	out := []search.Completion{}
 	if len(words) == 0 {
 		return out
 	}
 	for i := range words {
-		words[i] = search.Fold(words[i])
+		words[i] = text.Fold(words[i])
 	}
 	var hits []search.Item
 	for _, it := range items {
-		title := search.Words(it.Title)
+		title := text.Words(it.Title)
 		for i := range title {
-			title[i] = search.Fold(title[i])
+			title[i] = text.Fold(title[i])
 		}
 		ok := true
 		for i, w := range words {
@@ -277,10 +277,8 @@ func shareSomething(a, b search.Item) bool {
 	bag := func(it search.Item) map[string]bool {
 		m := map[string]bool{}
 		for _, s := range append(append([]string{it.Title, it.Author}, it.Tags...), it.Keywords...) {
-			for _, w := range search.Words(s) {
-				for _, t := range indexTerms(search.Fold(w)) {
-					m[t] = true
-				}
+			for _, t := range text.IndexTerms(s) {
+				m[t.Term] = true
 			}
 		}
 		return m
@@ -292,37 +290,6 @@ func shareSomething(a, b search.Item) bool {
 		}
 	}
 	return false
-}
-
-// indexTerms splits a folded word as the analyzers do: runs of ideographs and kana apart from
-// the letters around them ("pythonで始める" holds "python"), and such runs into single characters
-// and bigrams.
-func indexTerms(w string) []string {
-	var out []string
-	rs := []rune(w)
-	start := 0
-	for i := 1; i <= len(rs); i++ {
-		if i < len(rs) && isCJK(rs[i]) == isCJK(rs[start]) {
-			continue
-		}
-		run := rs[start:i]
-		if !isCJK(run[0]) {
-			out = append(out, string(run))
-		} else {
-			for j := range run {
-				out = append(out, string(run[j]))
-				if j+1 < len(run) {
-					out = append(out, string(run[j:j+2]))
-				}
-			}
-		}
-		start = i
-	}
-	return out
-}
-
-func isCJK(r rune) bool {
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
 
 // typos are words to find the neighbours of in the fixture: typos of its words (a transposition
@@ -351,8 +318,8 @@ func vocabulary(items []search.Item) map[string]bool {
 	v := map[string]bool{}
 	for _, it := range items {
 		for _, s := range append(append([]string{it.Title, it.Summary, it.Description, it.Author}, it.Tags...), it.Keywords...) {
-			for _, w := range search.Words(s) {
-				v[search.Fold(w)] = true
+			for _, w := range text.Words(s) {
+				v[text.Fold(w)] = true
 			}
 		}
 	}
@@ -361,7 +328,7 @@ func vocabulary(items []search.Item) map[string]bool {
 
 // modelNeighbours is what Neighbours must answer.
 func modelNeighbours(vocab map[string]bool, word string) []string {
-	w := search.Fold(word)
+	w := text.Fold(word)
 	out := []string{}
 	for v := range vocab {
 		if v != w && search.EditsWithin(w, v, search.TypoAllowance(w)) {
@@ -373,17 +340,17 @@ func modelNeighbours(vocab map[string]bool, word string) []string {
 }
 
 func testCorrect(t *testing.T, b ExtrasBackend) {
-	for _, text := range []string{"harbour zzzzqqq", "sunset harbuor", "pyhton keynote", "harbour", "elan"} {
-		q := search.Query{Text: text}
+	for _, s := range []string{"harbour zzzzqqq", "sunset harbuor", "pyhton keynote", "harbour", "elan"} {
+		q := search.Query{Text: s}
 		q.Normalize()
 		total := search1(t, b, q).Total
 		got, err := search.Correct(ctx(t), b, q, total)
 		if err != nil {
-			t.Errorf("Correct(%q): %v", text, err)
+			t.Errorf("Correct(%q): %v", s, err)
 			continue
 		}
 		if total >= search.FewResults && got != "" {
-			t.Errorf("Correct(%q) = %q for a search of %d items, want none", text, got, total)
+			t.Errorf("Correct(%q) = %q for a search of %d items, want none", s, got, total)
 		}
 		if got == "" {
 			continue
@@ -391,10 +358,10 @@ func testCorrect(t *testing.T, b ExtrasBackend) {
 		alt := q
 		alt.Text = got
 		if n := search1(t, b, alt).Total; n <= total {
-			t.Errorf("Correct(%q) = %q, which finds %d items, not more than %d", text, got, n, total)
+			t.Errorf("Correct(%q) = %q, which finds %d items, not more than %d", s, got, n, total)
 		}
-		if changed := wordDiff(search.Words(text), search.Words(got)); changed != 1 {
-			t.Errorf("Correct(%q) = %q changes %d words, want 1", text, got, changed)
+		if changed := wordDiff(text.Words(s), text.Words(got)); changed != 1 {
+			t.Errorf("Correct(%q) = %q changes %d words, want 1", s, got, changed)
 		}
 	}
 }

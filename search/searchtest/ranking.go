@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"mediagw/search"
+	"mediagw/search/text"
 )
 
 // QueryKind is how a user remembers the item they search for (issue 12's known-item benchmark).
@@ -25,10 +26,16 @@ const (
 	// KindTypo: KindTitle with one letter of its longest word changed (a word of six letters or
 	// more), the typo a user makes.
 	KindTypo QueryKind = "title with a typo"
+	// KindPossessive: KindTitle of a title with a possessive ("The Winter's Tale"), typed without
+	// it ("the winter tale"); for every such item, not every tenth, as they are few.
+	KindPossessive QueryKind = "title with a possessive"
+	// KindElision: KindTitle of a title with an elided article ("... de l'Amérique ..."), typed
+	// without the article ("... de amerique ..."); for every such item.
+	KindElision QueryKind = "title with an elision"
 )
 
 // QueryKinds are the kinds in the order reports list them.
-var QueryKinds = []QueryKind{KindTitle, KindRarest, KindTypo}
+var QueryKinds = []QueryKind{KindTitle, KindRarest, KindTypo, KindPossessive, KindElision}
 
 // KnownItem is a search a user makes for one item they know: Text should find the item ID.
 type KnownItem struct {
@@ -49,18 +56,28 @@ func KnownItems(items []search.Item) []KnownItem {
 	df := documentFrequencies(items)
 	titles := map[string]int{}
 	for _, it := range items {
-		titles[search.Fold(it.Title)]++
+		titles[text.Fold(it.Title)]++
 	}
 	var out []KnownItem
 	for i, it := range items {
-		if i%10 != 0 || titles[search.Fold(it.Title)] > 1 {
+		if titles[text.Fold(it.Title)] > 1 {
 			continue
 		}
-		words := search.Words(it.Title)
+		words := text.Words(it.Title)
 		if len(words) == 0 {
 			continue
 		}
 		first := words[:min(len(words), knownItemWords)]
+		possessive, elision := apostrophes(it.Title)
+		if possessive {
+			out = append(out, KnownItem{Kind: KindPossessive, Text: strings.Join(first, " "), ID: it.ID})
+		}
+		if elision {
+			out = append(out, KnownItem{Kind: KindElision, Text: strings.Join(first, " "), ID: it.ID})
+		}
+		if i%10 != 0 {
+			continue
+		}
 		out = append(out, KnownItem{Kind: KindTitle, Text: strings.Join(first, " "), ID: it.ID})
 		if len(words) > 2 {
 			out = append(out, KnownItem{Kind: KindRarest, Text: strings.Join(rarest(words, df, 2), " "), ID: it.ID})
@@ -72,14 +89,36 @@ func KnownItems(items []search.Item) []KnownItem {
 	return out
 }
 
+// apostrophes reports whether the first knownItemWords words of title have a possessive ("'s")
+// and an elided article ("l'", "dell’"), which search/text leaves out of the words.
+func apostrophes(title string) (possessive, elision bool) {
+	chunks := strings.FieldsFunc(title, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '’'
+	})
+	for _, c := range chunks[:min(len(chunks), knownItemWords)] {
+		i := strings.IndexAny(c, "'’")
+		if i <= 0 {
+			continue
+		}
+		rest := strings.TrimLeft(c[i:], "'’")
+		switch words := text.Words(c); {
+		case strings.EqualFold(rest, "s"):
+			possessive = true
+		case len(words) == 1 && words[0] == rest:
+			elision = true
+		}
+	}
+	return possessive, elision
+}
+
 // documentFrequencies counts, for each folded word, the items that have it in a searched field.
 func documentFrequencies(items []search.Item) map[string]int {
 	df := map[string]int{}
 	for _, it := range items {
 		seen := map[string]bool{}
-		for _, text := range append([]string{it.Title, it.Summary, it.Description, it.Author}, append(it.Tags, it.Keywords...)...) {
-			for _, w := range search.Words(text) {
-				if f := search.Fold(w); !seen[f] {
+		for _, s := range append([]string{it.Title, it.Summary, it.Description, it.Author}, append(it.Tags, it.Keywords...)...) {
+			for _, w := range text.Words(s) {
+				if f := text.Fold(w); !seen[f] {
 					seen[f] = true
 					df[f]++
 				}
@@ -95,7 +134,7 @@ func rarest(words []string, df map[string]int, n int) []string {
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(df[search.Fold(words[a])], df[search.Fold(words[b])]) })
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(df[text.Fold(words[a])], df[text.Fold(words[b])]) })
 	idx = idx[:min(n, len(idx))]
 	slices.Sort(idx)
 	out := make([]string, len(idx))
@@ -177,14 +216,17 @@ func (r Relevance) String() string {
 // (docs/relevance.md), rounded down: the figures are deterministic for a catalogue, so a change
 // that loses known items fails.
 var relevanceFloor = map[QueryKind]Relevance{
-	KindTitle:  {Success10: 0.999, MRR: 0.991},
-	KindRarest: {Success10: 0.997, MRR: 0.981},
-	KindTypo:   {Success10: 0.989, MRR: 0.978},
+	KindTitle:      {Success10: 0.999, MRR: 0.991},
+	KindRarest:     {Success10: 0.997, MRR: 0.981},
+	KindTypo:       {Success10: 0.989, MRR: 0.978},
+	KindPossessive: {Success10: 0.999, MRR: 0.990},
+	KindElision:    {Success10: 0.999, MRR: 0.989},
 }
 
 // sameTenAim is the share of known-item queries whose first ten results the backends must agree
-// on (issue 11); their first results must agree for every query.
-const sameTenAim = 0.95
+// on (issue 11: 95%; issue 21: 99.5% on every engine line); their first results must agree for
+// every query.
+const sameTenAim = 0.995
 
 // rankingPage is the first page the comparison reads: the ten results a user sees.
 const rankingPage = 10
