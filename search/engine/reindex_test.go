@@ -254,7 +254,8 @@ func TestReindexFailures(t *testing.T) {
 		{name: "not a definition", def: []byte(`{"settings": {}}`), untouched: true, want: "no mappings"},
 		{name: "refresh off", def: []byte(`{"settings": {"refresh_interval": "-1"}, "mappings": {}}`), untouched: true, want: "refresh off"},
 		{name: "older mapping version", def: older, untouched: true, want: "older than this mediagw's"},
-		{name: "documents refused", def: refused, want: "mapper_parsing_exception"},
+		// Elasticsearch 8 and 9 name the refusal document_parsing_exception, OpenSearch mapper_parsing_exception.
+		{name: "documents refused", def: refused, want: "failed to parse field [title]"},
 		{name: "a page read is refused", def: mappings.Items, before: failOnce(http.MethodPost, "/_search", http.StatusBadRequest), want: "opensearch reindex read"},
 		{name: "a bulk request is refused", def: mappings.Items, before: failOnce(http.MethodPost, "/_bulk", http.StatusBadRequest), want: "bulk"},
 		{name: "the alias cannot move", def: mappings.Items, before: failOnce(http.MethodPost, "/_aliases", http.StatusInternalServerError), want: "aliases"},
