@@ -129,8 +129,8 @@ func (b *Backend) checkDefinition(def []byte) (any, error) {
 // stored yields every item of index, read in pages of Config.BatchSize in id order, each hit
 // decoded as the reads decode it (searchResponse). A goroutine of its own reads the pages, one
 // ahead of the caller: the next page is read and decoded while the caller hands the previous one
-// to the bulk writers (measured at 100,000 items, the reader otherwise waited on the writers for
-// a quarter of the copy, and they on it).
+// to the bulk writers. Read in the caller's goroutine, 100,000 items took 5 to 7 s of reads and
+// 2.3 s of waits for a free writer, one after the other, in copies of 8 to 10 s.
 func (b *Backend) stored(ctx context.Context, index string) iter.Seq2[search.Item, error] {
 	return func(yield func(search.Item, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
