@@ -126,8 +126,12 @@ func (b *Backend) checkDefinition(def []byte) (any, error) {
 	return mappings.RefreshInterval(def)
 }
 
-// stored yields every item of index, read in pages of Config.BatchSize in id order, each hit
-// decoded as the reads decode it (searchResponse). A goroutine of its own reads the pages, one
+// maxPage is the most documents a page of stored asks for: an index's max_result_window, by
+// default and in the built-in definition, refuses more.
+const maxPage = 10000
+
+// stored yields every item of index, read in id order in pages (see readPages), each hit decoded
+// as the reads decode it (searchResponse). A goroutine of its own reads the pages, one
 // ahead of the caller: the next page is read and decoded while the caller hands the previous one
 // to the bulk writers. Read in the caller's goroutine, 100,000 items took 5 to 7 s of reads and
 // 2.3 s of waits for a free writer, one after the other, in copies of 8 to 10 s.
@@ -167,14 +171,20 @@ func (b *Backend) stored(ctx context.Context, index string) iter.Seq2[search.Ite
 }
 
 // readPages reads every item of index for stored, and passes them to emit a page at a time until
-// emit returns false, when ctx has ended. The next page starts after the last id of the previous one (search_after
-// on the unique id): a versioned index is never written once it is live, so this sees each
-// document exactly once without a point in time to hold a view of the index, which the engine
-// would have to keep open for the whole copy.
+// emit returns false, when ctx has ended. The next page starts after the last id of the previous
+// one (search_after on the unique id): a versioned index is never written once it is live, so
+// this sees each document exactly once without a point in time to hold a view of the index,
+// which the engine would have to keep open for the whole copy.
+//
+// A page holds five bulk requests' items, up to maxPage: much of what a page costs the engine
+// does not grow with its size. Read alone, 100,000 items in pages of 1,000 took Elasticsearch
+// 2.6 to 3.4 s and OpenSearch 1.1 to 2.2 s (their own "took", summed), in pages of 5,000 1.4 to
+// 2.3 s and 1.0 to 1.8 s.
 func (b *Backend) readPages(ctx context.Context, index string, emit func([]search.Item) bool) error {
+	size := min(5*b.cfg.BatchSize, maxPage)
 	var after []any
 	for {
-		body, err := storedPage(b.cfg.BatchSize, after)
+		body, err := storedPage(size, after)
 		if err != nil {
 			return err
 		}
@@ -195,7 +205,7 @@ func (b *Backend) readPages(ctx context.Context, index string, emit func([]searc
 		if !emit(items) {
 			return context.Cause(ctx)
 		}
-		if len(hits) < b.cfg.BatchSize {
+		if len(hits) < size {
 			return nil
 		}
 		if after, err = sortValues(hits[len(hits)-1].Sort); err != nil {
