@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"strconv"
 	"sync"
+
+	"github.com/opensearch-project/opensearch-go/v4/opensearchapi"
 
 	"mediagw/mappings"
 	"mediagw/search"
@@ -49,6 +52,10 @@ func (b *Backend) Reindex(ctx context.Context, opts search.ReindexOptions) (stat
 	if err != nil {
 		return stats, fmt.Errorf("reindex: %w", err)
 	}
+	page, err := b.pageSize(ctx, source)
+	if err != nil {
+		return stats, fmt.Errorf("reindex: %w", err)
+	}
 	name := indexName(b.cfg.Alias, start)
 	stats.Index = name
 	if err := b.createIndex(ctx, name, def); err != nil {
@@ -62,7 +69,7 @@ func (b *Backend) Reindex(ctx context.Context, opts search.ReindexOptions) (stat
 		}
 	}()
 
-	n, err := b.fill(ctx, name, search.Paced(ctx, b.stored(ctx, source), opts.Rate), counter(opts.Progress, want))
+	n, err := b.fill(ctx, name, search.Paced(ctx, b.stored(ctx, source, page), opts.Rate), counter(opts.Progress, want))
 	if err != nil {
 		return stats, fmt.Errorf("reindex %s into %s: %w", source, name, err)
 	}
@@ -126,23 +133,55 @@ func (b *Backend) checkDefinition(def []byte) (any, error) {
 	return mappings.RefreshInterval(def)
 }
 
-// maxPage is the most documents a page of stored asks for: an index's max_result_window, by
-// default and in the built-in definition, refuses more.
-const maxPage = 10000
+// defaultResultWindow is the engines' index.max_result_window where a definition sets none: the
+// most documents one search returns.
+const defaultResultWindow = 10000
 
-// stored yields every item of index, read in id order in pages (see readPages), each hit decoded
-// as the reads decode it (searchResponse). A goroutine of its own reads the pages, one
+// pageSize is how many documents a page of stored holds for index: five bulk requests' items,
+// but no more than the index's max_result_window lets one search return. Much of what a page
+// costs the engine does not grow with its size: read alone, 100,000 items in pages of 1,000 took
+// Elasticsearch 2.6 to 3.4 s and OpenSearch 1.1 to 2.2 s (their own "took", summed), in pages of
+// 5,000 1.4 to 2.3 s and 1.0 to 1.8 s.
+func (b *Backend) pageSize(ctx context.Context, index string) (int, error) {
+	ctx, cancel := b.bound(ctx, b.cfg.Timeout)
+	defer cancel()
+	resp, err := b.client.Indices.Settings.Get(ctx, &opensearchapi.SettingsGetReq{Indices: []string{index}, Settings: []string{"index.max_result_window"}})
+	if err != nil {
+		return 0, fmt.Errorf("settings of %s: %w", index, failed(ctx, "get settings", resp, err))
+	}
+	var settings struct {
+		Index struct {
+			Window string `json:"max_result_window"`
+		} `json:"index"`
+	}
+	// An index whose definition does not set it has no settings to show.
+	if raw := resp.GetIndices()[index].Settings; len(raw) > 0 {
+		if err := json.Unmarshal(raw, &settings); err != nil {
+			return 0, fmt.Errorf("settings of %s: %w", index, err)
+		}
+	}
+	window := defaultResultWindow
+	if settings.Index.Window != "" {
+		if window, err = strconv.Atoi(settings.Index.Window); err != nil || window < 1 {
+			return 0, fmt.Errorf("settings of %s: max_result_window %q: want a positive number", index, settings.Index.Window)
+		}
+	}
+	return min(5*b.cfg.BatchSize, window), nil
+}
+
+// stored yields every item of index, read in id order in pages of size (see readPages), each
+// hit decoded as the reads decode it (searchResponse). A goroutine of its own reads the pages, one
 // ahead of the caller: the next page is read and decoded while the caller hands the previous one
 // to the bulk writers. Read in the caller's goroutine, 100,000 items took 5 to 7 s of reads and
 // 2.3 s of waits for a free writer, one after the other, in copies of 8 to 10 s.
-func (b *Backend) stored(ctx context.Context, index string) iter.Seq2[search.Item, error] {
+func (b *Backend) stored(ctx context.Context, index string, size int) iter.Seq2[search.Item, error] {
 	return func(yield func(search.Item, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
 		pages := make(chan []search.Item, 1)
 		var err error
 		go func() {
 			defer close(pages)
-			err = b.readPages(ctx, index, func(page []search.Item) bool {
+			err = b.readPages(ctx, index, size, func(page []search.Item) bool {
 				select {
 				case pages <- page:
 					return true
@@ -170,18 +209,12 @@ func (b *Backend) stored(ctx context.Context, index string) iter.Seq2[search.Ite
 	}
 }
 
-// readPages reads every item of index for stored, and passes them to emit a page at a time until
+// readPages reads every item of index for stored, and passes them to emit in pages of size until
 // emit returns false, when ctx has ended. The next page starts after the last id of the previous
 // one (search_after on the unique id): a versioned index is never written once it is live, so
 // this sees each document exactly once without a point in time to hold a view of the index,
 // which the engine would have to keep open for the whole copy.
-//
-// A page holds five bulk requests' items, up to maxPage: much of what a page costs the engine
-// does not grow with its size. Read alone, 100,000 items in pages of 1,000 took Elasticsearch
-// 2.6 to 3.4 s and OpenSearch 1.1 to 2.2 s (their own "took", summed), in pages of 5,000 1.4 to
-// 2.3 s and 1.0 to 1.8 s.
-func (b *Backend) readPages(ctx context.Context, index string, emit func([]search.Item) bool) error {
-	size := min(5*b.cfg.BatchSize, maxPage)
+func (b *Backend) readPages(ctx context.Context, index string, size int, emit func([]search.Item) bool) error {
 	var after []any
 	for {
 		body, err := storedPage(size, after)

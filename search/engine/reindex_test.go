@@ -186,6 +186,39 @@ func storedDocument(t *testing.T, index, id string) Document {
 	return a.Source
 }
 
+// TestReindexPages: a copy reads pages of five bulk requests' items, fewer when the live index's
+// max_result_window would refuse them, and copies every item whatever the page.
+func TestReindexPages(t *testing.T) {
+	items := searchtest.Generated(t, 1200, 5)
+	tests := []struct {
+		name  string
+		def   []byte
+		batch int
+		want  int
+	}{
+		{name: "five bulk requests", def: mappings.Items, batch: 100, want: 500},
+		{name: "a narrow result window", batch: 100, want: 300, def: editDefinition(t, func(def map[string]any) {
+			field(def, "settings", "index")["max_result_window"] = 300
+		})},
+		{name: "the engine's default window", batch: 3000, want: 10000, def: editDefinition(t, func(def map[string]any) {
+			delete(field(def, "settings", "index"), "max_result_window")
+		})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newBackend(t, Config{Mapping: tt.def, BatchSize: tt.batch, Keep: -1, Now: stepClock()})
+			live := load(t, b, items)
+			if got, err := b.pageSize(t.Context(), live.Index); err != nil || got != tt.want {
+				t.Errorf("pageSize = %d, %v; want %d", got, err, tt.want)
+			}
+			st, err := b.Reindex(t.Context(), search.ReindexOptions{})
+			if err != nil || st.Indexed != len(items) {
+				t.Errorf("Reindex = %+v, %v; want all %d items", st, err, len(items))
+			}
+		})
+	}
+}
+
 func ids(items []search.Item) []string {
 	out := make([]string, len(items))
 	for i, it := range items {
