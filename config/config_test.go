@@ -79,6 +79,10 @@ func TestInvalid(t *testing.T) {
 		{"MEDIA_KEEP_INDICES", "-1"},
 		{"MEDIA_CACHE", "yes"},
 		{"MEDIA_CACHE_TTL", "0s"},
+		{"MEDIA_MAX_INFLIGHT", "-1"},
+		{"MEDIA_ADMIT_WAIT", "0s"},
+		{"MEDIA_ADMIT_WAIT", "10"},
+		{"MEDIA_CACHE_MAX_MB", "lots"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.env+"="+tt.value, func(t *testing.T) {

@@ -6,6 +6,7 @@ package backends
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -25,6 +26,9 @@ type opener struct {
 	serve func(ctx context.Context, cfg config.Config, log *zap.Logger, reg prometheus.Registerer) (search.Backend, func(), error)
 	// admin opens it to load, list and roll back index versions.
 	admin func(cfg config.Config) (search.Admin, error)
+	// inflightPerCPU sizes the bound on engine calls in progress when the settings leave it to
+	// the backend (MaxInflight).
+	inflightPerCPU int
 }
 
 // openers has an entry for every name of config.Backends (a test holds them equal).
@@ -34,10 +38,16 @@ var openers = map[string]opener{
 		admin: func(cfg config.Config) (search.Admin, error) {
 			return blevebackend.NewLoader(cfg.IndexDir, cfg.KeepIndices), nil
 		},
+		// It searches on this process' CPUs: one call per CPU keeps them busy, and more only
+		// share them, each answer later and the heap larger.
+		inflightPerCPU: 1,
 	},
 	config.BackendOpenSearch: {
 		serve: serveOpenSearch,
 		admin: func(cfg config.Config) (search.Admin, error) { return OpenSearch(cfg) },
+		// The engine works on its own nodes while a call here waits on the network; reading its
+		// answer is a small part of a call's time.
+		inflightPerCPU: 8,
 	},
 }
 
@@ -57,6 +67,19 @@ func Open(ctx context.Context, cfg config.Config, log *zap.Logger, reg prometheu
 		return nil, nil, err
 	}
 	return o.serve(ctx, cfg, log, reg)
+}
+
+// MaxInflight is how many engine calls may run at once: cfg.MaxInflight, or when that is 0 the
+// configured backend's share of GOMAXPROCS.
+func MaxInflight(cfg config.Config) (int, error) {
+	if cfg.MaxInflight > 0 {
+		return cfg.MaxInflight, nil
+	}
+	o, err := lookup(cfg.Backend)
+	if err != nil {
+		return 0, err
+	}
+	return o.inflightPerCPU * runtime.GOMAXPROCS(0), nil
 }
 
 // OpenAdmin opens the configured backend to manage its index versions.
