@@ -90,7 +90,7 @@ func bleveIndex(t *testing.T, ctx context.Context, items []search.Item) indexed 
 		st, err := bleve.NewLoader(dir, 2).Load(ctx, search.Values(items))
 		return reload(ctx, st, err)
 	}, rebuild: func(ctx context.Context) error {
-		st, err := bleve.NewLoader(dir, 2).Reindex(ctx, nil, nil)
+		st, err := bleve.NewLoader(dir, 2).Reindex(ctx, search.ReindexOptions{})
 		return reload(ctx, st, err)
 	}}
 }
@@ -110,7 +110,7 @@ func openSearchIndex(t *testing.T, ctx context.Context, items []search.Item) ind
 		_, err := b.(search.Loader).Load(ctx, search.Values(items))
 		return err
 	}, rebuild: func(ctx context.Context) error {
-		_, err := b.(*engine.Backend).Reindex(ctx, nil, nil)
+		_, err := b.(*engine.Backend).Reindex(ctx, search.ReindexOptions{})
 		return err
 	}}
 }

@@ -49,10 +49,21 @@ type Admin interface {
 	// Rollback makes the newest finished version older than the live one live and returns its
 	// name; the version it leaves stays. It fails when there is none.
 	Rollback(ctx context.Context) (string, error)
-	// Reindex builds a new version from the items of the live one, with the index definition
-	// def (nil: the backend's own; a backend whose definition is built in refuses any other
-	// with ErrDefinitionFixed), and makes it live as a load does, keeping the replaced one.
-	// progress, when not nil, is called with the items copied (done) of the live version's total.
-	Reindex(ctx context.Context, def []byte, progress func(done, total int64)) (LoadStats, error)
+	// Reindex builds a new version from the items of the live one, as opts say, and makes it
+	// live as a load does, keeping the replaced one.
+	Reindex(ctx context.Context, opts ReindexOptions) (LoadStats, error)
 	Close() error
+}
+
+// ReindexOptions say how Admin.Reindex builds the new version.
+type ReindexOptions struct {
+	// Definition is the new version's index definition; nil: the backend's own. A backend whose
+	// definition is built in refuses any other with ErrDefinitionFixed.
+	Definition []byte
+	// Rate caps the items copied per second, to spare an engine that also serves (mediactl
+	// reindex -rate); 0 or less copies as fast as the backend goes.
+	Rate float64
+	// Progress, when not nil, is called with the items copied (done) of the live version's
+	// total, from one goroutine at a time.
+	Progress func(done, total int64)
 }

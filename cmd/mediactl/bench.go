@@ -16,6 +16,7 @@ import (
 	"mediagw/cmd/internal/backends"
 	"mediagw/config"
 	"mediagw/mappings"
+	"mediagw/search"
 	"mediagw/search/engine"
 )
 
@@ -403,7 +404,7 @@ func benchLoad(ctx context.Context, e *env) error {
 	fmt.Fprintln(e.stderr, "bench: mediactl reindex (from the index the load made, with the same definition)")
 	reindexed, err := bench.Charge(procs, func() (bench.LoadResult, error) {
 		start := time.Now()
-		st, err := backend.Reindex(ctx, mapping, nil)
+		st, err := backend.Reindex(ctx, search.ReindexOptions{Definition: mapping})
 		if err != nil {
 			return bench.LoadResult{}, fmt.Errorf("mediactl reindex: %w", err)
 		}

@@ -39,6 +39,7 @@ func TestUsage(t *testing.T) {
 		{args: []string{"rollback", "x"}, want: "rollback takes no arguments", usage: true},
 		{args: []string{"reindex", "x"}, want: "reindex takes no arguments", usage: true},
 		{args: []string{"reindex", "-mapping", filepath.Join(t.TempDir(), "missing.json")}, want: "read mapping file"},
+		{args: []string{"reindex", "-rate", "-5"}, want: "-rate -5: want items per second", usage: true},
 		{args: []string{"bench", "x"}, want: "bench takes flags only", usage: true},
 		{args: []string{"bench", "-mode", "soak"}, want: "-mode must be mix, extras, suggest, probe, load or charts", usage: true},
 		{args: []string{"bench", "-mode", "extras", "-catalogue", searchtest.FixturePath()}, want: "measures gateways: give -gateway URL", usage: true},

@@ -25,8 +25,9 @@ commands:
   gen       -n N [-seed S] -o FILE   write a generated catalogue (gzip when FILE ends in .gz)
   validate  [-rejects FILE] FILE     check a catalogue; every bad line is reported
   load      [-rejects FILE] FILE     build a new index from FILE and make it live
-  reindex   [-mapping FILE]          build a new index from the live one (OpenSearch: with the
-                                     index definition FILE) and make it live
+  reindex   [-mapping FILE] [-rate N]
+                                     build a new index from the live one (OpenSearch: with the
+                                     index definition FILE), copying at most N items/s, and make it live
   status                             show the live index, the kept ones and their mappings
   rollback                           make the previous kept index live again
   bench     [-mode mix|probe|load] -gateway URL -catalogue FILE
@@ -73,6 +74,7 @@ type env struct {
 	seed    int64
 	out     string
 	mapping string
+	rate    float64
 	bench   benchFlags
 }
 
@@ -86,6 +88,7 @@ var commands = []command{
 	{name: "load", run: runLoad, flags: rejectsFlag},
 	{name: "reindex", run: runReindex, flags: func(fs *flag.FlagSet, e *env) {
 		fs.StringVar(&e.mapping, "mapping", "", "OpenSearch index definition (settings and mappings) of the new index; empty: -opensearch-mapping, or the built-in one")
+		fs.Float64Var(&e.rate, "rate", 0, "items copied per second at most, to spare an engine that also serves; 0: as fast as it goes")
 	}},
 	{name: "status", run: runStatus},
 	{name: "rollback", run: runRollback},

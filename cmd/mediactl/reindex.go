@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync/atomic"
 	"time"
 
@@ -17,6 +18,9 @@ import (
 func runReindex(ctx context.Context, e *env, args []string) error {
 	if len(args) != 0 {
 		return fmt.Errorf("%w: reindex takes no arguments (the items come from the live index)", errUsage)
+	}
+	if e.rate < 0 || math.IsNaN(e.rate) || math.IsInf(e.rate, 0) {
+		return fmt.Errorf("%w: -rate %g: want items per second, 0 for no limit", errUsage, e.rate)
 	}
 	// A definition that cannot be read fails before anything is opened.
 	var def []byte
@@ -49,7 +53,7 @@ func runReindex(ctx context.Context, e *env, args []string) error {
 			return fmt.Sprintf("reindexing: %d of %d items (%.0f%%, %.0f items/s)", n, total, 100*float64(n)/float64(max(total, 1)), float64(n)/elapsed.Seconds())
 		}})
 	start := time.Now()
-	stats, err := b.Reindex(ctx, def, func(d, _ int64) { done.Store(d) })
+	stats, err := b.Reindex(ctx, search.ReindexOptions{Definition: def, Rate: e.rate, Progress: func(d, _ int64) { done.Store(d) }})
 	stop()
 	if errors.Is(err, search.ErrDefinitionFixed) {
 		return fmt.Errorf("%w: -mapping is an OpenSearch index definition; the embedded index's mapping is built into mediagw", errUsage)

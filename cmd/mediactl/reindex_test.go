@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"mediagw/mappings"
 	"mediagw/search"
@@ -38,6 +39,18 @@ func statusRows(t *testing.T, envs map[string]string) map[string]string {
 	return rows
 }
 
+// reindexPaced runs mediactl reindex of the 300 items loadCatalogue loads at -rate 100, which
+// must take about 3 s: at least 2 s whatever the machine.
+func reindexPaced(t *testing.T, envs map[string]string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	start := time.Now()
+	stdout, stderr, err = mediactl(t, envs, append([]string{"reindex", "-rate", "100"}, args...)...)
+	if took := time.Since(start); err == nil && took < 2*time.Second {
+		t.Errorf("reindex of 300 items at -rate 100 took %v, want at least 2 s", took)
+	}
+	return stdout, stderr, err
+}
+
 func TestReindexEmbedded(t *testing.T) {
 	envs := map[string]string{"MEDIA_INDEX_DIR": filepath.Join(t.TempDir(), "index"), "MEDIA_KEEP_INDICES": "1"}
 	loadCatalogue(t, envs, 300)
@@ -50,7 +63,7 @@ func TestReindexEmbedded(t *testing.T) {
 	if _, _, err := mediactl(t, envs, "reindex", "-mapping", def); err == nil || !strings.Contains(err.Error(), "built into mediagw") {
 		t.Errorf("reindex -mapping of the embedded index: %v, want a usage error", err)
 	}
-	out, stderr, err := mediactl(t, envs, "reindex")
+	out, stderr, err := reindexPaced(t, envs)
 	m := liveIndex.FindStringSubmatch(out)
 	if err != nil || m == nil || m[2] != "300" {
 		t.Fatalf("reindex: %v\n%s\n%s", err, out, stderr)
@@ -116,7 +129,7 @@ func TestReindexOpenSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, stderr, err := mediactl(t, envs, "reindex", "-mapping", def)
+	out, stderr, err := reindexPaced(t, envs, "-mapping", def)
 	m := liveIndex.FindStringSubmatch(out)
 	if err != nil || m == nil || m[2] != "300" {
 		t.Fatalf("reindex: %v\n%s\n%s", err, out, stderr)

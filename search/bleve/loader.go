@@ -70,11 +70,11 @@ func (l *Loader) Load(ctx context.Context, items iter.Seq2[search.Item, error]) 
 // Reindex builds a new index from the items stored in the live one, with this mediagw's
 // mapping, and makes it live as Load does, with the same checks, keep rule and rollback: how an
 // index built by an older mediagw, or before a change to the mapping, is brought up to date
-// without the catalogue file. The mapping is built in: a definition def is refused
-// (search.ErrDefinitionFixed). progress, when not nil, is called as the items are read with how
-// many were (done) of the total the live index holds.
-func (l *Loader) Reindex(ctx context.Context, def []byte, progress func(done, total int64)) (search.LoadStats, error) {
-	if def != nil {
+// without the catalogue file. The mapping is built in: a definition is refused
+// (search.ErrDefinitionFixed). opts.Progress, when not nil, is called as the items are read
+// with how many were (done) of the total the live index holds; opts.Rate paces the reading.
+func (l *Loader) Reindex(ctx context.Context, opts search.ReindexOptions) (search.LoadStats, error) {
+	if opts.Definition != nil {
 		return search.LoadStats{}, fmt.Errorf("rebuild: %w", search.ErrDefinitionFixed)
 	}
 	start := time.Now()
@@ -97,7 +97,7 @@ func (l *Loader) Reindex(ctx context.Context, def []byte, progress func(done, to
 		return search.LoadStats{}, fmt.Errorf("rebuild: open %s: %w", live, err)
 	}
 	defer src.Close()
-	return l.replace(ctx, start, "rebuild", allItems(src, progress))
+	return l.replace(ctx, start, "rebuild", search.Paced(ctx, allItems(src, opts.Progress), opts.Rate))
 }
 
 // replace builds a new index from items beside the live one, checks it holds every item, makes

@@ -408,7 +408,7 @@ func TestReindex(t *testing.T) {
 
 	var last [2]int64
 	calls := 0
-	st, err := l.Reindex(t.Context(), nil, func(done, total int64) { calls, last = calls+1, [2]int64{done, total} })
+	st, err := l.Reindex(t.Context(), search.ReindexOptions{Progress: func(done, total int64) { calls, last = calls+1, [2]int64{done, total} }})
 	if err != nil {
 		t.Fatalf("Reindex: %v", err)
 	}
@@ -450,22 +450,22 @@ func TestReindex(t *testing.T) {
 func TestReindexFailures(t *testing.T) {
 	dir := t.TempDir()
 	l := NewLoader(dir, 1)
-	if _, err := l.Reindex(t.Context(), nil, nil); !errors.Is(err, search.ErrUnavailable) {
+	if _, err := l.Reindex(t.Context(), search.ReindexOptions{}); !errors.Is(err, search.ErrUnavailable) {
 		t.Errorf("Reindex without a live index: %v, want search.ErrUnavailable", err)
 	}
 	items := genItems("a", 2500)
 	live := load(t, l, items).Index
-	if _, err := l.Reindex(t.Context(), []byte(`{"settings":{}}`), nil); !errors.Is(err, search.ErrDefinitionFixed) {
+	if _, err := l.Reindex(t.Context(), search.ReindexOptions{Definition: []byte(`{"settings":{}}`)}); !errors.Is(err, search.ErrDefinitionFixed) {
 		t.Errorf("Reindex with a definition: %v, want search.ErrDefinitionFixed", err)
 	}
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	if _, err := l.Reindex(ctx, nil, func(done, total int64) {
+	if _, err := l.Reindex(ctx, search.ReindexOptions{Progress: func(done, total int64) {
 		if done < total {
 			cancel()
 		}
-	}); !errors.Is(err, context.Canceled) {
+	}}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled Reindex: %v, want context.Canceled", err)
 	}
 	if got := current(t, dir); got != live {
@@ -479,7 +479,7 @@ func TestReindexFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = l.Reindex(t.Context(), nil, nil)
+	_, err = l.Reindex(t.Context(), search.ReindexOptions{})
 	unlock()
 	if err == nil || !strings.Contains(err.Error(), "another load") {
 		t.Errorf("Reindex while a load runs: %v, want an error saying so", err)

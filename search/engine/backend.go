@@ -302,10 +302,15 @@ func (b *Backend) doSearch(ctx context.Context, op string, body []byte, err erro
 	if err != nil {
 		return fmt.Errorf("opensearch %s: encode request: %w", op, err)
 	}
+	return b.doSearchIn(ctx, b.cfg.Alias, op, body, out)
+}
+
+// doSearchIn is doSearch of an encoded body, sent to index (an index or the alias).
+func (b *Backend) doSearchIn(ctx context.Context, index, op string, body []byte, out interface{ failure(string) error }) error {
 	ctx, cancel := b.bound(ctx, b.cfg.Timeout)
 	defer cancel()
 	for attempt := 0; ; attempt++ {
-		err := b.searchOnce(ctx, op, body, out)
+		err := b.searchOnce(ctx, index, op, body, out)
 		var ee *EngineError
 		if !errors.As(err, &ee) || !ee.shardFailure || attempt >= b.cfg.ReadRetries || ctx.Err() != nil {
 			return err
@@ -314,8 +319,8 @@ func (b *Backend) doSearch(ctx context.Context, op string, body []byte, err erro
 	}
 }
 
-func (b *Backend) searchOnce(ctx context.Context, op string, body []byte, out interface{ failure(string) error }) error {
-	req := &opensearchapi.SearchReq{Indices: []string{b.cfg.Alias}, Body: bytes.NewReader(body)}
+func (b *Backend) searchOnce(ctx context.Context, index, op string, body []byte, out interface{ failure(string) error }) error {
+	req := &opensearchapi.SearchReq{Indices: []string{index}, Body: bytes.NewReader(body)}
 	resp, err := b.reads.Client.Do(ctx, http.MethodPost, req, nil)
 	if err == nil && resp.IsError() {
 		err = opensearch.ParseError(resp)

@@ -143,7 +143,7 @@ func (b *Backend) Load(ctx context.Context, items iter.Seq2[search.Item, error])
 		}
 	}()
 
-	n, err := b.fill(ctx, name, items)
+	n, err := b.fill(ctx, name, items, nil)
 	if err != nil {
 		return stats, fmt.Errorf("load %s: %w", name, err)
 	}
@@ -441,8 +441,9 @@ func (b *Backend) Status(ctx context.Context) ([]search.IndexInfo, error) {
 
 // fill sends items to index in bulk requests, Config.Workers at a time, and returns how many it
 // sent. The reading goroutine only batches items; the workers encode them, so that reading and
-// encoding, the loader's two main costs, run side by side.
-func (b *Backend) fill(ctx context.Context, index string, items iter.Seq2[search.Item, error]) (int, error) {
+// encoding, the loader's two main costs, run side by side. written, when not nil, is called by
+// the workers with the number of items of each batch the engine has taken.
+func (b *Backend) fill(ctx context.Context, index string, items iter.Seq2[search.Item, error], written func(int)) (int, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	batches := make(chan []search.Item, b.cfg.Workers)
 	for range b.cfg.Workers {
@@ -451,6 +452,9 @@ func (b *Backend) fill(ctx context.Context, index string, items iter.Seq2[search
 			for bt := range batches {
 				if err := b.send(gctx, index, bt, &enc); err != nil {
 					return err
+				}
+				if written != nil {
+					written(len(bt))
 				}
 			}
 			return nil

@@ -1,10 +1,13 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -39,8 +42,8 @@ func field(def map[string]any, path ...string) map[string]any {
 	return m
 }
 
-// changedDefinition is the built-in definition with two shards (so the copy runs in two
-// slices) and a keyword subfield of the title's terms that the built-in one lacks.
+// changedDefinition is the built-in definition with two shards and a keyword subfield of the
+// title's terms that the built-in one lacks.
 func changedDefinition(t *testing.T) []byte {
 	return editDefinition(t, func(def map[string]any) {
 		field(def, "settings", "index")["number_of_shards"] = 2
@@ -67,9 +70,15 @@ func TestReindex(t *testing.T) {
 		t.Fatalf("first page of a walk: next %q, %v", first.Next, err)
 	}
 
+	// A document as an older mediagw made it, with another sort key and no title bonus: the
+	// copy makes each document anew from its item, by this mediagw's rules.
+	stale := NewDocument(items[0])
+	stale.TitleSort, stale.TitleBonus = "stale", 0
+	putDocument(t, old.Index, stale)
+
 	def := changedDefinition(t)
 	var seen [][2]int64
-	st, err := b.Reindex(t.Context(), def, func(done, total int64) { seen = append(seen, [2]int64{done, total}) })
+	st, err := b.Reindex(t.Context(), search.ReindexOptions{Definition: def, Progress: func(done, total int64) { seen = append(seen, [2]int64{done, total}) }})
 	if err != nil {
 		t.Fatalf("Reindex: %v", err)
 	}
@@ -81,6 +90,9 @@ func TestReindex(t *testing.T) {
 	}
 	if v, err := b.Version(t.Context()); err != nil || v != st.Index {
 		t.Errorf("alias points at %q, %v; want %s", v, err, st.Index)
+	}
+	if got, want := storedDocument(t, st.Index, items[0].ID), NewDocument(items[0]); got.TitleSort != want.TitleSort || got.TitleBonus != want.TitleBonus {
+		t.Errorf("copied document: title_sort %q, title_bonus %v; want %q, %v as a load makes them", got.TitleSort, got.TitleBonus, want.TitleSort, want.TitleBonus)
 	}
 	status, err := b.Status(t.Context())
 	if err != nil {
@@ -94,17 +106,6 @@ func TestReindex(t *testing.T) {
 	}
 	if shards := indexSetting(t, b, st.Index, "number_of_shards"); shards != "2" {
 		t.Errorf("the new index has %s shards, want the 2 of its definition", shards)
-	}
-	// A copy runs in a slice per shard, and in as many as a load's bulk requests in flight.
-	serial := newBackend(t, Config{Alias: b.Alias(), Workers: 1})
-	for _, tt := range []struct {
-		b     *Backend
-		index string
-		want  int
-	}{{serial, old.Index, 1}, {serial, st.Index, 2}, {b, old.Index, 2}} {
-		if got, err := tt.b.slices(t.Context(), tt.index); err != nil || got != tt.want {
-			t.Errorf("slices(%s) with %d workers = %d, %v; want %d", tt.index, tt.b.cfg.Workers, got, err, tt.want)
-		}
 	}
 	after, err := b.Search(t.Context(), newest)
 	if err != nil || !slices.Equal(ids(after.Items), ids(before.Items)) || after.Total != before.Total {
@@ -129,7 +130,7 @@ func TestReindex(t *testing.T) {
 	}
 
 	// Without a definition, the configured one; the keep rule holds as for a load.
-	again, err := b.Reindex(t.Context(), nil, nil)
+	again, err := b.Reindex(t.Context(), search.ReindexOptions{})
 	if err != nil {
 		t.Fatalf("Reindex(nil): %v", err)
 	}
@@ -138,6 +139,83 @@ func TestReindex(t *testing.T) {
 		stamped(t, mappings.Items, []search.IndexInfo{{Name: again.Index, Docs: int64(len(items)), Live: true, Version: v}})...)
 	if err != nil || !slices.Equal(status, want) {
 		t.Errorf("after Reindex(nil): Status = %+v, %v; want %+v (%s pruned)", status, err, want, old.Index)
+	}
+}
+
+// putDocument writes doc into index, visible at once.
+func putDocument(t *testing.T, index string, doc Document) {
+	t.Helper()
+	body, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPut, engineURL(t)+"/"+index+"/_doc/"+url.PathEscape(doc.ID)+"?refresh=true", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(resp.Body)
+		t.Fatalf("put %s in %s: %s: %s", doc.ID, index, resp.Status, msg)
+	}
+}
+
+// storedDocument is the document index holds under id.
+func storedDocument(t *testing.T, index, id string) Document {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, engineURL(t)+"/"+index+"/_doc/"+url.PathEscape(id), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var a struct {
+		Source Document `json:"_source"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&a); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("get %s in %s: %s, %v", id, index, resp.Status, err)
+	}
+	return a.Source
+}
+
+// TestReindexPages: a copy reads pages of five bulk requests' items, fewer when the live index's
+// max_result_window would refuse them, and copies every item whatever the page.
+func TestReindexPages(t *testing.T) {
+	items := searchtest.Generated(t, 1200, 5)
+	tests := []struct {
+		name  string
+		def   []byte
+		batch int
+		want  int
+	}{
+		{name: "five bulk requests", def: mappings.Items, batch: 100, want: 500},
+		{name: "a narrow result window", batch: 100, want: 300, def: editDefinition(t, func(def map[string]any) {
+			field(def, "settings", "index")["max_result_window"] = 300
+		})},
+		{name: "the engine's default window", batch: 3000, want: 10000, def: editDefinition(t, func(def map[string]any) {
+			delete(field(def, "settings", "index"), "max_result_window")
+		})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newBackend(t, Config{Mapping: tt.def, BatchSize: tt.batch, Keep: -1, Now: stepClock()})
+			live := load(t, b, items)
+			if got, err := b.pageSize(t.Context(), live.Index); err != nil || got != tt.want {
+				t.Errorf("pageSize = %d, %v; want %d", got, err, tt.want)
+			}
+			st, err := b.Reindex(t.Context(), search.ReindexOptions{})
+			if err != nil || st.Indexed != len(items) {
+				t.Errorf("Reindex = %+v, %v; want all %d items", st, err, len(items))
+			}
+		})
 	}
 }
 
@@ -178,7 +256,8 @@ func (g getRequest) GetRequest(string) (*http.Request, error) {
 func TestReindexFailures(t *testing.T) {
 	items := searchtest.Generated(t, 3000, 3)
 	transport := &failingTransport{match: func(*http.Request) bool { return false }}
-	// Scroll batches of 100 make the copy take a few steps, so it can be interrupted mid-way.
+	// Pages and bulk requests of 100 make the copy take a few steps, so it can be interrupted
+	// mid-way.
 	b := newBackend(t, Config{Keep: 1, Now: stepClock(), BatchSize: 100, Transport: transport})
 	live := load(t, b, items)
 
@@ -208,9 +287,10 @@ func TestReindexFailures(t *testing.T) {
 		{name: "not a definition", def: []byte(`{"settings": {}}`), untouched: true, want: "no mappings"},
 		{name: "refresh off", def: []byte(`{"settings": {"refresh_interval": "-1"}, "mappings": {}}`), untouched: true, want: "refresh off"},
 		{name: "older mapping version", def: older, untouched: true, want: "older than this mediagw's"},
-		{name: "documents refused", def: refused, want: "mapper_parsing_exception"},
-		{name: "the task cannot be read", def: mappings.Items, before: failOnce(http.MethodGet, "/_tasks/", http.StatusBadRequest), want: "get task"},
-		{name: "the reindex is refused", def: mappings.Items, before: failOnce(http.MethodPost, "/_reindex", http.StatusBadRequest), want: "opensearch reindex"},
+		// Elasticsearch 8 and 9 name the refusal document_parsing_exception, OpenSearch mapper_parsing_exception.
+		{name: "documents refused", def: refused, want: "failed to parse field [title]"},
+		{name: "a page read is refused", def: mappings.Items, before: failOnce(http.MethodPost, "/_search", http.StatusBadRequest), want: "opensearch reindex read"},
+		{name: "a bulk request is refused", def: mappings.Items, before: failOnce(http.MethodPost, "/_bulk", http.StatusBadRequest), want: "bulk"},
 		{name: "the alias cannot move", def: mappings.Items, before: failOnce(http.MethodPost, "/_aliases", http.StatusInternalServerError), want: "aliases"},
 	}
 	for _, tt := range tests {
@@ -218,7 +298,7 @@ func TestReindexFailures(t *testing.T) {
 			if tt.before != nil {
 				tt.before()
 			}
-			_, err := b.Reindex(t.Context(), tt.def, nil)
+			_, err := b.Reindex(t.Context(), search.ReindexOptions{Definition: tt.def})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Reindex: error %v, want one saying %q", err, tt.want)
 			}
@@ -234,12 +314,16 @@ func TestReindexFailures(t *testing.T) {
 		defer cancel()
 		// At the first report, which comes before the copy of 3,000 documents in steps of 100 is
 		// done (if it does not, the cancel is seen before the alias moves).
-		_, err := b.Reindex(ctx, nil, func(int64, int64) { cancel() })
+		var seen []int64
+		_, err := b.Reindex(ctx, search.ReindexOptions{Progress: func(done, _ int64) { seen = append(seen, done); cancel() }})
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("Reindex: error %v, want one wrapping context.Canceled", err)
 		}
+		if len(seen) == 0 || seen[len(seen)-1] >= int64(len(items)) {
+			t.Errorf("progress %v: want the copy cancelled before its end", seen)
+		}
 		checkUntouched(t, b, live.Index, len(items))
-		// The task was stopped before its index was removed: nothing writes it back.
+		// The bulk requests had ended before the index was removed: nothing writes it back.
 		time.Sleep(time.Second)
 		checkUntouched(t, b, live.Index, len(items))
 	})
@@ -248,11 +332,15 @@ func TestReindexFailures(t *testing.T) {
 	// index with a copy of the older one.
 	t.Run("a load meanwhile", func(t *testing.T) {
 		var loaded search.LoadStats
-		_, err := b.Reindex(t.Context(), nil, func(int64, int64) {
-			if loaded.Index == "" {
-				loaded = load(t, b, items[:100])
+		var lerr error
+		_, err := b.Reindex(t.Context(), search.ReindexOptions{Progress: func(int64, int64) {
+			if loaded.Index == "" && lerr == nil {
+				loaded, lerr = b.Load(t.Context(), search.Values(items[:100]))
 			}
-		})
+		}})
+		if lerr != nil {
+			t.Fatalf("Load during the reindex: %v", lerr)
+		}
 		if err == nil || !strings.Contains(err.Error(), "aliases") {
 			t.Errorf("Reindex: error %v, want the alias move refused", err)
 		}
@@ -261,6 +349,20 @@ func TestReindexFailures(t *testing.T) {
 		}
 		if names, err := versionNames(t, b); err != nil || !slices.Equal(names, []string{live.Index, loaded.Index}) {
 			t.Errorf("indices %v, %v; want %s and the load's %s", names, err, live.Index, loaded.Index)
+		}
+	})
+
+	// A page read the engine turns away for being busy is sent again, as a bulk request is.
+	t.Run("a busy engine", func(t *testing.T) {
+		failOnce(http.MethodPost, "/_search", http.StatusTooManyRequests)()
+		st, err := b.Reindex(t.Context(), search.ReindexOptions{})
+		if err != nil || st.Indexed != 100 {
+			t.Fatalf("Reindex = %+v, %v; want the 100 items of the live index copied", st, err)
+		}
+		transport.mu.Lock()
+		defer transport.mu.Unlock()
+		if transport.failed != 1 {
+			t.Errorf("%d page reads turned away, want 1", transport.failed)
 		}
 	})
 }
