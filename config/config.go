@@ -31,6 +31,11 @@ type Config struct {
 	OpenSearchMapping string
 	// OpenSearchDiscover is how often the client asks the cluster for its nodes; 0 never.
 	OpenSearchDiscover time.Duration
+	// OpenSearchAuth and ElasticsearchAuth are the credentials and CA file of each engine.
+	OpenSearchAuth     EngineAuth
+	ElasticsearchURL   string
+	ElasticsearchIndex string
+	ElasticsearchAuth  EngineAuth
 	RedisURL           string
 	RateLimit          int
 	RateWindow         time.Duration
@@ -58,14 +63,25 @@ type Config struct {
 	LogLevel    string
 }
 
+// EngineAuth is how the gateway and mediactl prove who they are to a search engine, and which
+// authorities sign its HTTPS certificates. User info in the engine's URL serves as well.
+type EngineAuth struct {
+	Username, Password string
+	// APIKey is an Elasticsearch API key (its "encoded" form), sent as "Authorization: ApiKey ...".
+	APIKey string
+	// CAFile is a PEM file of certificate authorities trusted besides the system's.
+	CAFile string
+}
+
 // The backends' names; cmd/internal/backends opens each of them.
 const (
-	BackendEmbedded   = "embedded"
-	BackendOpenSearch = "opensearch"
+	BackendEmbedded      = "embedded"
+	BackendOpenSearch    = "opensearch"
+	BackendElasticsearch = "elasticsearch"
 )
 
 // Backends lists the names MEDIA_BACKEND takes.
-var Backends = []string{BackendEmbedded, BackendOpenSearch}
+var Backends = []string{BackendEmbedded, BackendOpenSearch, BackendElasticsearch}
 
 // Setting describes one setting: its variable, flag, default and meaning.
 type Setting struct {
@@ -82,10 +98,10 @@ var Settings = []Setting{
 		func(c *Config, v string) error { c.Addr = v; return checkAddr(v) }},
 	{"MEDIA_ADMIN_ADDR", "admin-addr", "127.0.0.1:9090", "address of the admin listener (/metrics, pprof); keep it private",
 		func(c *Config, v string) error { c.AdminAddr = v; return checkAddr(v) }},
-	{"MEDIA_BACKEND", "backend", "embedded", "search backend: embedded (Bleve index on disk) or opensearch",
+	{"MEDIA_BACKEND", "backend", "embedded", "search backend: embedded (Bleve index on disk), opensearch (2.x, 3.x) or elasticsearch (8.x, 9.x)",
 		func(c *Config, v string) error {
 			if !slices.Contains(Backends, v) {
-				return fmt.Errorf("must be %s", strings.Join(Backends, " or "))
+				return fmt.Errorf("must be %s", strings.Join(Backends, ", "))
 			}
 			c.Backend = v
 			return nil
@@ -100,6 +116,24 @@ var Settings = []Setting{
 		func(c *Config, v string) error { c.OpenSearchMapping = v; return nil }},
 	{"OPENSEARCH_DISCOVER", "opensearch-discover", "0", "how often to ask OpenSearch for its nodes (sniffing: at start, then at this interval) and spread requests over them; 0 uses only the URLs given. Only where the nodes' own addresses are reachable",
 		func(c *Config, v string) error { return nonNegativeDuration(v, &c.OpenSearchDiscover) }},
+	{"OPENSEARCH_USERNAME", "opensearch-username", "", "user name for HTTP basic authentication to OpenSearch (the security plugin's internal users)",
+		func(c *Config, v string) error { c.OpenSearchAuth.Username = v; return nil }},
+	{"OPENSEARCH_PASSWORD", "opensearch-password", "", "password of OPENSEARCH_USERNAME",
+		func(c *Config, v string) error { c.OpenSearchAuth.Password = v; return nil }},
+	{"OPENSEARCH_CA_FILE", "opensearch-ca-file", "", "PEM file of the certificate authorities that sign OpenSearch's HTTPS certificates, trusted besides the system's",
+		func(c *Config, v string) error { c.OpenSearchAuth.CAFile = v; return nil }},
+	{"ELASTICSEARCH_URL", "elasticsearch-url", "http://127.0.0.1:9200", "Elasticsearch base URL (comma-separated for several nodes)",
+		func(c *Config, v string) error { c.ElasticsearchURL = v; return checkURLs(v) }},
+	{"ELASTICSEARCH_INDEX", "elasticsearch-index", "media", "Elasticsearch alias the API reads; loads create <alias>-<timestamp> behind it",
+		func(c *Config, v string) error { c.ElasticsearchIndex = v; return nonEmpty(v) }},
+	{"ELASTICSEARCH_USERNAME", "elasticsearch-username", "", "user name for HTTP basic authentication to Elasticsearch",
+		func(c *Config, v string) error { c.ElasticsearchAuth.Username = v; return nil }},
+	{"ELASTICSEARCH_PASSWORD", "elasticsearch-password", "", "password of ELASTICSEARCH_USERNAME",
+		func(c *Config, v string) error { c.ElasticsearchAuth.Password = v; return nil }},
+	{"ELASTICSEARCH_API_KEY", "elasticsearch-api-key", "", "Elasticsearch API key (the encoded form), sent as Authorization: ApiKey; instead of a user name and password",
+		func(c *Config, v string) error { c.ElasticsearchAuth.APIKey = v; return nil }},
+	{"ELASTICSEARCH_CA_FILE", "elasticsearch-ca-file", "", "PEM file of the certificate authorities that sign Elasticsearch's HTTPS certificates (its http_ca.crt), trusted besides the system's",
+		func(c *Config, v string) error { c.ElasticsearchAuth.CAFile = v; return nil }},
 	{"REDIS_URL", "redis-url", "", "Redis for the shared rate limit (redis://, rediss://, unix://, Sentinel with ?master_name=, redis+cluster://); empty keeps the limit in process",
 		func(c *Config, v string) error {
 			c.RedisURL = v
@@ -203,14 +237,20 @@ func Register(fs *flag.FlagSet, getenv func(string) string) func() (Config, erro
 		values[i] = v
 		fs.StringVar(&values[i], s.Flag, v, fmt.Sprintf("%s (env %s)", s.Usage, s.Env))
 		// -h and a flag error print the defaults, which come from the environment.
-		fs.Lookup(s.Flag).DefValue = Redact(v)
+		fs.Lookup(s.Flag).DefValue = RedactSetting(s.Env, v)
 	}
 	return func() (Config, error) {
 		var c Config
 		for i, s := range Settings {
 			if err := s.set(&c, values[i]); err != nil {
-				return Config{}, fmt.Errorf("invalid %s (-%s) %q: %w", s.Env, s.Flag, Redact(values[i]), err)
+				return Config{}, fmt.Errorf("invalid %s (-%s) %q: %w", s.Env, s.Flag, RedactSetting(s.Env, values[i]), err)
 			}
+		}
+		if err := c.OpenSearchAuth.check(); err != nil {
+			return Config{}, fmt.Errorf("invalid OPENSEARCH_USERNAME, OPENSEARCH_PASSWORD: %w", err)
+		}
+		if err := c.ElasticsearchAuth.check(); err != nil {
+			return Config{}, fmt.Errorf("invalid ELASTICSEARCH_USERNAME, ELASTICSEARCH_PASSWORD, ELASTICSEARCH_API_KEY: %w", err)
 		}
 		return c, nil
 	}
@@ -236,6 +276,18 @@ func ParsePrefixes(s string) ([]netip.Prefix, error) {
 		out = append(out, netip.PrefixFrom(a, a.BitLen()))
 	}
 	return out, nil
+}
+
+// check says what is missing or too much: a user name without a password or the reverse, or both
+// a user name and an API key (one of them would be ignored).
+func (a EngineAuth) check() error {
+	switch {
+	case (a.Username == "") != (a.Password == ""):
+		return errors.New("a user name and a password go together")
+	case a.Username != "" && a.APIKey != "":
+		return errors.New("use either a user name and password or an API key")
+	}
+	return nil
 }
 
 func checkAddr(v string) error {

@@ -388,7 +388,7 @@ func benchLoad(ctx context.Context, e *env) error {
 		return err
 	}
 	// The backend as mediactl load makes it (cmd/internal/backends), with the same bulk sizes.
-	backend, err := backends.OpenSearch(e.cfg, func(c *engine.Config) { c.BatchSize, c.Workers = b.batch, b.workers })
+	backend, err := backends.Engine(e.cfg, func(c *engine.Config) { c.BatchSize, c.Workers = b.batch, b.workers })
 	if err != nil {
 		return err
 	}

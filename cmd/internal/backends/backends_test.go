@@ -69,7 +69,7 @@ func TestEmbedded(t *testing.T) {
 // is not an index definition, before contacting any engine.
 func TestOpenSearchSettings(t *testing.T) {
 	cfg := config.Config{Backend: config.BackendOpenSearch, OpenSearchURL: "http://127.0.0.1:1", OpenSearchIndex: "some-alias"}
-	b, err := OpenSearch(cfg)
+	b, err := Engine(cfg)
 	if err != nil || b.Alias() != "some-alias" {
 		t.Fatalf("OpenSearch: alias %v, %v", b, err)
 	}
