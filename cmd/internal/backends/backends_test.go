@@ -8,11 +8,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
 	"mediagw/config"
+	"mediagw/internal/servicetest"
 	"mediagw/search"
 	"mediagw/search/searchtest"
 )
@@ -63,6 +65,37 @@ func TestEmbedded(t *testing.T) {
 	if err != nil || res.Total != len(items) {
 		t.Errorf("Search: total %d, %v; want %d", res.Total, err, len(items))
 	}
+}
+
+// TestEngineInfo: serving from an engine says which, and which version, in mediagw_engine_info.
+func TestEngineInfo(t *testing.T) {
+	e := servicetest.TestEngine(t)
+	cfg := config.Config{Backend: e.Name, OpenSearchURL: e.URL(t), ElasticsearchURL: e.URL(t), OpenSearchIndex: "media",
+		ElasticsearchIndex: "media", BackendTimeout: 5 * time.Second}
+	reg := prometheus.NewRegistry()
+	_, closeBackend, err := Open(t.Context(), cfg, zap.NewNop(), reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeBackend()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != "mediagw_engine_info" {
+			continue
+		}
+		labels := map[string]string{}
+		for _, l := range f.GetMetric()[0].GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		if labels["engine"] != e.Product || labels["version"] == "" || f.GetMetric()[0].GetGauge().GetValue() != 1 {
+			t.Errorf("mediagw_engine_info %v = %v, want engine %s and a version", labels, f.GetMetric()[0].GetGauge().GetValue(), e.Product)
+		}
+		return
+	}
+	t.Error("no mediagw_engine_info")
 }
 
 // TestOpenSearchSettings: the backend takes the configured alias and refuses a mapping file that
