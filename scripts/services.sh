@@ -175,6 +175,11 @@ java_home() {
 			best=$cand best_major=$major
 		fi
 	done
+	if [[ -z $best && $max == 21 && ${1:-} != again ]]; then
+		as_root_install "a JDK 11 to 21 (for $MEDIA_ENGINE)" openjdk-17-jdk-headless
+		java_home again
+		return
+	fi
 	[[ -n $best ]] || die "no JDK $min to $max under /usr/lib/jvm for $MEDIA_ENGINE; set OPENSEARCH_JAVA_HOME"
 	echo "$best"
 }
@@ -335,7 +340,7 @@ mediagw_admin:
 EOF
 	for user in gateway admin; do
 		if [[ ! -s $OS_DIR/$user.password ]]; then
-			(umask 077 && head -c 18 /dev/urandom | base64 | tr '+/' '-_' >"$OS_DIR/$user.password")
+			(umask 077 && LC_ALL=C tr -dc 'A-Za-z0-9' </dev/urandom | head -c 24 >"$OS_DIR/$user.password")
 		fi
 		pass=$(cat "$OS_DIR/$user.password")
 		env ES_JAVA_HOME="$(java_home)" ES_PATH_CONF="$conf" "$home/bin/elasticsearch-users" userdel "mediagw-$user" >/dev/null 2>&1 || true
