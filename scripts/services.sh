@@ -340,7 +340,8 @@ mediagw_admin:
 EOF
 	for user in gateway admin; do
 		if [[ ! -s $OS_DIR/$user.password ]]; then
-			(umask 077 && LC_ALL=C tr -dc 'A-Za-z0-9' </dev/urandom | head -c 24 >"$OS_DIR/$user.password")
+			pass=$(head -c 64 /dev/urandom | base64 | LC_ALL=C tr -dc 'A-Za-z0-9')
+			(umask 077 && printf '%s' "${pass:0:24}" >"$OS_DIR/$user.password")
 		fi
 		pass=$(cat "$OS_DIR/$user.password")
 		env ES_JAVA_HOME="$(java_home)" ES_PATH_CONF="$conf" "$home/bin/elasticsearch-users" userdel "mediagw-$user" >/dev/null 2>&1 || true
