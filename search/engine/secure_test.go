@@ -33,7 +33,7 @@ import (
 // saying so.
 func TestSecureElasticsearch(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts an Elasticsearch node with security on (about 30 s the first time)")
+		t.Skip("starts an Elasticsearch node with security on (30 to 100 s the first time)")
 	}
 	es, _ := servicetest.EngineNamed("elasticsearch")
 	plain, err := New(Config{URLs: []string{es.URL(t)}, Product: Elasticsearch})
