@@ -84,6 +84,7 @@ type AuthError struct {
 	URL    string
 	Status int
 	// Reason is the engine's own words, such as "unable to authenticate user [x] for REST request".
+	// Unlike other answers' (EngineError), it quotes no user input: Detect's requests hold none.
 	Reason string
 }
 
