@@ -15,7 +15,7 @@ MODIFIED ?= $(shell [ -z "$$(git status --porcelain 2>/dev/null)" ] && echo fals
 LDFLAGS = -X mediagw/cmd/internal/buildinfo.version=$(VERSION) -X mediagw/cmd/internal/buildinfo.revision=$(REVISION) \
 	-X mediagw/cmd/internal/buildinfo.modified=$(MODIFIED)
 
-.PHONY: build run test check image image-test services services-stop cluster cluster-stop cluster-test engines-test bench api-fuzz browser-test clean
+.PHONY: build run test check attack-test image image-test services services-stop cluster cluster-stop cluster-test engines-test bench api-fuzz browser-test clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
@@ -55,6 +55,13 @@ test:
 	elif [ -n "$$CI" ]; then echo "CI needs ELASTICSEARCH_URL for the tests on Elasticsearch"; exit 1; \
 	else echo "tests on Elasticsearch skipped: start it with 'MEDIA_ENGINE=elasticsearch:9.2.0 make services' and export ELASTICSEARCH_URL"; fi
 	cd deploy && $(GO) test -race -count=1 ./...
+
+# The attack suite (internal/attacktest, build tag attack, so make test leaves it out): the real
+# binaries on the real catalogue (CATALOGUE, else ../shared/data/catalogue.ndjson), embedded and,
+# with OPENSEARCH_URL, on OpenSearch; ATTACK_REPORT=file appends the figures' tables to file.
+# It holds 3,000 connections at once: it raises its open-files limit to the hard one.
+attack-test:
+	$(GO) test -tags attack -count=1 -timeout 20m -v ./internal/attacktest/
 
 check:
 	$(GO) vet ./...
@@ -109,6 +116,22 @@ engines-test:
 	  (eval "$$env" && MEDIA_TEST_ENGINE=$${line%%:*} $(GO) test -count=1 -timeout 30m -v -run '$(ENGINE_TESTS)' ./search/engine/ | \
 	    grep -E '^(--- |ok|FAIL|PASS)|is (OpenSearch|Elasticsearch)|agree|success@10'); \
 	done
+
+# Redis behind Sentinel (a primary 6390, its replica 6391, sentinels 6392-6394) and a Redis Cluster
+# of three primaries (7000-7002), on loopback, for the rate limit's failover tests (README, "Redis
+# behind Sentinel or in a Cluster"); prints REDIS_SENTINEL_URL and REDIS_CLUSTER_URL to export.
+.PHONY: redis-ha redis-ha-stop redis-ha-test
+redis-ha:
+	scripts/redis-ha.sh start
+
+redis-ha-stop:
+	scripts/redis-ha.sh stop
+
+# Those tests alone, starting the setups when they are not running (part of make test when the
+# variables are set; the Sentinel test kills the primary and takes about 10 s).
+redis-ha-test:
+	eval "$$(scripts/redis-ha.sh start)" && \
+	  $(GO) test -count=1 -v -run '^Test(SentinelFailover|ClusterReplicasShareOneLimit)$$' ./ratelimit/
 
 # The short performance run behind docs/performance.md (about 4 minutes; needs `make services`).
 bench:

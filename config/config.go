@@ -22,6 +22,13 @@ import (
 type Config struct {
 	Addr      string
 	AdminAddr string
+	// MaxConns and MaxConnsPerIP cap the public listener's open connections (0: no cap);
+	// HeaderTimeout, ReadTimeout and MaxHeaderBytes bound what one request may make the server read.
+	MaxConns       int
+	MaxConnsPerIP  int
+	HeaderTimeout  time.Duration
+	ReadTimeout    time.Duration
+	MaxHeaderBytes int
 	// Backend is one of Backends.
 	Backend         string
 	IndexDir        string
@@ -54,7 +61,14 @@ type Config struct {
 	// BreakerOpen how long it stays open before a call probes the engine.
 	BreakerFailures int
 	BreakerOpen     time.Duration
-	ShutdownGrace   time.Duration
+	// MaxInflight bounds the engine calls running at once (search/admit); 0 sizes it from
+	// GOMAXPROCS by the backend (cmd/internal/backends). AdmitWait is how long a call past it
+	// waits for a slot before the client gets 503.
+	MaxInflight int
+	AdmitWait   time.Duration
+	// CacheMaxMB bounds the cache's answers in MiB; 0 derives it from the memory limit.
+	CacheMaxMB    int
+	ShutdownGrace time.Duration
 	// ShutdownDelay is how long readiness fails before the listener closes, so that load balancers
 	// stop sending traffic first.
 	ShutdownDelay time.Duration
@@ -98,6 +112,22 @@ var Settings = []Setting{
 		func(c *Config, v string) error { c.Addr = v; return checkAddr(v) }},
 	{"MEDIA_ADMIN_ADDR", "admin-addr", "127.0.0.1:9090", "address of the admin listener (/metrics, pprof); keep it private",
 		func(c *Config, v string) error { c.AdminAddr = v; return checkAddr(v) }},
+	{"MEDIA_MAX_CONNS", "max-conns", "4096", "open connections the public listener holds; past it an idle keep-alive connection is closed to make room, else the new one is closed at once; 0 no cap",
+		func(c *Config, v string) error { return nonNegativeInt(v, &c.MaxConns) }},
+	{"MEDIA_MAX_CONNS_PER_IP", "max-conns-per-ip", "128", "open connections per client address (an IPv6 /64); past it the new one is closed at once. A trusted proxy's connections count only in MEDIA_MAX_CONNS; 0 no cap",
+		func(c *Config, v string) error { return nonNegativeInt(v, &c.MaxConnsPerIP) }},
+	{"MEDIA_HEADER_TIMEOUT", "header-timeout", "5s", "how long a client may take to send a request line and its headers; then the connection is closed",
+		func(c *Config, v string) error { return positiveDuration(v, &c.HeaderTimeout) }},
+	{"MEDIA_READ_TIMEOUT", "read-timeout", "10s", "how long a client may take to send a whole request; the API refuses bodies, so this bounds what a refused body can hold a connection for",
+		func(c *Config, v string) error { return positiveDuration(v, &c.ReadTimeout) }},
+	{"MEDIA_MAX_HEADER_BYTES", "max-header-bytes", "32768", "bytes of request line and headers read from one request (Go reads 4,096 more); past it the answer is 431. At least 24576, for the longest query the API reads",
+		func(c *Config, v string) error {
+			// The longest query the API reads (gateway's maxQueryBytes) must fit, with room for headers.
+			if err := positiveInt(v, &c.MaxHeaderBytes); err != nil || c.MaxHeaderBytes < 24<<10 {
+				return errors.New("must be a whole number >= 24576")
+			}
+			return nil
+		}},
 	{"MEDIA_BACKEND", "backend", "embedded", "search backend: embedded (Bleve index on disk), opensearch (2.x, 3.x) or elasticsearch (8.x, 9.x)",
 		func(c *Config, v string) error {
 			if !slices.Contains(Backends, v) {
@@ -195,6 +225,12 @@ var Settings = []Setting{
 		func(c *Config, v string) error { return nonNegativeInt(v, &c.BreakerFailures) }},
 	{"MEDIA_BREAKER_OPEN", "breaker-open", "5s", "how long the open circuit breaker fails requests at once before one request probes the search engine; its answer closes the breaker",
 		func(c *Config, v string) error { return positiveDuration(v, &c.BreakerOpen) }},
+	{"MEDIA_MAX_INFLIGHT", "max-inflight", "0", "engine calls (searches, completions, related, corrections, counts) that may run at once; past it a call waits MEDIA_ADMIT_WAIT for a slot, then the client gets 503 with Retry-After. Items, cached answers and /healthz, /readyz, /metrics are never held. 0: GOMAXPROCS on the embedded index, 8 x GOMAXPROCS on OpenSearch or Elasticsearch",
+		func(c *Config, v string) error { return nonNegativeInt(v, &c.MaxInflight) }},
+	{"MEDIA_ADMIT_WAIT", "admit-wait", "10ms", "how long an engine call past MEDIA_MAX_INFLIGHT waits for a slot before it is refused",
+		func(c *Config, v string) error { return positiveDuration(v, &c.AdmitWait) }},
+	{"MEDIA_CACHE_MAX_MB", "cache-max-mb", "0", "memory the cached search and item answers may hold, in MiB; 0: an eighth of the Go memory limit (GOMEMLIMIT, else 90% of the container's memory limit), or 64 without one",
+		func(c *Config, v string) error { return nonNegativeInt(v, &c.CacheMaxMB) }},
 	{"MEDIA_SHUTDOWN_GRACE", "shutdown-grace", "25s", "how long in-flight requests may finish after SIGTERM",
 		func(c *Config, v string) error { return positiveDuration(v, &c.ShutdownGrace) }},
 	{"MEDIA_SHUTDOWN_DELAY", "shutdown-delay", "5s", "how long /readyz fails before the listener closes on SIGTERM",

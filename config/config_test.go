@@ -84,6 +84,10 @@ func TestInvalid(t *testing.T) {
 		// A user name needs its password.
 		{"ELASTICSEARCH_USERNAME", "mediagw-gateway"},
 		{"OPENSEARCH_PASSWORD", "s3cret"},
+		{"MEDIA_MAX_INFLIGHT", "-1"},
+		{"MEDIA_ADMIT_WAIT", "0s"},
+		{"MEDIA_ADMIT_WAIT", "10"},
+		{"MEDIA_CACHE_MAX_MB", "lots"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.env+"="+tt.value, func(t *testing.T) {

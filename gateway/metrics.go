@@ -192,7 +192,7 @@ func errorKind(ctx context.Context, err error) string {
 		return kindTimeout
 	case errors.Is(err, context.Canceled):
 		return ""
-	case errors.Is(err, search.ErrUnavailable):
+	case errors.Is(err, search.ErrUnavailable), errors.Is(err, search.ErrOverloaded):
 		return kindUnavailable
 	}
 	return kindOther

@@ -95,6 +95,10 @@ func (g *Gateway) logRequest(c *echo.Context, status int, latency time.Duration)
 		return
 	}
 	st := state(c)
+	keep, skipped := g.sampler.keep(st.resource, status)
+	if !keep {
+		return
+	}
 	req := c.Request()
 	var bytes int64
 	if resp, _ := echo.UnwrapResponse(c.Response()); resp != nil {
@@ -102,21 +106,25 @@ func (g *Gateway) logRequest(c *echo.Context, status int, latency time.Duration)
 	}
 	mac := hmac.New(sha256.New, g.visitorSecret)
 	mac.Write([]byte(st.visitor))
-	fields := []zap.Field{
-		zap.Int("status", status),
-		zap.String("method", req.Method),
-		zap.String("path", req.URL.Path),
+	// Every value from the request is capped; Go accepts any token as a method.
+	fields := appendCapped([]zap.Field{zap.Int("status", status)}, "method", req.Method)
+	fields = appendCapped(fields, "path", req.URL.Path)
+	fields = append(fields,
 		zap.String("resource", st.resource),
 		zap.String("request_id", st.id),
 		zap.Int64("bytes", bytes),
 		zap.Duration("latency", latency),
 		zap.String("visitor", hex.EncodeToString(mac.Sum(nil)[:8])),
+	)
+	if skipped > 0 {
+		fields = append(fields, zap.Int("sampled_out", skipped))
 	}
 	if st.origin != nil {
 		fields = append(fields, zap.String("cache", c.Response().Header().Get("Cache-Status")))
 	}
 	if st.cause != nil && st.cause.Cause != nil {
-		fields = append(fields, zap.Error(st.cause.Cause))
+		// A cause's text may quote the request (an engine's error echoes the query).
+		fields = appendCapped(fields, "error", st.cause.Cause.Error())
 	}
 	ce.Write(fields...)
 }

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -206,16 +207,30 @@ func validRequestID(s string) bool {
 
 // parsePositive accepts plain decimal digits only: no sign, space or exponent.
 func parsePositive(s string) (int, bool) {
+	if !allDigits(s) {
+		return 0, false
+	}
+	// Leading zeros say nothing; nine digits left hold any int.
+	s = strings.TrimLeft(s, "0")
 	if s == "" || len(s) > 9 {
 		return 0, false
 	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, false
-		}
-	}
 	n, err := strconv.Atoi(s)
 	return n, err == nil && n >= 1
+}
+
+// tooLarge says whether s is a whole number past what parsePositive reads (nine digits).
+func tooLarge(s string) bool {
+	return allDigits(s) && len(strings.TrimLeft(s, "0")) > 9
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // parseItems validates the parameters of resource=items against the contract's table and returns
@@ -308,10 +323,13 @@ func parseItems(rq rawQuery) (search.Query, []FieldError) {
 	}
 	q.Page, q.PerPage = 1, search.DefaultPerPage
 	pageOK, perPageOK := true, true
-	pageGiven := false
+	pageGiven, pageSent := false, ""
 	if s, ok := single(rq, "page", &errs); ok {
-		pageGiven = true
-		if q.Page, pageOK = parsePositive(s); !pageOK {
+		pageGiven, pageSent = true, s
+		if q.Page, pageOK = parsePositive(s); !pageOK && tooLarge(s) {
+			// Past any int: as deep as a page gets, so told the largest page it may be.
+			q.Page, pageOK = math.MaxInt, true
+		} else if !pageOK {
 			bad("page", s, "must be an integer of at least 1")
 		}
 	}
@@ -325,7 +343,7 @@ func parseItems(rq rawQuery) (search.Query, []FieldError) {
 	}
 	if pageOK && perPageOK && q.Page > search.MaxDepth/q.PerPage {
 		// Like every message it follows the parameter's name in the detail: "page must be at most …".
-		bad("page", strconv.Itoa(q.Page), fmt.Sprintf("must be at most %d with per_page=%d, since page × per_page may not pass %d: narrow the query with q or filters, or walk through every match with cursor=* instead of page (each page's links.next carries the cursor of the next)",
+		bad("page", pageSent, fmt.Sprintf("must be at most %d with per_page=%d, since page × per_page may not pass %d: narrow the query with q or filters, or walk through every match with cursor=* instead of page (each page's links.next carries the cursor of the next)",
 			search.MaxDepth/q.PerPage, q.PerPage, search.MaxDepth))
 	}
 	q.Normalize()

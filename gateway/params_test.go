@@ -56,6 +56,7 @@ func TestParseItemsQueryAccepts(t *testing.T) {
 		{"page=200&per_page=50", with(func(q *search.Query) { q.Page, q.PerPage = 200, 50 })},
 		{"page=500", with(func(q *search.Query) { q.Page = 500 })},
 		{"page=007", with(func(q *search.Query) { q.Page = 7 })},
+		{"page=000000000000000000007", with(func(q *search.Query) { q.Page = 7 })},
 		{"unknown=1&unknown=2&resource=items", def},
 	}
 	for _, tt := range tests {
@@ -135,6 +136,29 @@ func TestDepthErrorSaysToNarrow(t *testing.T) {
 	_, errs := parseItems(splitQuery("page=201&per_page=50"))
 	if len(errs) != 1 || !strings.Contains(errs[0].Message, "narrow the query") {
 		t.Fatalf("got %+v, want one error telling to narrow the query", errs)
+	}
+}
+
+// TestHugePageSaysTheLargest: a page number too large for any integer is a page too deep, told
+// the largest page it may be, with the value as sent.
+func TestHugePageSaysTheLargest(t *testing.T) {
+	for query, want := range map[string]string{
+		"page=99999999999999999999":             "must be at most 500 with per_page=20",
+		"page=99999999999999999999&per_page=50": "must be at most 200 with per_page=50",
+		"page=0000000000000500":                 "",
+		"page=501":                              "must be at most 500 with per_page=20",
+	} {
+		_, errs := parseItems(splitQuery(query))
+		if want == "" {
+			if len(errs) != 0 {
+				t.Errorf("%s: %+v, want no error", query, errs)
+			}
+			continue
+		}
+		sent := strings.TrimPrefix(strings.Split(query, "&")[0], "page=")
+		if len(errs) != 1 || !strings.HasPrefix(errs[0].Message, want) || errs[0].Value == nil || *errs[0].Value != sent {
+			t.Errorf("%s: %+v, want one error about page %s saying %q", query, errs, sent, want)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -37,6 +38,9 @@ const statusClientClosed = 499
 
 // The problem types, one variable each for the code that answers with them.
 var (
+	problemBadRequest = &problemType{"bad-request", http.StatusBadRequest, "Bad request",
+		"The request could not be read as one the API answers: it has a body (the API is read-only and reads none), both Content-Length and Transfer-Encoding, or a malformed request line or header. The connection is closed after the answer.",
+		"Send a GET or HEAD without a body, and well-formed HTTP.", "Malformed"}
 	problemInvalidParameter = &problemType{"invalid-parameter", http.StatusBadRequest, "Invalid parameter",
 		"A parameter is missing, malformed, out of range or given twice. errors[] lists every bad parameter of the request, each with what was sent and what is wrong.",
 		"Correct the parameters errors[] names and send the request again.", "BadRequest"}
@@ -53,6 +57,9 @@ var (
 		number.Sprintf("The query string is longer than any request the API reads (%d bytes) or has more than %d parameters; the longest legal query, every byte percent-encoded, is %d bytes.",
 			maxQueryBytes, maxQueryParams, 3*longestQuery),
 		"Send only the parameters the API reads; the longest legal request is well within the bound.", "URITooLong"}
+	problemHeadersTooLarge = &problemType{"headers-too-large", http.StatusRequestHeaderFieldsTooLarge, "Request headers too large",
+		"The request line and headers together are longer than the server reads. The connection is closed after the answer; no rate-limit headers, as the request was never read.",
+		"Send a shorter path and fewer or shorter headers; the longest legal request is well within the bound.", "HeadersTooLarge"}
 	problemRateLimited = &problemType{"rate-limited", http.StatusTooManyRequests, "Too many requests",
 		"This visitor has used up its requests for now; every resource counts against one limit, shared by every replica.",
 		"Wait the seconds Retry-After says; the RateLimit headers of every response say where the visitor stands.", "TooManyRequests"}
@@ -63,7 +70,7 @@ var (
 		"Something failed inside the service. The response says nothing more; the request_id finds the cause in the service's logs.",
 		"Try again later; if it persists, report the request_id.", "InternalError"}
 	problemUnavailable = &problemType{"unavailable", http.StatusServiceUnavailable, "Service unavailable",
-		"The search engine cannot be reached or has no index to serve, or failed so often that the gateway stops asking it until its next probe (the circuit breaker is open), or (on /readyz) this replica is shutting down.",
+		"The search engine cannot be reached or has no index to serve, or failed so often that the gateway stops asking it until its next probe (the circuit breaker is open), or this replica is at its limit of search work in progress and no slot came free within a few milliseconds, or (on /readyz) this replica is shutting down.",
 		"Try again after the seconds Retry-After says.", "Unavailable"}
 	problemTimeout = &problemType{"timeout", http.StatusGatewayTimeout, "Search engine timeout",
 		"The search engine did not answer in time.",
@@ -73,7 +80,8 @@ var (
 // problemTypes is every problem type, in the order of their statuses: the one table the errors,
 // the problem pages and (by TestOpenAPIProblemTypes) the OpenAPI document follow.
 var problemTypes = []*problemType{
-	problemInvalidParameter, problemNotFound, problemMethodNotAllowed, problemCursorExpired, problemURITooLong, problemRateLimited,
+	problemBadRequest, problemInvalidParameter, problemNotFound, problemMethodNotAllowed, problemCursorExpired, problemURITooLong, problemRateLimited,
+	problemHeadersTooLarge,
 	problemClientClosed, problemInternal, problemUnavailable, problemTimeout,
 }
 
@@ -121,6 +129,21 @@ func invalidParams(errs []FieldError) *apiError {
 func queryTooLong() *apiError {
 	return &apiError{Type: problemURITooLong,
 		Detail: fmt.Sprintf("the query string may hold at most %d bytes and %d parameters", maxQueryBytes, maxQueryParams)}
+}
+
+// bodyRefused refuses a request that comes with a body, unread: the API reads none, and a body
+// the connection still carries (or a Content-Length a proxy may have read otherwise than
+// Transfer-Encoding) is why the connection is closed after the answer.
+func bodyRefused(r *http.Request) *apiError {
+	detail := "the API is read-only and reads no request body; send the request without one"
+	if len(r.TransferEncoding) > 0 {
+		detail = "the API reads no request body, so no Transfer-Encoding either (with Content-Length too, proxies may disagree on where the request ends); send the request without one"
+	}
+	return &apiError{Type: problemBadRequest, Detail: detail}
+}
+
+func headersTooLarge() *apiError {
+	return &apiError{Type: problemHeadersTooLarge, Detail: "the request line and headers are longer than the server reads"}
 }
 
 func notFound(detail string) *apiError {
@@ -180,6 +203,8 @@ func backendError(ctx context.Context, err error) *apiError {
 		return &apiError{Type: problemClientClosed, Detail: "the client went away before the answer", Cause: err}
 	case errors.Is(err, search.ErrUnavailable):
 		return unavailable("the search engine cannot be reached right now; try again later", err)
+	case errors.Is(err, search.ErrOverloaded):
+		return unavailable("the server is at its limit of searches in progress; try again later", err)
 	}
 	return internalError(err)
 }
@@ -192,6 +217,21 @@ type problem struct {
 	Detail    string       `json:"detail"`
 	Errors    []FieldError `json:"errors,omitempty"`
 	RequestID string       `json:"request_id"`
+}
+
+// problem is e's body; problemURL is the prefix of the problem type URIs.
+func (e *apiError) problem(problemURL, requestID string) problem {
+	return problem{Type: problemURL + e.Type.Slug, Title: e.Type.Title, Status: e.Type.Status,
+		Detail: e.Detail, Errors: e.Errors, RequestID: requestID}
+}
+
+// problemBody is e's body encoded, for an answer written outside echo.
+func problemBody(problemURL string, e *apiError, requestID string) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := encodeJSON(&buf, e.problem(problemURL, requestID)); err != nil {
+		return nil, fmt.Errorf("encode problem: %w", err)
+	}
+	return buf.Bytes(), nil
 }
 
 // asAPIError turns any error into an apiError; echo's own routing errors keep their status, and
@@ -231,10 +271,7 @@ func (g *Gateway) handleError(c *echo.Context, err error) {
 	}
 	buf := getBuffer()
 	defer putBuffer(buf)
-	if encErr := encodeJSON(buf, problem{
-		Type: g.baseURL + "problems/" + ae.Type.Slug, Title: ae.Type.Title, Status: ae.Type.Status,
-		Detail: ae.Detail, Errors: ae.Errors, RequestID: st.id,
-	}); encErr != nil {
+	if encErr := encodeJSON(buf, ae.problem(g.baseURL+"problems/", st.id)); encErr != nil {
 		st.cause = internalError(errors.Join(err, encErr))
 		c.Response().WriteHeader(http.StatusInternalServerError)
 		return

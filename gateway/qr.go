@@ -14,11 +14,16 @@ import (
 
 // qrCode serves {base}qr/{id}.png: a QR code of the item's permalink.
 func (g *Gateway) qrCode(c *echo.Context) error {
-	// The router matches the escaped path, so the parameter is still percent-encoded:
-	// gen-photo-%32.png is gen-photo-2.png (RFC 3986, 6.2.2.2).
-	file, err := url.PathUnescape(c.Param("file"))
-	if err != nil {
-		return invalidParams([]FieldError{fieldError("id", strings.TrimSuffix(c.Param("file"), ".png"), "is not valid percent-encoding")})
+	// gen-photo-%32.png is gen-photo-2.png (RFC 3986, 6.2.2.2), decoded exactly once. The router
+	// matches URL.RawPath when net/http kept one (the path was not escaped the default way), so the
+	// parameter is still percent-encoded; otherwise it matched URL.Path, decoded already, and a
+	// second decoding would make ph%252Dfull (the id "ph%2Dfull") ph-full.
+	file := c.Param("file")
+	if c.Request().URL.RawPath != "" {
+		var err error
+		if file, err = url.PathUnescape(file); err != nil {
+			return invalidParams([]FieldError{fieldError("id", strings.TrimSuffix(c.Param("file"), ".png"), "is not valid percent-encoding")})
+		}
 	}
 	id, ok := strings.CutSuffix(file, ".png")
 	if !ok {

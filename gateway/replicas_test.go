@@ -60,18 +60,16 @@ func redisClient(t testing.TB, raw string) redis.UniversalClient {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// go-redis dials five times, 100ms apart, before a call to a stopped Redis fails; production's
-	// 100ms per-call timeout cuts that short, the tests' generous one would not.
 	switch {
 	case cfg.Single != nil:
 		o := cfg.Single
-		o.ReadTimeout, o.WriteTimeout, o.PoolTimeout, o.DialerRetries = limiterTimeout, limiterTimeout, limiterTimeout, 1
+		o.ReadTimeout, o.WriteTimeout, o.PoolTimeout = limiterTimeout, limiterTimeout, limiterTimeout
 	case cfg.Cluster != nil:
 		o := cfg.Cluster
-		o.ReadTimeout, o.WriteTimeout, o.PoolTimeout, o.DialerRetries = limiterTimeout, limiterTimeout, limiterTimeout, 1
+		o.ReadTimeout, o.WriteTimeout, o.PoolTimeout = limiterTimeout, limiterTimeout, limiterTimeout
 	default:
 		o := cfg.Sentinel
-		o.ReadTimeout, o.WriteTimeout, o.PoolTimeout, o.DialerRetries = limiterTimeout, limiterTimeout, limiterTimeout, 1
+		o.ReadTimeout, o.WriteTimeout, o.PoolTimeout = limiterTimeout, limiterTimeout, limiterTimeout
 	}
 	c := cfg.NewClient()
 	t.Cleanup(func() { c.Close() })

@@ -133,7 +133,8 @@ func TestQRCode(t *testing.T) {
 	expectProblem(t, h.get("/qr/no-such-item.png"), http.StatusNotFound, "not-found")
 	expectProblem(t, h.get("/qr/ph-full.gif"), http.StatusNotFound, "not-found")
 	expectProblem(t, h.get("/qr/"+url.PathEscape("bad id")+".png"), http.StatusBadRequest, "invalid-parameter")
-	expectProblem(t, h.get("/qr/%25zz.png"), http.StatusBadRequest, "invalid-parameter")
+	// The id "%zz", decoded once: well-formed, and no item has it.
+	expectProblem(t, h.get("/qr/%25zz.png"), http.StatusNotFound, "not-found")
 }
 
 // TestIDsAsGiven: every id a catalogue may give answers, byte for byte, and every URL written from
@@ -206,6 +207,10 @@ func TestQRCodeEscapedPath(t *testing.T) {
 		if got.Code != http.StatusOK || !bytes.Equal(got.Body.Bytes(), want.Body.Bytes()) {
 			t.Errorf("%s: status %d, want the QR code of %s", escaped, got.Code, plain)
 		}
+	}
+	// Decoded once: %252D is the literal %2D of an id no item has, never "-".
+	for _, target := range []string{"/qr/ph%252Dfull.png", "/qr/ph%252dfull.png", "/qr/ph%252Dfull%2Epng"} {
+		expectProblem(t, h.get(target), http.StatusNotFound, "not-found")
 	}
 	// net/http refuses such a URL itself; the gateway does not rely on it.
 	req := httptest.NewRequest(http.MethodGet, "/qr/x.png", nil)

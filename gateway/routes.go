@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/labstack/echo/v5"
 	"go.uber.org/zap"
@@ -38,6 +39,8 @@ type Gateway struct {
 	// metrics is nil when the config asked for none.
 	metrics  *metrics
 	draining atomic.Bool
+	// sampler thins the log lines of failed requests (logcap.go).
+	sampler *errorSampler
 
 	// The encoded list bodies, kept from their first request.
 	categoryBodies listBodies[search.Category]
@@ -88,6 +91,7 @@ func New(cfg Config, backend search.Backend, limiter Limiter, logger *zap.Logger
 		cfg: cfg, backend: backend, limiter: limiter, log: logger,
 		baseURL:       strings.TrimSuffix(cfg.PublicURL, "/") + cfg.BasePath,
 		visitorSecret: secret,
+		sampler:       newErrorSampler(time.Now),
 		ratePolicy:    fmt.Sprintf(`"default";q=%d;w=%d`, cfg.RatePolicy.Limit, ceilSeconds(cfg.RatePolicy.Window)),
 	}
 	g.inspector, _ = limiter.(Inspector)
@@ -122,7 +126,7 @@ func New(cfg Config, backend search.Backend, limiter Limiter, logger *zap.Logger
 	// Echo logs only misuse such as double writes, which send rules out; our own log is zap.
 	e.Logger = slog.New(slog.DiscardHandler)
 	e.HTTPErrorHandler = g.handleError
-	e.Use(g.observe)
+	e.Use(g.observe, refuseBodies)
 
 	// Each route names its resource before the limiter runs, so a 429 is logged and counted under it.
 	base := cfg.BasePath

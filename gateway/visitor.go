@@ -27,20 +27,38 @@ func visitorKey(remoteAddr string, xForwardedFor []string, xRealIP string, trust
 	return addrKey(client)
 }
 
-// rightmostUntrusted walks X-Forwarded-For from the right; an unreadable entry stops the walk,
-// since whatever sits left of it was not written by a proxy we trust.
+// maxForwardedHops is how many X-Forwarded-For entries are read, from the right: more than any
+// chain of our own proxies, so a client cannot make the gateway parse a header it padded.
+const maxForwardedHops = 16
+
+// maxAddrLen is longer than any address with port and zone ("[v6%zone]:port") a proxy writes.
+const maxAddrLen = 64
+
+// rightmostUntrusted walks X-Forwarded-For from the right, entry by entry without splitting the
+// whole header; an unreadable entry, or one past maxForwardedHops, stops the walk, since whatever
+// sits left of it was not written by a proxy we trust.
 func rightmostUntrusted(headers []string, trusted []netip.Prefix) (netip.Addr, bool) {
-	var hops []string
-	for _, h := range headers {
-		hops = append(hops, strings.Split(h, ",")...)
-	}
-	for i := len(hops) - 1; i >= 0; i-- {
-		a, ok := parseAddr(strings.TrimSpace(hops[i]))
-		if !ok {
-			return netip.Addr{}, false
-		}
-		if !isTrusted(a, trusted) {
-			return a, true
+	hops := 0
+	for i := len(headers) - 1; i >= 0; i-- {
+		rest := headers[i]
+		for {
+			hops++
+			if hops > maxForwardedHops {
+				return netip.Addr{}, false
+			}
+			cut := strings.LastIndexByte(rest, ',')
+			entry := strings.TrimSpace(rest[cut+1:])
+			a, ok := parseAddr(entry)
+			if !ok || len(entry) > maxAddrLen {
+				return netip.Addr{}, false
+			}
+			if !isTrusted(a, trusted) {
+				return a, true
+			}
+			if cut < 0 {
+				break
+			}
+			rest = rest[:cut]
 		}
 	}
 	return netip.Addr{}, false

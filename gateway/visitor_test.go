@@ -35,6 +35,10 @@ func TestVisitorKey(t *testing.T) {
 		{"X-Real-IP alone", "10.0.0.1:1", nil, "198.51.100.4", trusted, "198.51.100.4"},
 		{"nothing usable: the proxy", "10.0.0.1:1", []string{""}, "junk", trusted, "10.0.0.1"},
 		{"not an address", "@", nil, "", trusted, "@"},
+		{"padded left of the client is never read", "10.0.0.1:1", []string{strings.Repeat("1.2.3.4, ", 5000) + "198.51.100.1, 10.0.0.2"}, "", trusted, "198.51.100.1"},
+		{"more trusted hops than read: the proxy", "10.0.0.1:1", []string{"198.51.100.1" + strings.Repeat(", 10.0.0.9", maxForwardedHops)}, "", trusted, "10.0.0.1"},
+		{"the last hop read is the client", "10.0.0.1:1", []string{"198.51.100.1" + strings.Repeat(", 10.0.0.9", maxForwardedHops-1)}, "", trusted, "198.51.100.1"},
+		{"an entry longer than an address stops the walk", "10.0.0.1:1", []string{"198.51.100.1:" + strings.Repeat("0", maxAddrLen) + ", 10.0.0.2"}, "", trusted, "10.0.0.1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

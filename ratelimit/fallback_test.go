@@ -207,6 +207,50 @@ func TestFallbackMetricsRegister(t *testing.T) {
 	}
 }
 
+// fallbackReplicas are replicas of the gateway's limiter, each a Fallback over a Redis client of
+// its own, all on one Redis and key prefix.
+type fallbackReplicas struct {
+	t   *testing.T
+	p   Policy
+	fbs []*Fallback
+}
+
+func (rs fallbackReplicas) allow(i int, key string) Decision {
+	rs.t.Helper()
+	d, err := rs.fbs[i].Allow(context.Background(), key)
+	if err != nil {
+		rs.t.Fatalf("replica %d: %v", i, err)
+	}
+	return d
+}
+
+// fallbacks is replica i's count of requests decided in process.
+func (rs fallbackReplicas) fallbacks(i int) float64 { return testutil.ToFloat64(rs.fbs[i].fallbacks) }
+
+// shared has visitor key ask the replicas in turn: Limit requests allowed in all, counting down
+// across them, then each refuses, all decided in Redis.
+func (rs fallbackReplicas) shared(key string) {
+	rs.t.Helper()
+	before := make([]float64, len(rs.fbs))
+	for i := range rs.fbs {
+		before[i] = rs.fallbacks(i)
+	}
+	for n := range rs.p.Limit {
+		i := n % len(rs.fbs)
+		if d := rs.allow(i, key); !d.Allowed || d.Remaining != rs.p.Limit-1-n {
+			rs.t.Fatalf("%s, request %d on replica %d: %+v; want allowed with %d remaining", key, n+1, i, d, rs.p.Limit-1-n)
+		}
+	}
+	for i := range rs.fbs {
+		if d := rs.allow(i, key); d.Allowed {
+			rs.t.Fatalf("%s: replica %d allowed request %d: %+v", key, i, rs.p.Limit+1, d)
+		}
+		if got := rs.fallbacks(i); got != before[i] {
+			rs.t.Fatalf("%s: replica %d decided %v requests in process with Redis up", key, i, got-before[i])
+		}
+	}
+}
+
 // TestFallbackRedisStopsAndReturns is two replicas on one Redis that is stopped and started
 // again: shared limit, then per-replica limits without errors, then shared again.
 func TestFallbackRedisStopsAndReturns(t *testing.T) {
@@ -215,49 +259,24 @@ func TestFallbackRedisStopsAndReturns(t *testing.T) {
 	clk := newClock() // drives only the retry and log intervals
 	prefix := uniquePrefix(t)
 	logger, logs := observed()
-	var replicas [2]*Fallback
-	for i := range replicas {
+	rs := fallbackReplicas{t: t, p: contract}
+	for range 2 {
 		r := newTestRedis(t, newRedisClient(t, "redis://127.0.0.1:"+port), prefix)
-		replicas[i] = NewFallback(r, NewMemory(contract, nil), logger, WithClock(clk.Now))
+		rs.fbs = append(rs.fbs, NewFallback(r, NewMemory(contract, nil), logger, WithClock(clk.Now)))
 	}
-	allow := func(replica int, key string) Decision {
-		t.Helper()
-		d, err := replicas[replica].Allow(t.Context(), key)
-		if err != nil {
-			t.Fatalf("replica %d: %v", replica, err)
-		}
-		return d
-	}
-	shared := func(key string) {
-		t.Helper()
-		before := [2]float64{testutil.ToFloat64(replicas[0].fallbacks), testutil.ToFloat64(replicas[1].fallbacks)}
-		for i := range 120 {
-			if d := allow(i%2, key); !d.Allowed {
-				t.Fatalf("%s: request %d limited: %+v", key, i+1, d)
-			}
-		}
-		for i := range replicas {
-			if d := allow(i, key); d.Allowed {
-				t.Fatalf("%s: replica %d allowed a 121st request: %+v", key, i, d)
-			}
-			if got := testutil.ToFloat64(replicas[i].fallbacks); got != before[i] {
-				t.Fatalf("%s: replica %d fell back %v times with Redis up", key, i, got-before[i])
-			}
-		}
-	}
-	shared("before")
+	rs.shared("before")
 
 	srv.stop()
-	for i := range replicas {
+	for i := range rs.fbs {
 		for n := range 120 {
-			if d := allow(i, "during"); !d.Allowed || d.Remaining != 119-n {
+			if d := rs.allow(i, "during"); !d.Allowed || d.Remaining != 119-n {
 				t.Fatalf("replica %d, Redis down, request %d: %+v, want allowed with %d remaining", i, n+1, d, 119-n)
 			}
 		}
-		if d := allow(i, "during"); d.Allowed || d.RetryAfter <= 4*time.Second || d.RetryAfter > 5*time.Second {
+		if d := rs.allow(i, "during"); d.Allowed || d.RetryAfter <= 4*time.Second || d.RetryAfter > 5*time.Second {
 			t.Fatalf("replica %d, Redis down, 121st: %+v, want limited locally", i, d)
 		}
-		if got := testutil.ToFloat64(replicas[i].fallbacks); got != 121 {
+		if got := rs.fallbacks(i); got != 121 {
 			t.Errorf("replica %d: fallback_total %v, want 121", i, got)
 		}
 	}
@@ -268,19 +287,19 @@ func TestFallbackRedisStopsAndReturns(t *testing.T) {
 	srv.start()
 	// Once the retry interval has passed, a replica tries Redis again; the first try may still
 	// meet a connection from before the restart, so allow a bounded number of intervals.
-	for i, fb := range replicas {
+	for i, fb := range rs.fbs {
 		for try := 0; fb.down.Load(); try++ {
 			if try == 20 {
 				t.Fatalf("replica %d still falls back after Redis returned", i)
 			}
 			clk.Advance(DefaultRetryInterval)
-			allow(i, "probe")
+			rs.allow(i, "probe")
 		}
 	}
 	if n := logs.FilterMessageSnippet("answers again").Len(); n != 2 {
 		t.Errorf("%d recovery lines for two replicas, want 2", n)
 	}
-	shared("after")
+	rs.shared("after")
 }
 
 func BenchmarkFallbackAllow(b *testing.B) {

@@ -138,6 +138,26 @@ func (m *Memory) Inspect(_ context.Context, key string) (Decision, error) {
 	return standing(m.p, int(remaining), luaDuration(tat-now)), nil
 }
 
+// learn sets the visitor's TAT to what another limiter reported at the time at (at plus its
+// ResetAfter), unless the one held is later already: Shadow keeps a lower bound of the shared state.
+func (m *Memory) learn(key string, at time.Time, resetAfter time.Duration) {
+	if m.err != nil || resetAfter <= 0 {
+		return
+	}
+	tat := luaNow(at) + resetAfter.Seconds()
+	s := &m.shards[maphash.String(m.seed, key)&(shardCount-1)]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	held, seen := s.tat[key]
+	if held >= tat {
+		return
+	}
+	s.tat[key] = tat
+	if !seen {
+		s.grew(luaNow(m.now()), m.window)
+	}
+}
+
 // Len is how many visitors are held right now, idle ones not yet swept included.
 func (m *Memory) Len() int {
 	n := 0

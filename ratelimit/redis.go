@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"runtime"
 	"strings"
@@ -133,10 +134,14 @@ type RedisConfig struct {
 //     nodes (redis.ParseClusterURL), e.g. redis+cluster://node-0:6379?addr=node-1:6379.
 //     go-redis has no scheme of its own for a cluster, so the "+cluster" marks it.
 //
+// Sentinel and Cluster URLs may also list their hosts separated by commas
+// (redis+cluster://node-0:6379,node-1:6379), which become addr options.
+//
 // redis-sentinel:// and other schemes are not supported. Defaults: dial_timeout 250ms,
-// read_timeout and write_timeout 100ms, pool_timeout 100ms, pool_size 10 per CPU, and context
-// deadlines always respected (so the limiter's per-call timeout holds). Errors never contain
-// the URL's password.
+// read_timeout and write_timeout 100ms, pool_timeout 100ms, pool_size 10 per CPU, one dial per
+// connection (dialer_retries 1) and one command retry (max_retries 1; a cluster keeps go-redis's
+// redirects instead), and context deadlines always respected (so the limiter's per-call timeout
+// holds). Errors never contain the URL's password.
 func ParseRedisURL(raw string) (RedisConfig, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -146,12 +151,26 @@ func ParseRedisURL(raw string) (RedisConfig, error) {
 		}
 		return RedisConfig{}, fmt.Errorf("%w: %w", ErrInvalidURL, err)
 	}
+	// Hosts separated by commas, as OPENSEARCH_URL takes them, are addr options: go-redis would
+	// read them as one address ("[h1:p1,h2]:p2") that never answers, and the limit would stay in
+	// process for good.
+	hosts := strings.Split(u.Host, ",")
+	if len(hosts) > 1 {
+		q := u.Query()
+		for _, h := range hosts[1:] {
+			q.Add("addr", h)
+		}
+		u.Host, u.RawQuery = hosts[0], q.Encode()
+	}
 	var c RedisConfig
 	switch scheme := u.Scheme; scheme {
 	case "redis", "rediss", "unix":
-		if scheme != "unix" && u.Query().Has("master_name") {
-			c.Sentinel, err = redis.ParseFailoverURL(raw)
-		} else {
+		switch {
+		case scheme != "unix" && u.Query().Has("master_name"):
+			c.Sentinel, err = redis.ParseFailoverURL(u.String())
+		case len(hosts) > 1:
+			err = errors.New("several hosts: a Sentinel URL needs master_name, a cluster's redis+cluster://")
+		default:
 			c.Single, err = redis.ParseURL(raw)
 		}
 	case "redis+cluster", "rediss+cluster":
@@ -163,13 +182,25 @@ func ParseRedisURL(raw string) (RedisConfig, error) {
 	if err != nil {
 		return RedisConfig{}, fmt.Errorf("%w: %w", ErrInvalidURL, err)
 	}
-	if c.Sentinel != nil {
+	var addrs []string
+	switch {
+	case c.Sentinel != nil:
 		// NewFailoverClient panics on these; the limiter writes, so it needs the master anyway.
 		if c.Sentinel.RouteByLatency || c.Sentinel.RouteRandomly || c.Sentinel.ReplicaOnly {
 			return RedisConfig{}, fmt.Errorf("%w: route_by_latency, route_randomly and replica_only do not apply: the limiter writes to the master", ErrInvalidURL)
 		}
 		if c.Sentinel.MasterName == "" {
 			return RedisConfig{}, fmt.Errorf("%w: empty master_name", ErrInvalidURL)
+		}
+		addrs = c.Sentinel.SentinelAddrs
+	case c.Cluster != nil:
+		addrs = c.Cluster.Addrs
+	}
+	// go-redis gives the URL's host a default port but an addr option none, and dials without one
+	// fail only when used.
+	for _, a := range addrs {
+		if host, _, err := net.SplitHostPort(a); err != nil || host == "" {
+			return RedisConfig{}, fmt.Errorf("%w: address %q, want host:port", ErrInvalidURL, a)
 		}
 	}
 	c.setDefaults()
@@ -179,20 +210,31 @@ func ParseRedisURL(raw string) (RedisConfig, error) {
 func (c *RedisConfig) setDefaults() {
 	type knobs struct {
 		dial, read, write, pool *time.Duration
-		size                    *int
+		size, dialRetries       *int
+		retries                 *int // nil for a cluster, whose redirects retry
 		ctxTimeout              *bool
 	}
 	var k knobs
 	switch {
 	case c.Single != nil:
 		o := c.Single
-		k = knobs{&o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout, &o.PoolTimeout, &o.PoolSize, &o.ContextTimeoutEnabled}
+		k = knobs{&o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout, &o.PoolTimeout, &o.PoolSize, &o.DialerRetries, &o.MaxRetries, &o.ContextTimeoutEnabled}
 	case c.Cluster != nil:
 		o := c.Cluster
-		k = knobs{&o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout, &o.PoolTimeout, &o.PoolSize, &o.ContextTimeoutEnabled}
+		k = knobs{&o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout, &o.PoolTimeout, &o.PoolSize, &o.DialerRetries, nil, &o.ContextTimeoutEnabled}
 	default:
 		o := c.Sentinel
-		k = knobs{&o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout, &o.PoolTimeout, &o.PoolSize, &o.ContextTimeoutEnabled}
+		k = knobs{&o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout, &o.PoolTimeout, &o.PoolSize, &o.DialerRetries, &o.MaxRetries, &o.ContextTimeoutEnabled}
+	}
+	// go-redis's own retries (5 dials 100ms apart, 3 commands) outlast a decision's 100ms: against
+	// a Redis that refuses connections (a killed primary, until its replica is promoted) every try
+	// waited the whole 100ms. One dial and one command retry fail in ~15ms, and the retry still
+	// gets past a connection the server closed.
+	if *k.dialRetries == 0 {
+		*k.dialRetries = 1
+	}
+	if k.retries != nil && *k.retries == 0 {
+		*k.retries = 1
 	}
 	for _, d := range []struct {
 		field *time.Duration

@@ -130,7 +130,13 @@ func TestRedisMatchesMemory(t *testing.T) {
 // TestRedisReplicasShareOneLimit is two replicas, each with its own client, answering one
 // visitor in turn and concurrently: 120 in total, not 120 each.
 func TestRedisReplicasShareOneLimit(t *testing.T) {
-	raw := redisURL(t)
+	replicasShareOneLimit(t, redisURL(t))
+}
+
+// replicasShareOneLimit runs TestRedisReplicasShareOneLimit on the Redis at raw, in any of its
+// forms, and returns the prefix of the keys it wrote.
+func replicasShareOneLimit(t *testing.T, raw string) string {
+	t.Helper()
 	prefix := uniquePrefix(t)
 	var replicas [2]*Redis
 	for i := range replicas {
@@ -173,6 +179,7 @@ func TestRedisReplicasShareOneLimit(t *testing.T) {
 	if got := allowed.Load(); got != 120 {
 		t.Fatalf("%d of 200 concurrent requests allowed, want 120", got)
 	}
+	return prefix
 }
 
 func TestNewRedisRejects(t *testing.T) {

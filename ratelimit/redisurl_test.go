@@ -22,15 +22,16 @@ func TestParseRedisURL(t *testing.T) {
 				t.Fatalf("got %+v", c)
 			}
 			if o.ReadTimeout != 100*time.Millisecond || o.WriteTimeout != 100*time.Millisecond ||
-				o.DialTimeout != 250*time.Millisecond || o.PoolSize != pool || !o.ContextTimeoutEnabled {
-				t.Errorf("defaults not applied: read %s write %s dial %s pool %d ctx %v",
-					o.ReadTimeout, o.WriteTimeout, o.DialTimeout, o.PoolSize, o.ContextTimeoutEnabled)
+				o.DialTimeout != 250*time.Millisecond || o.PoolSize != pool || !o.ContextTimeoutEnabled ||
+				o.DialerRetries != 1 || o.MaxRetries != 1 {
+				t.Errorf("defaults not applied: read %s write %s dial %s pool %d ctx %v dials %d retries %d",
+					o.ReadTimeout, o.WriteTimeout, o.DialTimeout, o.PoolSize, o.ContextTimeoutEnabled, o.DialerRetries, o.MaxRetries)
 			}
 		}},
-		{"rediss://user:pw@cache.example:6380/2?pool_size=5&read_timeout=1s", func(t *testing.T, c RedisConfig) {
+		{"rediss://user:pw@cache.example:6380/2?pool_size=5&read_timeout=1s&max_retries=-1", func(t *testing.T, c RedisConfig) {
 			o := c.Single
 			if o == nil || o.Addr != "cache.example:6380" || o.DB != 2 || o.TLSConfig == nil ||
-				o.Username != "user" || o.Password != "pw" || o.PoolSize != 5 || o.ReadTimeout != time.Second {
+				o.Username != "user" || o.Password != "pw" || o.PoolSize != 5 || o.ReadTimeout != time.Second || o.MaxRetries != -1 {
 				t.Fatalf("got %+v", c.Single)
 			}
 		}},
@@ -42,19 +43,33 @@ func TestParseRedisURL(t *testing.T) {
 		{"redis://s0:26379/1?master_name=mymaster&addr=s1:26379&password=pw", func(t *testing.T, c RedisConfig) {
 			o := c.Sentinel
 			if o == nil || o.MasterName != "mymaster" || o.DB != 1 || o.Password != "pw" ||
-				!slices.Equal(o.SentinelAddrs, []string{"s0:26379", "s1:26379"}) || !o.ContextTimeoutEnabled || o.PoolSize != pool {
+				!slices.Equal(o.SentinelAddrs, []string{"s0:26379", "s1:26379"}) || !o.ContextTimeoutEnabled || o.PoolSize != pool ||
+				o.DialerRetries != 1 || o.MaxRetries != 1 {
 				t.Fatalf("got %+v", c)
 			}
 		}},
 		{"redis+cluster://n0:6379?addr=n1:6379&addr=n2:6379", func(t *testing.T, c RedisConfig) {
 			o := c.Cluster
 			if o == nil || !slices.Equal(o.Addrs, []string{"n0:6379", "n1:6379", "n2:6379"}) || o.TLSConfig != nil ||
-				!o.ContextTimeoutEnabled || o.ReadTimeout != 100*time.Millisecond {
+				!o.ContextTimeoutEnabled || o.ReadTimeout != 100*time.Millisecond || o.DialerRetries != 1 || o.MaxRetries != 0 {
 				t.Fatalf("got %+v", c)
 			}
 		}},
-		{"rediss+cluster://n0?addr=n1:7000", func(t *testing.T, c RedisConfig) {
-			if o := c.Cluster; o == nil || o.TLSConfig == nil || !slices.Equal(o.Addrs, []string{"n0:6379", "n1:7000"}) {
+		// Hosts separated by commas, as OPENSEARCH_URL takes them.
+		{"redis+cluster://n0:7000,n1:7001,n2:7002?addr=n3:7003", func(t *testing.T, c RedisConfig) {
+			if o := c.Cluster; o == nil || !slices.Equal(o.Addrs, []string{"n0:7000", "n3:7003", "n1:7001", "n2:7002"}) {
+				t.Fatalf("got %+v", c)
+			}
+		}},
+		{"redis://u:pw@s0:26379,s1:26380/2?master_name=m", func(t *testing.T, c RedisConfig) {
+			o := c.Sentinel
+			if o == nil || o.MasterName != "m" || o.DB != 2 || o.SentinelUsername != "u" || o.SentinelPassword != "pw" ||
+				!slices.Equal(o.SentinelAddrs, []string{"s0:26379", "s1:26380"}) {
+				t.Fatalf("got %+v", c)
+			}
+		}},
+		{"rediss+cluster://n0?addr=n1:7000&dialer_retries=3", func(t *testing.T, c RedisConfig) {
+			if o := c.Cluster; o == nil || o.TLSConfig == nil || !slices.Equal(o.Addrs, []string{"n0:6379", "n1:7000"}) || o.DialerRetries != 3 {
 				t.Fatalf("got %+v", c)
 			}
 		}},
@@ -82,6 +97,10 @@ func TestParseRedisURLRejects(t *testing.T) {
 		"redis://h?master_name=m&route_randomly=true",
 		"redis+cluster://h/0?master_name=m",
 		"redis://user:sekrit-pass@[::1:bad/0",
+		"redis://user:sekrit-pass@h0:6379,h1:6379/0", // several hosts but no master_name
+		"redis+cluster://n0?addr=n1",                 // go-redis gives an addr option no port
+		"redis+cluster://n0:7000,n1,n2:7002",
+		"redis://s0?master_name=m&addr=:26379",
 	} {
 		t.Run(raw, func(t *testing.T) {
 			_, err := ParseRedisURL(raw)

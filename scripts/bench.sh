@@ -118,14 +118,16 @@ if [[ $EMBEDDED == 1 && ! -e $INDEX_DIR/current ]]; then
 fi
 
 # start NAME PORT ENV...: starts mediagw on loopback with the given settings, waits until /readyz
-# answers, and sets $pid and $startup (seconds until ready).
+# answers, and sets $pid and $startup (seconds until ready). The closed loop keeps more searches in
+# flight than a 2-CPU replica admits at once (MEDIA_MAX_INFLIGHT): a long MEDIA_ADMIT_WAIT queues
+# them, as the engine would, instead of refusing them with 503s that would count as fast answers.
 start() {
 	local name=$1 port=$2
 	shift 2
 	local t0
 	t0=$(date +%s%N)
 	env MEDIA_ADDR=127.0.0.1:$port MEDIA_ADMIN_ADDR=127.0.0.1:$((port + 1000)) MEDIA_PUBLIC_URL=http://127.0.0.1:$port \
-		MEDIA_TRUSTED_PROXIES=127.0.0.1 MEDIA_SHUTDOWN_DELAY=0s MEDIA_SHUTDOWN_GRACE=5s "$@" \
+		MEDIA_TRUSTED_PROXIES=127.0.0.1 MEDIA_SHUTDOWN_DELAY=0s MEDIA_SHUTDOWN_GRACE=5s MEDIA_ADMIT_WAIT=${BENCH_ADMIT_WAIT:-10s} "$@" \
 		"$REPO/bin/mediagw" 2>"$DIR/$name.log" &
 	pid=$!
 	PIDS+=("$pid")

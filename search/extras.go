@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"mediagw/search/text"
 	"slices"
 	"strings"
 )
@@ -131,6 +132,10 @@ const (
 	// MaxNeighbours bounds the indexed words Neighbours returns, and so the searches a correction
 	// costs for each word of a search.
 	MaxNeighbours = 20
+	// MaxCorrectionCalls bounds the engine calls one correction makes (each word's neighbours,
+	// each candidate's search): a long query of words with many neighbours would otherwise cost
+	// hundreds of searches (12 words of 20 neighbours each: 252 calls).
+	MaxCorrectionCalls = 24
 )
 
 // Extras are what a backend answers beyond the original service. Implementations must be safe
@@ -145,7 +150,7 @@ type Extras interface {
 	// no item has the id.
 	Related(ctx context.Context, id string, n int) ([]Item, error)
 	// Neighbours returns the words indexed in any searched field (folded, as Fold folds them)
-	// within TypoAllowance edits of Fold(word) as EditsWithin counts them, Fold(word) itself
+	// within TypoAllowance edits of text.Fold(word) as EditsWithin counts them, text.Fold(word) itself
 	// excluded, in byte order, at most max of them (the first max).
 	Neighbours(ctx context.Context, word string, max int) ([]string, error)
 }
@@ -153,7 +158,8 @@ type Extras interface {
 // Correct returns the did-you-mean correction of a search that found fewer than FewResults
 // items: q's text with one word changed to an indexed word within its typo allowance that finds
 // the most items, more than total; or "" when no such correction exists. Ties go to the earlier
-// word, then to the more frequent neighbour.
+// word, then to the more frequent neighbour. It makes at most MaxCorrectionCalls engine calls,
+// the words taken in order: past that, the best correction found so far stands.
 func Correct(ctx context.Context, b interface {
 	Extras
 	Search(context.Context, Query) (Result, error)
@@ -161,14 +167,21 @@ func Correct(ctx context.Context, b interface {
 	if q.Text == "" || total >= FewResults {
 		return "", nil
 	}
-	words := Words(q.Text)
+	words := text.Words(q.Text)
 	best, bestTotal := "", total
+	calls := 0
 	for _, w := range words {
+		if calls++; calls > MaxCorrectionCalls {
+			break
+		}
 		near, err := b.Neighbours(ctx, w, MaxNeighbours)
 		if err != nil {
 			return "", fmt.Errorf("correction of %q: %w", w, err)
 		}
 		for _, n := range near {
+			if calls++; calls > MaxCorrectionCalls {
+				return best, nil
+			}
 			alt := q
 			alt.Text = replaceWord(words, w, n)
 			alt.Page, alt.PerPage, alt.Facets = 1, 1, 0

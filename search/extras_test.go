@@ -2,6 +2,8 @@ package search
 
 import (
 	"context"
+	"fmt"
+	"mediagw/search/text"
 	"slices"
 	"strings"
 	"testing"
@@ -17,8 +19,8 @@ type wordsBackend struct {
 func (w wordsBackend) Search(_ context.Context, q Query) (Result, error) {
 	n := 0
 	for _, t := range w.titles {
-		tw := Words(t)
-		if !slices.ContainsFunc(Words(q.Text), func(x string) bool { return !slices.Contains(tw, x) }) {
+		tw := text.Words(t)
+		if !slices.ContainsFunc(text.Words(q.Text), func(x string) bool { return !slices.Contains(tw, x) }) {
 			n++
 		}
 	}
@@ -56,5 +58,48 @@ func TestCorrect(t *testing.T) {
 	}
 	if got, _ := Correct(context.Background(), b, Query{Text: "tames"}, 1); !strings.EqualFold(got, "thames") {
 		t.Errorf("Correct(tames) = %q, want thames", got)
+	}
+}
+
+// countingWords counts the engine calls made of it.
+type countingWords struct {
+	wordsBackend
+	calls *int
+}
+
+func (c countingWords) Search(ctx context.Context, q Query) (Result, error) {
+	*c.calls++
+	return c.wordsBackend.Search(ctx, q)
+}
+
+func (c countingWords) Neighbours(ctx context.Context, word string, max int) ([]string, error) {
+	*c.calls++
+	return c.wordsBackend.Neighbours(ctx, word, max)
+}
+
+// TestCorrectBounded: a long query of words with many neighbours costs at most
+// MaxCorrectionCalls engine calls; a correction found within them stands.
+func TestCorrectBounded(t *testing.T) {
+	words := make([]string, 12)
+	b := wordsBackend{titles: []string{"aa0 thames"}, neighbours: map[string][]string{}}
+	for i := range words {
+		words[i] = fmt.Sprintf("w%02d", i)
+		for j := range MaxNeighbours {
+			b.neighbours[words[i]] = append(b.neighbours[words[i]], fmt.Sprintf("x%02d%02d", i, j))
+		}
+	}
+	b.neighbours[words[0]][0] = "aa0" // the first candidate finds an item
+	calls := 0
+	got, err := Correct(context.Background(), countingWords{b, &calls}, Query{Text: strings.Join(words[:1], " ")}, 0)
+	if err != nil || got != "aa0" {
+		t.Fatalf("Correct(%s) = %q, %v; want aa0", words[0], got, err)
+	}
+	calls = 0
+	got, err = Correct(context.Background(), countingWords{b, &calls}, Query{Text: strings.Join(words, " ")}, 0)
+	if err != nil || got != "" {
+		t.Errorf("Correct of 12 words = %q, %v; want none", got, err)
+	}
+	if calls != MaxCorrectionCalls {
+		t.Errorf("%d engine calls, want %d", calls, MaxCorrectionCalls)
 	}
 }

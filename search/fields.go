@@ -1,5 +1,7 @@
 package search
 
+import "mediagw/search/text"
+
 // Field is a field of an item that free text searches, by its name in Item's JSON.
 type Field string
 
@@ -79,7 +81,7 @@ const titleBonusUnit = 1.0 / 1024
 // orders only items whose words score alike. The loaders store it with each item; both backends
 // add the stored value.
 func TitleBonus(title string) float64 {
-	n := len(Words(title))
+	n := len(text.Words(title))
 	if n == 0 {
 		return 0
 	}

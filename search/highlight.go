@@ -2,6 +2,7 @@ package search
 
 import (
 	"html"
+	"mediagw/search/text"
 	"strings"
 	"unicode/utf8"
 )
@@ -14,17 +15,17 @@ const snippetLead = 60
 
 // Matched returns, for each searched field of it that a word of text matches, the field's text
 // HTML-escaped with every matching word in <mark>…</mark>, cut to MaxSnippetRunes around the first
-// match; nil when nothing matches. A word matches as the engines match it: folded (Fold), equal
+// match; nil when nothing matches. A word matches as the engines match it: folded (text.Fold), equal
 // or within its typo allowance (TypoAllowance). It is computed from the item alone, so both
 // backends highlight alike. Lists (tags, keywords) are joined with ", ".
-func Matched(it Item, text string) map[string]string {
-	words := Words(text)
+func Matched(it Item, q string) map[string]string {
+	words := text.Words(q)
 	if len(words) == 0 {
 		return nil
 	}
 	query := make([][]rune, len(words))
 	for i, w := range words {
-		query[i] = []rune(Fold(w))
+		query[i] = []rune(text.Fold(w))
 	}
 	var out map[string]string
 	for _, f := range []struct{ name, text string }{
@@ -49,10 +50,11 @@ func Matched(it Item, text string) map[string]string {
 type span struct{ start, end int }
 
 // snippet marks the words of text that match a query word, or reports that none does.
-func snippet(text string, query [][]rune) (string, bool) {
+func snippet(field string, query [][]rune) (string, bool) {
 	var marks []span
-	for start, end := range wordSpans(text) {
-		folded := []rune(Fold(text[start:end]))
+	for sp := range text.Spans(field) {
+		start, end := sp.Start, sp.End
+		folded := []rune(text.Fold(field[start:end]))
 		for _, q := range query {
 			if editsWithin(q, folded, TypoAllowance(string(q))) {
 				marks = append(marks, span{start, end})
@@ -63,7 +65,7 @@ func snippet(text string, query [][]rune) (string, bool) {
 	if len(marks) == 0 {
 		return "", false
 	}
-	from, to := window(text, marks[0].start)
+	from, to := window(field, marks[0].start)
 	var b strings.Builder
 	if from > 0 {
 		b.WriteString("…")
@@ -73,14 +75,14 @@ func snippet(text string, query [][]rune) (string, bool) {
 		if m.start < from || m.end > to {
 			continue
 		}
-		b.WriteString(html.EscapeString(text[at:m.start]))
+		b.WriteString(html.EscapeString(field[at:m.start]))
 		b.WriteString("<mark>")
-		b.WriteString(html.EscapeString(text[m.start:m.end]))
+		b.WriteString(html.EscapeString(field[m.start:m.end]))
 		b.WriteString("</mark>")
 		at = m.end
 	}
-	b.WriteString(html.EscapeString(text[at:to]))
-	if to < len(text) {
+	b.WriteString(html.EscapeString(field[at:to]))
+	if to < len(field) {
 		b.WriteString("…")
 	}
 	return b.String(), true
@@ -111,35 +113,6 @@ func window(text string, first int) (from, to int) {
 		end = start + MaxSnippetRunes - 2 // "…" on both sides
 	}
 	return offsets[start], offsets[end]
-}
-
-// wordSpans yields the byte spans of the words of text, split as Words splits them.
-func wordSpans(text string) func(yield func(int, int) bool) {
-	return func(yield func(int, int) bool) {
-		// Offsets come from ranging over the text, so an invalid byte counts as one byte.
-		var rs []rune
-		var offsets []int
-		for i, r := range text {
-			rs = append(rs, r)
-			offsets = append(offsets, i)
-		}
-		offsets = append(offsets, len(text))
-		start := -1
-		for i := 0; i <= len(rs); i++ {
-			if i < len(rs) && inWord(rs, i) {
-				if start < 0 {
-					start = i
-				}
-				continue
-			}
-			if start >= 0 {
-				if !yield(offsets[start], offsets[i]) {
-					return
-				}
-				start = -1
-			}
-		}
-	}
 }
 
 // EditsWithin reports whether a and b differ by at most max edits, as editsWithin counts them.

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"mediagw/search/text"
 	"testing"
 )
 
@@ -13,7 +14,7 @@ func TestLanguageNamesAreUnambiguous(t *testing.T) {
 			t.Errorf("code %q is not two letters", code)
 		}
 		for _, name := range names {
-			k := Fold(name)
+			k := text.Fold(name)
 			if other, dup := seen[k]; dup && other != code {
 				t.Errorf("name %q means both %s and %s", name, other, code)
 			}

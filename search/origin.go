@@ -58,15 +58,16 @@ func NoteOrigin(ctx context.Context, o Origin) {
 }
 
 // EngineFailed reports whether err is the engine's failure: it could not be reached, was
-// overloaded, did not answer in time, or failed on its side (an error that says so with an
-// EngineFault method, such as a 5xx of OpenSearch). The question's faults (ErrNotFound, a bad
+// overloaded (ErrOverloaded included: an answer from memory beats a refusal), did not answer in
+// time, or failed on its side (an error that says so with an EngineFault method, such as a 5xx of
+// OpenSearch). The question's faults (ErrNotFound, a bad
 // cursor, a query the engine refuses) and a caller that went away are not: stale answers must not
 // hide them, and a circuit breaker must not count them.
 func EngineFailed(err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return false
 	}
-	if errors.Is(err, ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, ErrUnavailable) || errors.Is(err, ErrOverloaded) || errors.Is(err, context.DeadlineExceeded) {
 		return true
 	}
 	var f interface{ EngineFault() bool }

@@ -19,6 +19,7 @@ func TestEngineFailed(t *testing.T) {
 	}{
 		{nil, false},
 		{fmt.Errorf("search: %w", ErrUnavailable), true},
+		{fmt.Errorf("search: %w", ErrOverloaded), true},
 		{fmt.Errorf("search: %w", context.DeadlineExceeded), true},
 		{fmt.Errorf("search: %w", fault{engine: true}), true},
 		{fmt.Errorf("search: %w", fault{engine: false}), false},

@@ -3,6 +3,7 @@ package search
 import (
 	"errors"
 	"fmt"
+	"mediagw/search/text"
 	"strings"
 	"time"
 	"unicode"
@@ -96,7 +97,7 @@ var languageNames = func() map[string]string {
 	m := map[string]string{}
 	for code, names := range Languages() {
 		for _, n := range names {
-			m[Fold(n)] = code
+			m[text.Fold(n)] = code
 		}
 	}
 	return m
@@ -121,7 +122,7 @@ func ParseLanguage(s string) (string, bool) {
 		}
 		return "", false
 	}
-	code, ok := languageNames[Fold(s)]
+	code, ok := languageNames[text.Fold(s)]
 	return code, ok
 }
 

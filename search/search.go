@@ -149,6 +149,9 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrUnavailable means the engine cannot be reached or has no index to serve.
 	ErrUnavailable = errors.New("search engine unavailable")
+	// ErrOverloaded means the call was refused before it reached the engine: as much engine work
+	// as the process takes on was in progress (search/admit).
+	ErrOverloaded = errors.New("at the limit of engine work in progress")
 	// ErrPrune means a load made its new index live but could not remove the old ones beyond those
 	// kept: the load succeeded, and the next one tries the removal again.
 	ErrPrune = errors.New("removing old indices failed")

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math/rand/v2"
+	"mediagw/search/text"
 	"slices"
 	"strings"
 	"testing"
@@ -59,7 +60,7 @@ func TestSortAuthorsIsAuthorLessOrder(t *testing.T) {
 		as := authorsOf(authorNames(n, uint64(n)))
 		keys := map[string]bool{}
 		for _, a := range as {
-			keys[Fold(a.Name)] = true
+			keys[text.Fold(a.Name)] = true
 		}
 		if n >= 50 && len(keys) > n*9/10 {
 			t.Fatalf("n=%d: only %d names share a folded key; the test needs ties", n, n-len(keys))
@@ -97,7 +98,7 @@ func BenchmarkSortAuthors(b *testing.B) {
 	run("before", func(as []Author) {
 		folded := make(map[string]string, len(as))
 		for _, a := range as {
-			folded[a.Name] = referenceFold(a.Name)
+			folded[a.Name] = text.Fold(a.Name)
 		}
 		slices.SortFunc(as, func(x, y Author) int {
 			return cmp.Or(strings.Compare(folded[x.Name], folded[y.Name]), strings.Compare(x.Name, y.Name))

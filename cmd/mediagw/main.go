@@ -29,6 +29,7 @@ import (
 	"mediagw/gateway"
 	"mediagw/openapi"
 	"mediagw/ratelimit"
+	"mediagw/search/admit"
 	"mediagw/search/cache"
 )
 
@@ -79,13 +80,26 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	reg.MustRegister(collectors.NewGoCollector(goRuntime), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		buildinfo.Read().Collector())
 
+	mem := applyMemoryLimit(getenv, log)
+	inflight, err := backends.MaxInflight(cfg)
+	if err != nil {
+		return err
+	}
 	backend, closeBackend, err := backends.Open(ctx, cfg, log, reg)
 	if err != nil {
 		return err
 	}
 	defer closeBackend()
+	// Below the cache, so that answers from memory are never refused.
+	admitted := admit.New(backend, admit.Options{Limit: inflight, Wait: cfg.AdmitWait})
+	if err := reg.Register(admitted); err != nil {
+		return fmt.Errorf("register admission metrics: %w", err)
+	}
+	backend = admitted
+	cacheMax := cacheBytes(cfg, mem)
 	if cfg.Cache {
-		cached := cache.New(backend, cache.Options{TTL: cfg.CacheTTL, StaleMax: cfg.StaleMax, CallTimeout: cfg.BackendTimeout, Prewarm: true})
+		cached := cache.New(backend, cache.Options{TTL: cfg.CacheTTL, StaleMax: cfg.StaleMax, CallTimeout: cfg.BackendTimeout, Prewarm: true,
+			MaxBytes: cacheMax})
 		if err := reg.Register(cached); err != nil {
 			return fmt.Errorf("register cache metrics: %w", err)
 		}
@@ -122,17 +136,28 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		publicLn.Close()
 		return fmt.Errorf("listen on %s: %w", cfg.AdminAddr, err)
 	}
+	conns := gw.Listener(publicLn, gateway.ConnLimits{Max: cfg.MaxConns, PerIP: cfg.MaxConnsPerIP})
+	if err := reg.Register(conns); err != nil {
+		publicLn.Close()
+		adminLn.Close()
+		return fmt.Errorf("register connection metrics: %w", err)
+	}
 	// WriteTimeout frees what a client that stops reading holds (a goroutine, a 5 MB authors list)
 	// and bounds the drain; it leaves room for the backend's deadline and a slow link.
-	public := &http.Server{Handler: gw, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
-		WriteTimeout: cfg.BackendTimeout + time.Minute, ErrorLog: zap.NewStdLog(log.Named("http"))}
+	public := &http.Server{Handler: gw, ReadHeaderTimeout: cfg.HeaderTimeout, ReadTimeout: cfg.ReadTimeout,
+		MaxHeaderBytes: cfg.MaxHeaderBytes, IdleTimeout: 2 * time.Minute, ConnState: conns.ConnState,
+		// OPTIONS * is the API's to answer (a problem with CORS), not net/http's bare 200.
+		DisableGeneralOptionsHandler: true,
+		WriteTimeout:                 cfg.BackendTimeout + time.Minute, ErrorLog: zap.NewStdLog(log.Named("http"))}
 	admin := &http.Server{Handler: adminMux(reg), ReadHeaderTimeout: 10 * time.Second}
 
 	errc := make(chan error, 2)
-	go func() { errc <- serve(public, publicLn) }()
+	go func() { errc <- serve(public, conns) }()
 	go func() { errc <- serve(admin, adminLn) }()
 	log.Info("serving", zap.String("addr", publicLn.Addr().String()), zap.String("admin_addr", adminLn.Addr().String()),
-		zap.String("backend", cfg.Backend), zap.Bool("shared_rate_limit", cfg.RedisURL != ""))
+		zap.String("backend", cfg.Backend), zap.Bool("shared_rate_limit", cfg.RedisURL != ""),
+		zap.Int64("memory_limit_bytes", mem.Bytes), zap.String("memory_limit_from", mem.Source), zap.Int64("cgroup_limit_bytes", mem.Cgroup),
+		zap.Int64("cache_max_bytes", cacheMax), zap.Int("max_inflight", inflight), zap.Duration("admit_wait", cfg.AdmitWait))
 	if ready != nil {
 		ready(publicLn.Addr(), adminLn.Addr())
 	}
@@ -223,5 +248,15 @@ func openLimiter(cfg config.Config, log *zap.Logger, reg prometheus.Registerer) 
 		closer()
 		return nil, nil, fmt.Errorf("register rate-limit metrics: %w", err)
 	}
-	return fb, closer, nil
+	if shared == nil {
+		return fb, closer, nil
+	}
+	// Standings and refusals of visitors known past the limit come from memory: only a request
+	// that may be allowed asks Redis.
+	sh := ratelimit.NewShadow(fb, policy, nil)
+	if err := reg.Register(sh); err != nil {
+		closer()
+		return nil, nil, fmt.Errorf("register rate-limit metrics: %w", err)
+	}
+	return sh, closer, nil
 }

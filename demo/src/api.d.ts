@@ -114,7 +114,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The last segment of a problem body's `type`: `invalid-parameter`, `not-found`, `method-not-allowed`, `cursor-expired`, `uri-too-long`, `rate-limited`, `client-closed-request`, `internal-error`, `unavailable`, `timeout`. Any other is 404.
+                 * @description The last segment of a problem body's `type`: `bad-request`, `invalid-parameter`, `not-found`, `method-not-allowed`, `cursor-expired`, `uri-too-long`, `rate-limited`, `headers-too-large`, `client-closed-request`, `internal-error`, `unavailable`, `timeout`. Any other is 404.
                  * @example invalid-parameter
                  */
                 slug: string;
@@ -427,6 +427,62 @@ export interface components {
                 };
             };
         };
+        /** @description The request could not be read as one the API answers: it has a body (the API is read-only and reads none), both Content-Length and Transfer-Encoding, or a malformed request line or header. The connection is closed after the answer. Send a GET or HEAD without a body, and well-formed HTTP. */
+        Malformed: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                "Cache-Control": components["headers"]["Cache-Control-NoStore"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://media.example.org/problems/bad-request",
+                 *       "title": "Bad request",
+                 *       "status": 400,
+                 *       "detail": "the API is read-only and reads no request body; send the request without one",
+                 *       "request_id": "ZTHQ3V6LUGUVYHZJ4QH6A4L3BQ"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 400;
+                    type?: unknown;
+                    /** @constant */
+                    title?: "Bad request";
+                };
+            };
+        };
+        /** @description The request line and headers together are longer than the server reads. The connection is closed after the answer; no rate-limit headers, as the request was never read. Send a shorter path and fewer or shorter headers; the longest legal request is well within the bound. */
+        HeadersTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                "Cache-Control": components["headers"]["Cache-Control-NoStore"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://media.example.org/problems/headers-too-large",
+                 *       "title": "Request headers too large",
+                 *       "status": 431,
+                 *       "detail": "the request line and headers are longer than the server reads",
+                 *       "request_id": "ZTHQ3V6LUGUVYHZJ4QH6A4L3BQ"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 431;
+                    type?: unknown;
+                    /** @constant */
+                    title?: "Request headers too large";
+                };
+            };
+        };
         /** @description The query string is longer than any request the API reads (21,695 bytes) or has more than 64 parameters; the longest legal query, every byte percent-encoded, is 19,647 bytes. Send only the parameters the API reads; the longest legal request is well within the bound. */
         URITooLong: {
             headers: {
@@ -627,7 +683,7 @@ export interface components {
                 };
             };
         };
-        /** @description The search engine cannot be reached or has no index to serve, or failed so often that the gateway stops asking it until its next probe (the circuit breaker is open), or (on /readyz) this replica is shutting down. Try again after the seconds Retry-After says. */
+        /** @description The search engine cannot be reached or has no index to serve, or failed so often that the gateway stops asking it until its next probe (the circuit breaker is open), or this replica is at its limit of search work in progress and no slot came free within a few milliseconds, or (on /readyz) this replica is shutting down. Try again after the seconds Retry-After says. */
         Unavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -891,6 +947,17 @@ export interface components {
             };
             content?: never;
         };
+        /** @description The request line and headers together are longer than the server reads. The connection is closed after the answer; no rate-limit headers, as the request was never read. Send a shorter path and fewer or shorter headers; the longest legal request is well within the bound. Headers only: HEAD has no body. */
+        HeadersTooLargeHead: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                "Cache-Control": components["headers"]["Cache-Control-NoStore"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description No item has the requested id, no QR code exists for it, or the path is not one the API serves. Check the id against a search; the API answers on its base path. Headers only: HEAD has no body. */
         NotFoundHead: {
             headers: {
@@ -956,7 +1023,7 @@ export interface components {
             };
             content?: never;
         };
-        /** @description The search engine cannot be reached or has no index to serve, or failed so often that the gateway stops asking it until its next probe (the circuit breaker is open), or (on /readyz) this replica is shutting down. Try again after the seconds Retry-After says. Headers only: HEAD has no body. */
+        /** @description The search engine cannot be reached or has no index to serve, or failed so often that the gateway stops asking it until its next probe (the circuit breaker is open), or this replica is at its limit of search work in progress and no slot came free within a few milliseconds, or (on /readyz) this replica is shutting down. Try again after the seconds Retry-After says. Headers only: HEAD has no body. */
         UnavailableHead: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1291,6 +1358,7 @@ export interface operations {
             410: components["responses"]["Gone"];
             414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["Timeout"];
@@ -1400,6 +1468,7 @@ export interface operations {
             410: components["responses"]["GoneHead"];
             414: components["responses"]["URITooLongHead"];
             429: components["responses"]["TooManyRequestsHead"];
+            431: components["responses"]["HeadersTooLargeHead"];
             500: components["responses"]["InternalErrorHead"];
             503: components["responses"]["UnavailableHead"];
             504: components["responses"]["TimeoutHead"];
@@ -1425,6 +1494,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["Timeout"];
@@ -1465,6 +1535,7 @@ export interface operations {
             400: components["responses"]["BadRequestHead"];
             404: components["responses"]["NotFoundHead"];
             429: components["responses"]["TooManyRequestsHead"];
+            431: components["responses"]["HeadersTooLargeHead"];
             500: components["responses"]["InternalErrorHead"];
             503: components["responses"]["UnavailableHead"];
             504: components["responses"]["TimeoutHead"];
@@ -1481,6 +1552,7 @@ export interface operations {
         responses: {
             200: components["responses"]["Document"];
             304: components["responses"]["NotModified"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     preflightOpenAPI: {
@@ -1506,6 +1578,7 @@ export interface operations {
         responses: {
             200: components["responses"]["DocumentHead"];
             304: components["responses"]["NotModifiedHead"];
+            431: components["responses"]["HeadersTooLargeHead"];
         };
     };
     getProblemType: {
@@ -1514,7 +1587,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The last segment of a problem body's `type`: `invalid-parameter`, `not-found`, `method-not-allowed`, `cursor-expired`, `uri-too-long`, `rate-limited`, `client-closed-request`, `internal-error`, `unavailable`, `timeout`. Any other is 404.
+                 * @description The last segment of a problem body's `type`: `bad-request`, `invalid-parameter`, `not-found`, `method-not-allowed`, `cursor-expired`, `uri-too-long`, `rate-limited`, `headers-too-large`, `client-closed-request`, `internal-error`, `unavailable`, `timeout`. Any other is 404.
                  * @example invalid-parameter
                  */
                 slug: string;
@@ -1526,6 +1599,7 @@ export interface operations {
             200: components["responses"]["ProblemPage"];
             304: components["responses"]["NotModified"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     preflightProblemType: {
@@ -1549,7 +1623,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The last segment of a problem body's `type`: `invalid-parameter`, `not-found`, `method-not-allowed`, `cursor-expired`, `uri-too-long`, `rate-limited`, `client-closed-request`, `internal-error`, `unavailable`, `timeout`. Any other is 404.
+                 * @description The last segment of a problem body's `type`: `bad-request`, `invalid-parameter`, `not-found`, `method-not-allowed`, `cursor-expired`, `uri-too-long`, `rate-limited`, `headers-too-large`, `client-closed-request`, `internal-error`, `unavailable`, `timeout`. Any other is 404.
                  * @example invalid-parameter
                  */
                 slug: string;
@@ -1561,6 +1635,7 @@ export interface operations {
             200: components["responses"]["ProblemPageHead"];
             304: components["responses"]["NotModifiedHead"];
             404: components["responses"]["NotFoundHead"];
+            431: components["responses"]["HeadersTooLargeHead"];
         };
     };
     getHealth: {
@@ -1573,6 +1648,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["Status"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     preflightHealth: {
@@ -1597,6 +1673,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["StatusHead"];
+            431: components["responses"]["HeadersTooLargeHead"];
         };
     };
     getReadiness: {
@@ -1609,6 +1686,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["Status"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -1634,6 +1712,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["StatusHead"];
+            431: components["responses"]["HeadersTooLargeHead"];
             503: components["responses"]["UnavailableHead"];
         };
     };

@@ -412,24 +412,6 @@ func storedItem(hit *bsearch.DocumentMatch) (search.Item, error) {
 	return it, nil
 }
 
-// analyze splits user text into the index's terms (folded, CJK bigrams), without duplicates.
-// It never interprets query syntax: `"`, `:`, `*` and the like are only separators here.
-func analyze(m mapping.IndexMapping, text string) []string {
-	a := m.AnalyzerNamed(queryAnalyzer)
-	if text == "" || a == nil {
-		return nil
-	}
-	toks := a.Analyze([]byte(text))
-	terms := make([]string, 0, len(toks))
-	for _, t := range toks {
-		s := string(t.Term)
-		if !slices.Contains(terms, s) {
-			terms = append(terms, s)
-		}
-	}
-	return terms
-}
-
 // buildQuery: every word of q.Text must match some text field, exactly or within the typo
 // allowance (textQuery, scoring with titleBonus by document number; nil for a query whose scores
 // no one reads); filters restrict without scoring. It reports whether the text held any term.

@@ -12,6 +12,7 @@ import (
 	index "github.com/blevesearch/bleve_index_api"
 
 	"mediagw/search"
+	"mediagw/search/text"
 )
 
 // popularItems is how many of the most downloaded titles a handle keeps for completions.
@@ -43,12 +44,11 @@ func popularTitles(ctx context.Context, idx blevesearch.Index, fi *facetIndex) (
 	if err != nil {
 		return nil, fmt.Errorf("most downloaded items: %w", err)
 	}
-	a := idx.Mapping().AnalyzerNamed(textAnalyzer)
 	out := make([]popularTitle, 0, len(items))
 	for _, it := range items {
 		p := popularTitle{completion: search.Completion{Text: it.Title, ID: it.ID}}
-		for _, tok := range a.Analyze([]byte(it.Title)) {
-			p.terms = append(p.terms, string(tok.Term))
+		for _, tok := range text.IndexTerms(it.Title) {
+			p.terms = append(p.terms, tok.Term)
 		}
 		out = append(out, p)
 	}
@@ -133,7 +133,7 @@ func (p popularTitle) completes(terms []string) bool {
 // first. Words are the title field's terms (analysed as the index analyses titles). The popular
 // titles are a prefix of the answer's order, so when n of them complete the text they are the
 // answer; else the index is asked.
-func (b *Backend) Complete(ctx context.Context, text string, n int) ([]search.Completion, error) {
+func (b *Backend) Complete(ctx context.Context, q string, n int) ([]search.Completion, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("complete: %w", err)
 	}
@@ -146,7 +146,7 @@ func (b *Backend) Complete(ctx context.Context, text string, n int) ([]search.Co
 		return nil, err
 	}
 	defer h.release()
-	terms := analyze(h.idx.Mapping(), text)
+	terms := text.QueryTerms(q)
 	if len(terms) == 0 {
 		return out, nil
 	}

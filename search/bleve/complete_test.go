@@ -1,6 +1,7 @@
 package bleve
 
 import (
+	"mediagw/search/text"
 	"slices"
 	"strings"
 	"testing"
@@ -34,13 +35,13 @@ func TestCompletePopular(t *testing.T) {
 		}
 	}
 	full := 0
-	for text := range texts {
+	for s := range texts {
 		for _, n := range []int{1, 10} {
-			got, err := b.Complete(t.Context(), text, n)
+			got, err := b.Complete(t.Context(), s, n)
 			if err != nil {
-				t.Fatalf("Complete(%q): %v", text, err)
+				t.Fatalf("Complete(%q): %v", s, err)
 			}
-			terms := analyze(h.idx.Mapping(), text)
+			terms := text.QueryTerms(s)
 			if len(terms) == 0 {
 				continue
 			}
@@ -49,7 +50,7 @@ func TestCompletePopular(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !slices.Equal(got, want) {
-				t.Errorf("Complete(%q, %d) = %v, the index gives %v", text, n, got, want)
+				t.Errorf("Complete(%q, %d) = %v, the index gives %v", s, n, got, want)
 			}
 			if len(got) == n {
 				full++

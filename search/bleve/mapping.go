@@ -1,32 +1,25 @@
 package bleve
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
-	regexpchar "github.com/blevesearch/bleve/v2/analysis/char/regexp"
-	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
-	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/registry"
 
 	"mediagw/search"
+	"mediagw/search/text"
 )
 
 // Names the index mapping refers to. They are stored in each index, so renaming one breaks
 // opening indexes built before.
 const (
-	foldFilterName = "mediagw_fold"
-	colonFilter    = "mediagw_colon"
-	textAnalyzer   = "mediagw_text"
-	queryAnalyzer  = "mediagw_query"
-	cjkIndexFilter = "mediagw_cjk_index"
+	wordsTokenizer = "mediagw_words"
+	textAnalyzer   = "mediagw_words"
 
 	fieldTitle       = "title"
 	fieldSummary     = "summary"
@@ -60,76 +53,33 @@ var textFields = map[search.Field]string{
 }
 
 func init() {
-	if err := registry.RegisterTokenFilter(foldFilterName, func(map[string]interface{}, *registry.Cache) (analysis.TokenFilter, error) {
-		return foldFilter{}, nil
+	if err := registry.RegisterTokenizer(wordsTokenizer, func(map[string]interface{}, *registry.Cache) (analysis.Tokenizer, error) {
+		return wordsTokenizerImpl{}, nil
 	}); err != nil {
 		panic(err)
 	}
 }
 
-// foldFilter folds each token with search.Fold, so matching ignores case and accents exactly as the
-// az and author orders do.
-type foldFilter struct{}
+// wordsTokenizerImpl makes the index's terms with search/text, the analysis every backend shares.
+type wordsTokenizerImpl struct{}
 
-func (foldFilter) Filter(input analysis.TokenStream) analysis.TokenStream {
-	out := input[:0]
-	for _, tok := range input {
-		if isASCII(tok.Term) {
-			// search.Fold of ASCII is lower case; skipping its Unicode transforms speeds up loads.
-			tok.Term = bytes.ToLower(tok.Term)
-			out = append(out, tok)
-			continue
-		}
-		f := search.Fold(string(tok.Term))
-		if f == "" {
-			continue
-		}
-		tok.Term = []byte(f)
-		out = append(out, tok)
+func (wordsTokenizerImpl) Tokenize(input []byte) analysis.TokenStream {
+	toks := text.IndexTerms(string(input))
+	out := make(analysis.TokenStream, len(toks))
+	for i, t := range toks {
+		out[i] = &analysis.Token{Term: []byte(t.Term), Start: t.Start, End: t.End, Position: i + 1, Type: analysis.AlphaNumeric}
 	}
 	return out
-}
-
-func isASCII(b []byte) bool {
-	for _, c := range b {
-		if c >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }
 
 // newMapping is the index mapping: analysed text for search, keywords for filters and sorts.
 func newMapping() (*mapping.IndexMappingImpl, error) {
 	im := mapping.NewIndexMapping()
-	// CJK text has no spaces: bigrams of ideographs make words findable; the width filter
-	// normalises full-width Latin before folding.
-	// Unicode word rules keep "a:b" as one word (":" and its full-width and presentation forms
-	// join letters in Swedish); here they separate, as search.Words splits.
-	if err := im.AddCustomCharFilter(colonFilter, map[string]interface{}{
-		"type":    regexpchar.Name,
-		"regexp":  `[:\x{FE13}\x{FE55}\x{FF1A}]`,
-		"replace": " ",
+	if err := im.AddCustomAnalyzer(textAnalyzer, map[string]interface{}{
+		"type":      custom.Name,
+		"tokenizer": wordsTokenizer,
 	}); err != nil {
-		return nil, fmt.Errorf("colon filter: %w", err)
-	}
-	// The index keeps single ideographs besides bigrams, so a one-character query finds them;
-	// queries use bigrams only (a lone character stays a unigram), so longer ones stay precise.
-	if err := im.AddCustomTokenFilter(cjkIndexFilter, map[string]interface{}{
-		"type":           cjk.BigramName,
-		"output_unigram": true,
-	}); err != nil {
-		return nil, fmt.Errorf("cjk filter: %w", err)
-	}
-	for name, cjkFilter := range map[string]string{textAnalyzer: cjkIndexFilter, queryAnalyzer: cjk.BigramName} {
-		if err := im.AddCustomAnalyzer(name, map[string]interface{}{
-			"type":          custom.Name,
-			"char_filters":  []string{colonFilter},
-			"tokenizer":     unicode.Name,
-			"token_filters": []string{cjk.WidthName, foldFilterName, cjkFilter},
-		}); err != nil {
-			return nil, fmt.Errorf("analyzer %s: %w", name, err)
-		}
+		return nil, fmt.Errorf("analyzer %s: %w", textAnalyzer, err)
 	}
 	im.DefaultAnalyzer = textAnalyzer
 	im.StoreDynamic = false

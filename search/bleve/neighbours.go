@@ -9,6 +9,7 @@ import (
 	index "github.com/blevesearch/bleve_index_api"
 
 	"mediagw/search"
+	"mediagw/search/text"
 )
 
 // Neighbours returns the indexed words of the searched fields near word, from the fields' fuzzy
@@ -18,7 +19,7 @@ func (b *Backend) Neighbours(ctx context.Context, word string, max int) ([]strin
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("neighbours: %w", err)
 	}
-	w := search.Fold(word)
+	w := text.Fold(word)
 	allow := search.TypoAllowance(w)
 	out := []string{}
 	if allow == 0 || max < 1 {
@@ -42,6 +43,11 @@ func (b *Backend) Neighbours(ctx context.Context, word string, max int) ([]strin
 				return fmt.Errorf("%s: %w", field, err)
 			}
 			for {
+				// A long word's automaton may walk much of a dictionary: stop when the caller has gone.
+				if err := ctx.Err(); err != nil {
+					dict.Close()
+					return err
+				}
 				e, err := dict.Next()
 				if err != nil {
 					dict.Close()

@@ -11,16 +11,17 @@ import (
 	index "github.com/blevesearch/bleve_index_api"
 
 	"mediagw/search"
+	"mediagw/search/text"
 )
 
 // textQuery requires every word of text in some searched field and scores an item by
 // search.Clauses' rule: for each word the best clause it matches, summed, plus the item's title
 // bonus (titleBonus by document number; nil leaves it out). It reports whether text held any
 // term; text with none is no query (nil).
-func textQuery(m mapping.IndexMapping, text string, titleBonus []float64) (query.Query, bool) {
+func textQuery(m mapping.IndexMapping, s string, titleBonus []float64) (query.Query, bool) {
 	var words []query.Query
-	for _, w := range search.Words(text) {
-		if terms := analyze(m, w); len(terms) > 0 {
+	for _, w := range text.Words(s) {
+		if terms := text.Terms(w); len(terms) > 0 {
 			words = append(words, wordQuery(terms))
 		}
 	}

@@ -16,8 +16,6 @@ import (
 	"time"
 	"unicode"
 
-	"golang.org/x/sync/singleflight"
-
 	"mediagw/search"
 )
 
@@ -51,7 +49,9 @@ type Options struct {
 	// alias move goes unnoticed for at most twice this.
 	VersionInterval time.Duration
 	// CallTimeout bounds an engine call shared by several callers (default 5s). No single
-	// caller's context governs it, so that one caller leaving does not fail the others.
+	// caller's context governs it, so that one caller leaving does not fail the others; it is
+	// cancelled when the last caller waiting on it has gone (its context cancelled, not past its
+	// deadline).
 	CallTimeout time.Duration
 	// Prewarm computes categories and authors in the background as soon as a new index version is
 	// seen, so that the first visitor after a reindex does not wait for the aggregations.
@@ -104,7 +104,7 @@ type Backend struct {
 	opts    Options
 	local   LocalVersioner
 	remote  RemoteVersioner
-	flights singleflight.Group
+	flights flights
 	results *lru
 	metrics *metrics
 	// onJoin, when set by tests, runs once a caller waits on a flight.
@@ -134,13 +134,22 @@ func New(b search.Backend, opts Options) *Backend {
 	}
 	c.metrics = newMetrics(c.results)
 	c.extras, _ = b.(search.Extras)
-	switch v := b.(type) {
-	case LocalVersioner:
-		c.local = v
-	case RemoteVersioner:
-		c.remote = v
+	// A wrapper with no version of its own (search/admit) lends the one of the backend it wraps.
+	for v := b; ; {
+		if l, ok := v.(LocalVersioner); ok {
+			c.local = l
+			return c
+		}
+		if r, ok := v.(RemoteVersioner); ok {
+			c.remote = r
+			return c
+		}
+		u, ok := v.(interface{ Unwrap() search.Backend })
+		if !ok {
+			return c
+		}
+		v = u.Unwrap()
 	}
-	return c
 }
 
 // Operations, as the metrics label them.
@@ -253,14 +262,8 @@ func lookup[T any](ctx context.Context, b *Backend, op, v string, ok bool, keyOf
 			return val.(T), nil
 		}
 	}
-	led := false
-	ch := b.flights.DoChan(key, func() (val any, err error) {
-		led = true
-		b.metrics.count(op, resultMiss)
-		// The call outlives a caller that leaves; its own deadline bounds it instead.
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
-		defer cancel()
-		// singleflight re-raises a panic on a goroutine nobody can recover; the error reaches every caller instead.
+	f, led := b.flights.join(ctx, key, timeout, func(cctx context.Context) (val any, err error) {
+		// A panic on the call's own goroutine would end the process; the error reaches every caller instead.
 		defer func() {
 			if p := recover(); p != nil {
 				err = fmt.Errorf("%s: search backend panicked: %v", op, p)
@@ -272,20 +275,23 @@ func lookup[T any](ctx context.Context, b *Backend, op, v string, ok bool, keyOf
 		}
 		return res, err
 	})
+	defer func() { b.flights.leave(key, f, errors.Is(ctx.Err(), context.Canceled)) }()
+	if led {
+		b.metrics.count(op, resultMiss)
+	}
 	if b.onJoin != nil {
 		b.onJoin()
 	}
 	select {
-	case r := <-ch:
-		// led was written before the result was sent.
+	case <-f.done:
 		if !led {
 			b.metrics.count(op, resultShared)
 		}
-		if r.Err != nil {
-			return serveStale[T](ctx, b, op, keyOf, pin, r.Err)
+		if f.err != nil {
+			return serveStale[T](ctx, b, op, keyOf, pin, f.err)
 		}
 		search.NoteOrigin(ctx, search.Origin{Collapsed: !led})
-		return r.Val.(T), nil
+		return f.val.(T), nil
 	case <-ctx.Done():
 		return serveStale[T](ctx, b, op, keyOf, pin, fmt.Errorf("%s: %w", op, ctx.Err()))
 	}

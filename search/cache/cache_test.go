@@ -43,7 +43,10 @@ func (c *counting) Version() string { return c.b.Version() }
 func (c *counting) enter(ctx context.Context, n *atomic.Int64) error {
 	n.Add(1)
 	if c.gate != nil {
-		<-c.gate
+		select {
+		case <-c.gate:
+		case <-ctx.Done():
+		}
 	}
 	err := ctx.Err()
 	c.callErr.Store(&err)
@@ -51,6 +54,19 @@ func (c *counting) enter(ctx context.Context, n *atomic.Int64) error {
 		return fmt.Errorf("engine down: %w", search.ErrUnavailable)
 	}
 	return nil
+}
+
+// ended waits until an engine call has ended, and returns the context error it saw.
+func (c *counting) ended(t *testing.T) error {
+	t.Helper()
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if err := c.callErr.Load(); err != nil {
+			return *err
+		}
+		if time.Now().After(end) {
+			t.Fatal("the engine call still runs after 10 s")
+		}
+	}
 }
 
 func (c *counting) Search(ctx context.Context, q search.Query) (search.Result, error) {
@@ -400,15 +416,23 @@ func TestConcurrentCallsCollapse(t *testing.T) {
 	}
 }
 
+// gated is a cache over an engine whose calls wait for c.gate to close, and a channel that hears
+// of each of up to n callers joining a call.
+func gated(t *testing.T, n int) (*Backend, *counting, chan struct{}) {
+	t.Helper()
+	b, c := newCached(t, "local", searchtest.Fixture(t), Options{})
+	c.gate = make(chan struct{})
+	joined := make(chan struct{}, n)
+	b.onJoin = func() { joined <- struct{}{} }
+	return b, c, joined
+}
+
 // TestCancelledCallerDoesNotPoisonOthers: a caller that leaves returns at once, and the shared
 // call goes on for the others and is cached.
 func TestCancelledCallerDoesNotPoisonOthers(t *testing.T) {
 	for _, op := range ops {
 		t.Run(op.name, func(t *testing.T) {
-			b, c := newCached(t, "local", searchtest.Fixture(t), Options{})
-			c.gate = make(chan struct{})
-			joined := make(chan struct{}, 2)
-			b.onJoin = func() { joined <- struct{}{} }
+			b, c, joined := gated(t, 2)
 
 			leaving, leave := context.WithCancel(t.Context())
 			leftErr := make(chan error, 1)
@@ -447,6 +471,64 @@ func TestCancelledCallerDoesNotPoisonOthers(t *testing.T) {
 				t.Errorf("engine called %d times, want 1 (the shared answer cached)", got)
 			}
 		})
+	}
+}
+
+// TestLastCallerLeavingCancels: when every caller waiting on a shared engine call has left, the
+// call is cancelled (a visitor who has gone stops costing the engine), and the next caller with
+// the same question starts a call of its own. The first of two leaving cancels nothing
+// (TestCancelledCallerDoesNotPoisonOthers).
+func TestLastCallerLeavingCancels(t *testing.T) {
+	for _, op := range ops {
+		t.Run(op.name, func(t *testing.T) {
+			b, c, joined := gated(t, 2)
+
+			errs := make(chan error, 2)
+			var cancels []context.CancelFunc
+			for range 2 {
+				ctx, cancel := context.WithCancel(t.Context())
+				cancels = append(cancels, cancel)
+				go func() {
+					_, err := op.call(ctx, b)
+					errs <- err
+				}()
+				<-joined
+			}
+			for i, cancel := range cancels {
+				cancel()
+				if err := <-errs; !errors.Is(err, context.Canceled) {
+					t.Errorf("caller %d that left got %v, want context.Canceled", i, err)
+				}
+			}
+			if err := c.ended(t); !errors.Is(err, context.Canceled) {
+				t.Errorf("the engine call ended with %v, want context.Canceled", err)
+			}
+			close(c.gate)
+			b.onJoin = nil
+			if _, err := op.call(t.Context(), b); err != nil {
+				t.Fatalf("the next caller: %v", err)
+			}
+			if got := op.count(c); got != 2 {
+				t.Errorf("engine called %d times, want 2 (the cancelled call, then the next caller's own)", got)
+			}
+		})
+	}
+}
+
+// TestLastCallerTimingOutCancelsNothing: a shared call whose last caller left at its deadline
+// runs to its own, so that the engine's failure is a timeout (which a circuit breaker counts),
+// not a cancellation.
+func TestLastCallerTimingOutCancelsNothing(t *testing.T) {
+	b, c := newCached(t, "local", searchtest.Fixture(t), Options{CallTimeout: 300 * time.Millisecond})
+	c.gate = make(chan struct{})
+	defer close(c.gate)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := b.Search(ctx, search.Query{Text: "harbour"}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("the caller: %v, want its deadline", err)
+	}
+	if err := c.ended(t); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("the engine call ended with %v, want its own deadline", err)
 	}
 }
 

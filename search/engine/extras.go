@@ -7,10 +7,12 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
 	"mediagw/search"
+	"mediagw/search/text"
 )
 
 // The search-box extras on OpenSearch: disjunctive facets as filter aggregations beside the hits
@@ -197,22 +199,24 @@ func (b *Backend) categoryNames(ctx context.Context, index string, slugs []strin
 	return names, nil
 }
 
-// maxPrefixGram is the longest prefix the title's edge n-grams hold (mappings/items.json).
-const maxPrefixGram = 20
+// maxPrefixRunes is the longest prefix of a title's term a document holds (Document.TitlePrefixes).
+const maxPrefixRunes = 20
 
 // completeBody: every word but the last a whole title word, the last a prefix of one.
-func completeBody(text string, n int) obj {
-	words := search.Words(text)
+func completeBody(q string, n int) obj {
+	words := text.Words(q)
 	must := make([]any, 0, len(words))
 	for i, w := range words {
+		terms := text.Terms(w)
+		joined := strings.Join(terms, " ")
 		switch {
 		case i < len(words)-1:
-			must = append(must, obj{"match": obj{"title": obj{"query": w, "operator": "and"}}})
-		case utf8.RuneCountInString(w) <= maxPrefixGram:
-			must = append(must, obj{"match": obj{"title.prefixes": obj{"query": w, "operator": "and"}}})
+			must = append(must, obj{"match": obj{"w_title": obj{"query": joined, "operator": "and"}}})
+		case utf8.RuneCountInString(w) <= maxPrefixRunes || len(terms) != 1:
+			must = append(must, obj{"match": obj{"title_prefixes": obj{"query": joined, "operator": "and"}}})
 		default:
-			// Longer than any gram: the exact prefix query, on the folded word.
-			must = append(must, obj{"prefix": obj{"title": obj{"value": search.Fold(w)}}})
+			// Longer than any prefix held: the exact prefix query, on the term.
+			must = append(must, obj{"prefix": obj{"w_title": obj{"value": terms[0]}}})
 		}
 	}
 	return obj{
@@ -224,12 +228,12 @@ func completeBody(text string, n int) obj {
 }
 
 // Complete returns the titles holding every word of text, the last as a prefix, most downloaded first.
-func (b *Backend) Complete(ctx context.Context, text string, n int) ([]search.Completion, error) {
+func (b *Backend) Complete(ctx context.Context, q string, n int) ([]search.Completion, error) {
 	out := []search.Completion{}
-	if len(search.Words(text)) == 0 || n < 1 {
+	if len(text.Words(q)) == 0 || n < 1 {
 		return out, nil
 	}
-	body, err := json.Marshal(completeBody(text, n))
+	body, err := json.Marshal(completeBody(q, n))
 	var resp searchResponse
 	if err := b.doSearch(ctx, "complete", body, err, &resp); err != nil {
 		return nil, err
@@ -248,7 +252,7 @@ func (b *Backend) Related(ctx context.Context, id string, n int) ([]search.Item,
 		return nil, err
 	}
 	should := []any{obj{"more_like_this": obj{
-		"fields":               []string{"title", "tags", "keywords"},
+		"fields":               []string{"w_title", "w_tags", "w_keywords"},
 		"like":                 []any{obj{"_id": id}},
 		"min_term_freq":        1,
 		"min_doc_freq":         1,
@@ -289,21 +293,21 @@ func (b *Backend) Related(ctx context.Context, id string, n int) ([]search.Item,
 const maxSuggestions = 1000
 
 // Neighbours returns the indexed words of the searched fields near word: term suggesters on
-// "words", where the mapping copies every searched field, forwards and reversed, filtered by
+// "words", where the mapping copies every searched field, and "words_reversed", where the loader
+// puts their terms reversed, filtered by
 // search.EditsWithin. The engine's suggester looks for two edits only among the words that
 // begin with the word's first rune (one edit anywhere); the reversed words let it find those
 // that end with its last rune too. A word two edits away at both ends is not found.
 func (b *Backend) Neighbours(ctx context.Context, word string, max int) ([]string, error) {
-	w := search.Fold(word)
+	w := text.Fold(word)
 	allow := search.TypoAllowance(w)
 	out := []string{}
 	if allow == 0 || max < 1 {
 		return out, nil
 	}
-	suggest := obj{"text": w}
-	for _, f := range []string{"words", "words.reversed"} {
-		// The field's own analyzer reverses the text for the reversed words.
-		suggest[f] = obj{"term": obj{
+	suggest := obj{}
+	for f, t := range map[string]string{"words": w, "words_reversed": reverse(w)} {
+		suggest[f] = obj{"text": t, "term": obj{
 			"field": f, "suggest_mode": "always", "max_edits": allow, "prefix_length": 0,
 			"min_word_length": 1, "min_doc_freq": 0, "accuracy": 0.0, "size": maxSuggestions,
 			"max_inspections": 50, "string_distance": "damerau_levenshtein", "sort": "score",
@@ -329,12 +333,12 @@ func (b *Backend) Neighbours(ctx context.Context, word string, max int) ([]strin
 		for _, e := range entries {
 			for _, o := range e.Options {
 				t := o.Text
-				if f == "words.reversed" {
+				if f == "words_reversed" {
 					t = reverse(t)
 				}
 				// A term the engine's tokenizer kept whole where Words splits (a narrow no-break
 				// space is part of a word to it) would not be a word of a correction.
-				if t != w && !seen[t] && search.EditsWithin(w, t, allow) && slices.Equal(search.Words(t), []string{t}) {
+				if t != w && !seen[t] && search.EditsWithin(w, t, allow) && slices.Equal(text.Words(t), []string{t}) {
 					seen[t] = true
 					out = append(out, t)
 				}
@@ -345,7 +349,7 @@ func (b *Backend) Neighbours(ctx context.Context, word string, max int) ([]strin
 	return out[:min(len(out), max)], nil
 }
 
-// reverse is s with its runes in reverse order, as the engine's reverse filter writes them.
+// reverse is s with its runes in reverse order.
 func reverse(s string) string {
 	rs := []rune(s)
 	slices.Reverse(rs)

@@ -20,6 +20,7 @@ import (
 
 	"mediagw/mappings"
 	"mediagw/search"
+	"mediagw/search/text"
 )
 
 // indexName names a versioned index by its UTC creation time, to the millisecond, so that names
@@ -42,11 +43,83 @@ type Document struct {
 	search.Item
 	TitleSort  string  `json:"title_sort"`
 	TitleBonus float64 `json:"title_bonus"`
+	// The terms of each searched field (search/text), spaces between them: the engine splits them
+	// at spaces only, so it holds the words the embedded index holds and needs no analysis of its
+	// own (mappings/items.json uses only the built-in whitespace analyzer, on every engine line).
+	TitleTerms       string   `json:"w_title,omitempty"`
+	SummaryTerms     string   `json:"w_summary,omitempty"`
+	DescriptionTerms string   `json:"w_description,omitempty"`
+	TagsTerms        []string `json:"w_tags,omitempty"`
+	KeywordsTerms    []string `json:"w_keywords,omitempty"`
+	AuthorTerms      string   `json:"w_author,omitempty"`
+	// TitlePrefixes holds the prefixes of the title's terms, up to maxPrefixRunes runes, for
+	// completions.
+	TitlePrefixes string `json:"title_prefixes,omitempty"`
+	// WordsReversed holds every term of the searched fields reversed, so that the did-you-mean's
+	// neighbours are found by their last letters too.
+	WordsReversed string `json:"words_reversed,omitempty"`
 }
 
 // NewDocument is the stored document of it.
 func NewDocument(it search.Item) Document {
-	return Document{Item: it, TitleSort: search.TitleKey(it.Title), TitleBonus: search.TitleBonus(it.Title)}
+	d := Document{Item: it, TitleSort: search.TitleKey(it.Title), TitleBonus: search.TitleBonus(it.Title)}
+	var all []string
+	terms := func(s string) string {
+		var ts []string
+		for _, t := range text.IndexTerms(s) {
+			ts = append(ts, t.Term)
+		}
+		all = append(all, ts...)
+		return strings.Join(ts, " ")
+	}
+	list := func(ss []string) []string {
+		var out []string
+		for _, s := range ss {
+			if t := terms(s); t != "" {
+				out = append(out, t)
+			}
+		}
+		return out
+	}
+	d.TitleTerms = terms(it.Title)
+	d.SummaryTerms = terms(it.Summary)
+	d.DescriptionTerms = terms(it.Description)
+	d.TagsTerms = list(it.Tags)
+	d.KeywordsTerms = list(it.Keywords)
+	d.AuthorTerms = terms(it.Author)
+	d.TitlePrefixes = prefixes(d.TitleTerms)
+	reversed := make([]string, 0, len(all))
+	for _, t := range all {
+		reversed = append(reversed, reverse(t))
+	}
+	d.WordsReversed = strings.Join(reversed, " ")
+	return d
+}
+
+// prefixes returns the distinct prefixes of the space-separated terms, each up to maxPrefixRunes runes.
+func prefixes(terms string) string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range strings.Fields(terms) {
+		n := 0
+		for i := range t {
+			if i == 0 {
+				continue
+			}
+			if n++; n > maxPrefixRunes {
+				break
+			}
+			if p := t[:i]; !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+		if n < maxPrefixRunes && !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 // Load builds a new index "<alias>-<UTC time>" from the configured index definition, fills it in

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"mediagw/search"
+	"mediagw/search/text"
 )
 
 // maxWindow is OpenSearch's default index.max_result_window: from+size may not pass it.
@@ -12,12 +13,12 @@ const maxWindow = 10000
 
 // indexFields names each searched field as the index mapping (mappings/items.json) does.
 var indexFields = map[search.Field]string{
-	search.FieldTitle:       "title",
-	search.FieldSummary:     "summary",
-	search.FieldDescription: "description",
-	search.FieldTags:        "tags",
-	search.FieldKeywords:    "keywords",
-	search.FieldAuthor:      "author.text",
+	search.FieldTitle:       "w_title",
+	search.FieldSummary:     "w_summary",
+	search.FieldDescription: "w_description",
+	search.FieldTags:        "w_tags",
+	search.FieldKeywords:    "w_keywords",
+	search.FieldAuthor:      "w_author",
 }
 
 // fuzziness is search's typo allowance in OpenSearch's terms, applied to each token of a word as
@@ -100,7 +101,7 @@ func boolQuery(q search.Query) obj {
 		filters = append(filters, obj{"range": obj{"date": r}})
 	}
 	b := obj{"filter": filters}
-	if words := search.Words(q.Text); len(words) > 0 {
+	if words := text.Words(q.Text); len(words) > 0 {
 		// Every word must match, each in any field, as in the embedded index: a query per word,
 		// all of them required.
 		must := make([]any, len(words))
@@ -122,15 +123,16 @@ func boolQuery(q search.Query) obj {
 
 // wordQuery matches one word of the text in any searched field, exactly or within the typo
 // allowance, scoring the best of search.Clauses it matches: constant scores under dis_max, so the
-// engine's score is the rule's sum, not BM25's, as in search/bleve. Within a word the engine may
-// still find several tokens (CJK bigrams); those must all be in the one field that matches.
+// engine's score is the rule's sum, not BM25's, as in search/bleve. A word may have several terms
+// (CJK bigrams, search/text.Terms); those must all be in the one field that matches.
 func wordQuery(w string) obj {
+	terms := strings.Join(text.Terms(w), " ")
 	clauses := make([]any, len(search.Clauses))
 	for i, c := range search.Clauses {
 		m := obj{
-			"query":    w,
+			"query":    terms,
 			"operator": "and",
-			// A word the analyzer drops entirely leaves the others to decide.
+			// A word with no terms leaves the others to decide.
 			"zero_terms_query": "all",
 		}
 		if c.Typo {

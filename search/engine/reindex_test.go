@@ -40,11 +40,11 @@ func field(def map[string]any, path ...string) map[string]any {
 }
 
 // changedDefinition is the built-in definition with two shards (so the copy runs in two
-// slices) and a keyword subfield of title that the built-in one lacks.
+// slices) and a keyword subfield of the title's terms that the built-in one lacks.
 func changedDefinition(t *testing.T) []byte {
 	return editDefinition(t, func(def map[string]any) {
 		field(def, "settings", "index")["number_of_shards"] = 2
-		field(def, "mappings", "properties", "title", "fields")["raw"] = map[string]any{"type": "keyword", "ignore_above": 256}
+		field(def, "mappings", "properties", "w_title")["fields"] = map[string]any{"raw": map[string]any{"type": "keyword", "ignore_above": 256}}
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"mediagw/search"
+	"mediagw/search/text"
 )
 
 // ExtrasBackend is a backend that answers the search-box extras too.
@@ -195,20 +196,20 @@ func testComplete(t *testing.T, b ExtrasBackend, items []search.Item, cases []co
 
 // modelComplete is what Complete must answer: titles holding every word of text, the last as a
 // prefix of a word, folded; the most downloaded first, then by id.
-func modelComplete(items []search.Item, text string, n int) []search.Completion {
-	words := search.Words(text)
+func modelComplete(items []search.Item, q string, n int) []search.Completion {
+	words := text.Words(q)
 	out := []search.Completion{}
 	if len(words) == 0 {
 		return out
 	}
 	for i := range words {
-		words[i] = search.Fold(words[i])
+		words[i] = text.Fold(words[i])
 	}
 	var hits []search.Item
 	for _, it := range items {
-		title := search.Words(it.Title)
+		title := text.Words(it.Title)
 		for i := range title {
-			title[i] = search.Fold(title[i])
+			title[i] = text.Fold(title[i])
 		}
 		ok := true
 		for i, w := range words {
@@ -277,8 +278,8 @@ func shareSomething(a, b search.Item) bool {
 	bag := func(it search.Item) map[string]bool {
 		m := map[string]bool{}
 		for _, s := range append(append([]string{it.Title, it.Author}, it.Tags...), it.Keywords...) {
-			for _, w := range search.Words(s) {
-				for _, t := range indexTerms(search.Fold(w)) {
+			for _, w := range text.Words(s) {
+				for _, t := range indexTerms(text.Fold(w)) {
 					m[t] = true
 				}
 			}
@@ -351,8 +352,8 @@ func vocabulary(items []search.Item) map[string]bool {
 	v := map[string]bool{}
 	for _, it := range items {
 		for _, s := range append(append([]string{it.Title, it.Summary, it.Description, it.Author}, it.Tags...), it.Keywords...) {
-			for _, w := range search.Words(s) {
-				v[search.Fold(w)] = true
+			for _, w := range text.Words(s) {
+				v[text.Fold(w)] = true
 			}
 		}
 	}
@@ -361,7 +362,7 @@ func vocabulary(items []search.Item) map[string]bool {
 
 // modelNeighbours is what Neighbours must answer.
 func modelNeighbours(vocab map[string]bool, word string) []string {
-	w := search.Fold(word)
+	w := text.Fold(word)
 	out := []string{}
 	for v := range vocab {
 		if v != w && search.EditsWithin(w, v, search.TypoAllowance(w)) {
@@ -373,17 +374,17 @@ func modelNeighbours(vocab map[string]bool, word string) []string {
 }
 
 func testCorrect(t *testing.T, b ExtrasBackend) {
-	for _, text := range []string{"harbour zzzzqqq", "sunset harbuor", "pyhton keynote", "harbour", "elan"} {
-		q := search.Query{Text: text}
+	for _, s := range []string{"harbour zzzzqqq", "sunset harbuor", "pyhton keynote", "harbour", "elan"} {
+		q := search.Query{Text: s}
 		q.Normalize()
 		total := search1(t, b, q).Total
 		got, err := search.Correct(ctx(t), b, q, total)
 		if err != nil {
-			t.Errorf("Correct(%q): %v", text, err)
+			t.Errorf("Correct(%q): %v", s, err)
 			continue
 		}
 		if total >= search.FewResults && got != "" {
-			t.Errorf("Correct(%q) = %q for a search of %d items, want none", text, got, total)
+			t.Errorf("Correct(%q) = %q for a search of %d items, want none", s, got, total)
 		}
 		if got == "" {
 			continue
@@ -391,10 +392,10 @@ func testCorrect(t *testing.T, b ExtrasBackend) {
 		alt := q
 		alt.Text = got
 		if n := search1(t, b, alt).Total; n <= total {
-			t.Errorf("Correct(%q) = %q, which finds %d items, not more than %d", text, got, n, total)
+			t.Errorf("Correct(%q) = %q, which finds %d items, not more than %d", s, got, n, total)
 		}
-		if changed := wordDiff(search.Words(text), search.Words(got)); changed != 1 {
-			t.Errorf("Correct(%q) = %q changes %d words, want 1", text, got, changed)
+		if changed := wordDiff(text.Words(s), text.Words(got)); changed != 1 {
+			t.Errorf("Correct(%q) = %q changes %d words, want 1", s, got, changed)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"mediagw/search"
+	"mediagw/search/text"
 )
 
 // QueryKind is how a user remembers the item they search for (issue 12's known-item benchmark).
@@ -49,14 +50,14 @@ func KnownItems(items []search.Item) []KnownItem {
 	df := documentFrequencies(items)
 	titles := map[string]int{}
 	for _, it := range items {
-		titles[search.Fold(it.Title)]++
+		titles[text.Fold(it.Title)]++
 	}
 	var out []KnownItem
 	for i, it := range items {
-		if i%10 != 0 || titles[search.Fold(it.Title)] > 1 {
+		if i%10 != 0 || titles[text.Fold(it.Title)] > 1 {
 			continue
 		}
-		words := search.Words(it.Title)
+		words := text.Words(it.Title)
 		if len(words) == 0 {
 			continue
 		}
@@ -77,9 +78,9 @@ func documentFrequencies(items []search.Item) map[string]int {
 	df := map[string]int{}
 	for _, it := range items {
 		seen := map[string]bool{}
-		for _, text := range append([]string{it.Title, it.Summary, it.Description, it.Author}, append(it.Tags, it.Keywords...)...) {
-			for _, w := range search.Words(text) {
-				if f := search.Fold(w); !seen[f] {
+		for _, s := range append([]string{it.Title, it.Summary, it.Description, it.Author}, append(it.Tags, it.Keywords...)...) {
+			for _, w := range text.Words(s) {
+				if f := text.Fold(w); !seen[f] {
 					seen[f] = true
 					df[f]++
 				}
@@ -95,7 +96,7 @@ func rarest(words []string, df map[string]int, n int) []string {
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(df[search.Fold(words[a])], df[search.Fold(words[b])]) })
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(df[text.Fold(words[a])], df[text.Fold(words[b])]) })
 	idx = idx[:min(n, len(idx))]
 	slices.Sort(idx)
 	out := make([]string, len(idx))

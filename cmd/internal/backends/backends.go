@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -28,6 +29,9 @@ type opener struct {
 	admin func(cfg config.Config) (search.Admin, error)
 	// engine is the search/engine configuration of an engine backend, nil for the embedded one.
 	engine func(cfg config.Config) engine.Config
+	// inflightPerCPU sizes the bound on engine calls in progress when the settings leave it to
+	// the backend (MaxInflight).
+	inflightPerCPU int
 }
 
 // openers has an entry for every name of config.Backends (a test holds them equal).
@@ -37,6 +41,9 @@ var openers = map[string]opener{
 		admin: func(cfg config.Config) (search.Admin, error) {
 			return blevebackend.NewLoader(cfg.IndexDir, cfg.KeepIndices), nil
 		},
+		// It searches on this process' CPUs: one call per CPU keeps them busy, and more only
+		// share them, each answer later and the heap larger.
+		inflightPerCPU: 1,
 	},
 	config.BackendOpenSearch: engineOpener(func(cfg config.Config) engine.Config {
 		return engine.Config{Product: engine.OpenSearch, URLs: config.SplitList(cfg.OpenSearchURL), Alias: cfg.OpenSearchIndex,
@@ -70,6 +77,9 @@ func engineOpener(conf func(config.Config) engine.Config) opener {
 			return b, nil
 		},
 		engine: conf,
+		// The engine works on its own nodes while a call here waits on the network; reading its
+		// answer is a small part of a call's time.
+		inflightPerCPU: 8,
 	}
 }
 
@@ -89,6 +99,19 @@ func Open(ctx context.Context, cfg config.Config, log *zap.Logger, reg prometheu
 		return nil, nil, err
 	}
 	return o.serve(ctx, cfg, log, reg)
+}
+
+// MaxInflight is how many engine calls may run at once: cfg.MaxInflight, or when that is 0 the
+// configured backend's share of GOMAXPROCS.
+func MaxInflight(cfg config.Config) (int, error) {
+	if cfg.MaxInflight > 0 {
+		return cfg.MaxInflight, nil
+	}
+	o, err := lookup(cfg.Backend)
+	if err != nil {
+		return 0, err
+	}
+	return o.inflightPerCPU * runtime.GOMAXPROCS(0), nil
 }
 
 // OpenAdmin opens the configured backend to manage its index versions.

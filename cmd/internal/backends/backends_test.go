@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -25,6 +26,35 @@ func TestEveryConfiguredBackendOpens(t *testing.T) {
 	got := slices.Sorted(maps.Keys(openers))
 	if want := slices.Sorted(slices.Values(config.Backends)); !slices.Equal(got, want) {
 		t.Errorf("openers for %v, config.Backends %v", got, want)
+	}
+}
+
+// TestMaxInflight: the setting wins; left at 0, each backend sizes the bound from GOMAXPROCS.
+func TestMaxInflight(t *testing.T) {
+	procs := runtime.GOMAXPROCS(0)
+	tests := []struct {
+		backend string
+		set     int
+		want    int
+	}{
+		{config.BackendEmbedded, 0, procs},
+		{config.BackendOpenSearch, 0, 8 * procs},
+		{config.BackendEmbedded, 3, 3},
+		{config.BackendOpenSearch, 3, 3},
+		{config.BackendElasticsearch, 0, 8 * procs},
+	}
+	for _, tt := range tests {
+		if got, err := MaxInflight(config.Config{Backend: tt.backend, MaxInflight: tt.set}); err != nil || got != tt.want {
+			t.Errorf("MaxInflight(%s, %d) = %d, %v; want %d", tt.backend, tt.set, got, err, tt.want)
+		}
+	}
+	for name, o := range openers {
+		if o.inflightPerCPU < 1 {
+			t.Errorf("backend %s has no inflightPerCPU", name)
+		}
+	}
+	if _, err := MaxInflight(config.Config{Backend: "elastic"}); err == nil {
+		t.Error("MaxInflight of an unknown backend: no error")
 	}
 }
 

@@ -1,9 +1,7 @@
-package search
+package text
 
 import (
 	"bytes"
-	"cmp"
-	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -140,35 +138,4 @@ func foldASCII(s string) (key string, ok bool) {
 		return s, true
 	}
 	return strings.ToLower(s), true
-}
-
-// TitleKey is the sort key of the az order: the folded title.
-func TitleKey(title string) string { return Fold(title) }
-
-// AuthorLess orders author names case- and accent-insensitively, then exactly, so the order is total.
-func AuthorLess(a, b string) bool {
-	fa, fb := Fold(a), Fold(b)
-	if fa != fb {
-		return fa < fb
-	}
-	return a < b
-}
-
-// SortAuthors sorts authors in AuthorLess order. It folds each name once, where sorting with
-// AuthorLess folds two names per comparison: 100,000 authors cost 100,000 folds, not millions.
-func SortAuthors(authors []Author) {
-	type keyed struct {
-		key    string
-		author Author
-	}
-	ks := make([]keyed, len(authors))
-	for i, a := range authors {
-		ks[i] = keyed{Fold(a.Name), a}
-	}
-	slices.SortFunc(ks, func(x, y keyed) int {
-		return cmp.Or(strings.Compare(x.key, y.key), strings.Compare(x.author.Name, y.author.Name))
-	})
-	for i, k := range ks {
-		authors[i] = k.author
-	}
 }

@@ -1,0 +1,208 @@
+package admit
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"mediagw/search"
+	"mediagw/search/cache"
+)
+
+// blocking is a backend whose searches wait until released; everything else answers at once.
+type blocking struct {
+	started  chan struct{}
+	release  chan struct{}
+	searches atomic.Int32
+}
+
+func newBlocking() *blocking {
+	return &blocking{started: make(chan struct{}, 100), release: make(chan struct{})}
+}
+
+func (b *blocking) Search(ctx context.Context, q search.Query) (search.Result, error) {
+	b.searches.Add(1)
+	b.started <- struct{}{}
+	select {
+	case <-b.release:
+		return search.Result{Total: 1}, nil
+	case <-ctx.Done():
+		return search.Result{}, ctx.Err()
+	}
+}
+func (b *blocking) Item(context.Context, string) (search.Item, error) {
+	return search.Item{ID: "pg-1"}, nil
+}
+func (b *blocking) Categories(context.Context) ([]search.Category, error) { return nil, nil }
+func (b *blocking) Authors(context.Context) ([]search.Author, error)      { return nil, nil }
+func (b *blocking) Ping(context.Context) error                            { return nil }
+func (b *blocking) Version() string                                       { return "v1" }
+
+// fill starts n searches that hold their slots until b.release, and waits until they run.
+func fill(t *testing.T, a *Backend, b *blocking, n int) chan error {
+	t.Helper()
+	done := make(chan error, n)
+	for i := range n {
+		go func() {
+			_, err := a.Search(context.Background(), search.Query{Text: string(rune('a' + i))})
+			done <- err
+		}()
+	}
+	for range n {
+		<-b.started
+	}
+	return done
+}
+
+func TestRefusedPastTheLimit(t *testing.T) {
+	b := newBlocking()
+	a := New(b, Options{Limit: 2, Wait: 20 * time.Millisecond})
+	done := fill(t, a, b, 2)
+
+	start := time.Now()
+	_, err := a.Search(context.Background(), search.Query{Text: "more"})
+	took := time.Since(start)
+	var oe *OverloadedError
+	if !errors.As(err, &oe) || !errors.Is(err, search.ErrOverloaded) || oe.RetryAfter() != time.Second {
+		t.Fatalf("third search: %v, want an *OverloadedError (search.ErrOverloaded) asking for 1s", err)
+	}
+	// It waited for a slot, and not much longer (a generous bound for a busy machine).
+	if took < 20*time.Millisecond || took > time.Second {
+		t.Errorf("refused after %v, want about the 20ms wait", took)
+	}
+	if !search.EngineFailed(err) {
+		t.Error("a refusal is not an engine failure: the cache would not serve a stale answer for it")
+	}
+	// What is never held: items, readiness.
+	if _, err := a.Item(context.Background(), "pg-1"); err != nil {
+		t.Errorf("item while full: %v", err)
+	}
+	if err := a.Ping(context.Background()); err != nil {
+		t.Errorf("ping while full: %v", err)
+	}
+	if got := testutil.ToFloat64(a.inFlight); got != 2 {
+		t.Errorf("in flight %v, want 2", got)
+	}
+	close(b.release)
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Errorf("admitted search: %v", err)
+		}
+	}
+	for result, want := range map[string]float64{resultAdmitted: 2, resultQueued: 0, resultRefused: 1} {
+		if got := testutil.ToFloat64(a.admissions.WithLabelValues(result)); got != want {
+			t.Errorf("admissions %s = %v, want %v", result, got, want)
+		}
+	}
+	if got := testutil.ToFloat64(a.inFlight); got != 0 {
+		t.Errorf("in flight %v after all ended, want 0", got)
+	}
+}
+
+// TestRefusedAtOnceWhenTheQueueIsFull: past Queue waiting calls, the next is refused without
+// waiting its Wait.
+func TestRefusedAtOnceWhenTheQueueIsFull(t *testing.T) {
+	b := newBlocking()
+	a := New(b, Options{Limit: 1, Queue: 1, Wait: time.Minute})
+	done := fill(t, a, b, 1)
+	waiter := make(chan error, 1)
+	go func() {
+		_, err := a.Search(context.Background(), search.Query{Text: "waits"})
+		waiter <- err
+	}()
+	for a.waiting.Load() != 1 {
+		time.Sleep(time.Millisecond)
+	}
+	start := time.Now()
+	_, err := a.Search(context.Background(), search.Query{Text: "refused"})
+	var oe *OverloadedError
+	if !errors.As(err, &oe) || oe.Waited != 0 {
+		t.Errorf("a call past the queue: %v, want an *OverloadedError that did not wait", err)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("refused after %v, want at once (the wait is a minute)", took)
+	}
+	b.release <- struct{}{}
+	<-b.started
+	b.release <- struct{}{}
+	for _, ch := range []chan error{done, waiter} {
+		if err := <-ch; err != nil {
+			t.Errorf("admitted search: %v", err)
+		}
+	}
+}
+
+func TestQueuedUntilASlotFrees(t *testing.T) {
+	b := newBlocking()
+	a := New(b, Options{Limit: 1, Wait: time.Minute})
+	done := fill(t, a, b, 1)
+	third := make(chan error, 1)
+	go func() {
+		_, err := a.Search(context.Background(), search.Query{Text: "next"})
+		third <- err
+	}()
+	// The waiting call has not reached the backend.
+	select {
+	case <-b.started:
+		t.Fatal("a call past the limit ran")
+	case <-time.After(50 * time.Millisecond):
+	}
+	b.release <- struct{}{} // the first ends; the waiting one takes its slot
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	<-b.started
+	b.release <- struct{}{}
+	if err := <-third; err != nil {
+		t.Errorf("queued search: %v", err)
+	}
+	if got := testutil.ToFloat64(a.admissions.WithLabelValues(resultQueued)); got != 1 {
+		t.Errorf("queued %v, want 1", got)
+	}
+}
+
+// TestCallerLeavesWhileWaiting: a caller gone while it waits is not a refusal; it gets its own
+// context's error.
+func TestCallerLeavesWhileWaiting(t *testing.T) {
+	b := newBlocking()
+	a := New(b, Options{Limit: 1, Wait: time.Minute})
+	done := fill(t, a, b, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, err := a.Search(ctx, search.Query{Text: "gone"})
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, search.ErrOverloaded) {
+		t.Errorf("search of a caller whose deadline passed while waiting: %v, want its deadline", err)
+	}
+	if got := testutil.ToFloat64(a.admissions.WithLabelValues(resultRefused)); got != 0 {
+		t.Errorf("refused %v, want 0", got)
+	}
+	close(b.release)
+	<-done
+}
+
+// TestBelowTheCache: the cache finds the version of the backend behind the admission, so it
+// keeps answers, and an answer from memory is never refused.
+func TestBelowTheCache(t *testing.T) {
+	b := newBlocking()
+	a := New(b, Options{Limit: 1, Wait: time.Millisecond})
+	c := cache.New(a, cache.Options{})
+	go func() { b.release <- struct{}{} }()
+	q := search.Query{Text: "kept", Page: 1, PerPage: 10}
+	if _, err := c.Search(context.Background(), q); err != nil {
+		t.Fatal(err)
+	}
+	<-b.started
+	hold := fill(t, a, b, 1) // the one slot is taken
+	if res, err := c.Search(context.Background(), q); err != nil || res.Total != 1 {
+		t.Errorf("cached search while full: %+v, %v", res, err)
+	}
+	if n := b.searches.Load(); n != 2 {
+		t.Errorf("%d engine searches, want 2 (the second ask of the same search answered from memory)", n)
+	}
+	close(b.release)
+	<-hold
+}

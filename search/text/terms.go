@@ -1,0 +1,119 @@
+package text
+
+import (
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/width"
+)
+
+// Token is a term of a text and the bytes of the text it comes from.
+type Token struct {
+	Term       string
+	Start, End int
+}
+
+// Terms returns the terms of one word (Words) as a query asks for them: folded (Fold, after
+// full-width and half-width forms are made normal), and a run of Chinese or Japanese characters,
+// which has no spaces between words, as its bigrams; a lone character stays whole. Korean words
+// stay whole, as they are written with spaces.
+func Terms(word string) []string {
+	var out []string
+	for _, t := range terms(word, 0, false) {
+		if !contains(out, t.Term) {
+			out = append(out, t.Term)
+		}
+	}
+	return out
+}
+
+// IndexTerms returns the terms an index holds for text: the terms of each of its words, and for
+// runs of Chinese or Japanese characters each character besides the bigrams, so that a query of
+// one character finds them.
+func IndexTerms(text string) []Token {
+	var out []Token
+	for s := range Spans(text) {
+		out = append(out, terms(text[s.Start:s.End], s.Start, true)...)
+	}
+	return out
+}
+
+// terms analyses word, which starts at byte offset at of its text.
+func terms(word string, at int, index bool) []Token {
+	type char struct {
+		s          string
+		start, end int
+	}
+	var out []Token
+	var cjk []char
+	flushCJK := func() {
+		for i, c := range cjk {
+			if index || len(cjk) == 1 {
+				out = append(out, fold(c.s, c.start, c.end))
+			}
+			if i+1 < len(cjk) {
+				out = append(out, fold(c.s+cjk[i+1].s, c.start, cjk[i+1].end))
+			}
+		}
+		cjk = cjk[:0]
+	}
+	other := -1
+	flushOther := func(end int) {
+		if other >= 0 {
+			out = append(out, fold(word[other:end], at+other, at+end))
+			other = -1
+		}
+	}
+	for i, r := range word {
+		end := i + len(string(r))
+		if n := len(cjk); n > 0 && (unicode.IsMark(r) || r == 'ﾞ' || r == 'ﾟ') {
+			// A voicing mark written apart belongs to the character before it.
+			cjk[n-1].s += string(r)
+			cjk[n-1].end = at + end
+			continue
+		}
+		if bigrammed(r) {
+			flushOther(i)
+			cjk = append(cjk, char{string(r), at + i, at + end})
+			continue
+		}
+		flushCJK()
+		if other < 0 {
+			other = i
+		}
+	}
+	flushOther(len(word))
+	flushCJK()
+	kept := out[:0]
+	for _, t := range out {
+		if t.Term != "" {
+			kept = append(kept, t)
+		}
+	}
+	return kept
+}
+
+// fold is the term of s: Fold after width folding, with the typographic apostrophe as the
+// typewriter one ("don’t" is "don't").
+func fold(s string, start, end int) Token {
+	return Token{Term: strings.ReplaceAll(Fold(width.Fold.String(s)), "’", "'"), Start: start, End: end}
+}
+
+// bigrammed reports whether r is written without spaces between words: Han, Hiragana and
+// Katakana (with its prolonged sound mark and half-width forms).
+func bigrammed(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) || r == 'ー' || r == 'ｰ'
+}
+
+// QueryTerms returns the distinct terms of every word of text (Words, Terms), in order.
+func QueryTerms(text string) []string {
+	var out []string
+	for _, w := range Words(text) {
+		for _, t := range Terms(w) {
+			if !contains(out, t) {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
