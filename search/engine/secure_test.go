@@ -23,14 +23,16 @@ import (
 	"time"
 
 	"mediagw/internal/servicetest"
+	"mediagw/search"
+	"mediagw/search/searchtest"
 )
 
 // TestSecureElasticsearch runs against an Elasticsearch with its security on, as production
 // clusters run it: HTTPS with a certificate this test makes, file-realm users with the README's
 // least-privilege roles (scripts/services.sh MEDIA_ENGINE_SECURITY=on starts that node beside the
 // plain one, of the same version, the first time). The gateway's user reads the alias and nothing
-// more; mediactl's makes, fills and swaps its indices; a wrong password or a missing CA file fail
-// saying so.
+// more; mediactl's makes, fills and swaps its indices (a whole load with the built-in index
+// definition); a wrong password or a missing CA file fail saying so.
 func TestSecureElasticsearch(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts an Elasticsearch node with security on (30 to 100 s the first time)")
@@ -121,6 +123,38 @@ func TestSecureElasticsearch(t *testing.T) {
 		defer b.Close()
 		if err := b.Ping(t.Context()); err == nil || !strings.Contains(err.Error(), "no index behind alias") {
 			t.Errorf("Ping of a removed alias as the gateway: %v, want no index behind it", err)
+		}
+	})
+	t.Run("load as mediactl, serve as the gateway", func(t *testing.T) {
+		alias := servicetest.NewAlias()
+		loader := admin
+		loader.Alias = alias
+		lb, err := New(loader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			if err := servicetest.Release(lb); err != nil {
+				t.Errorf("drop the test's indices as mediactl: %v", err)
+			}
+		}()
+		items := searchtest.Fixture(t)
+		if st, err := lb.Load(t.Context(), search.Values(items)); err != nil || st.Indexed != len(items) {
+			t.Fatalf("Load as mediactl: %+v, %v", st, err)
+		}
+		reader := gw
+		reader.Alias = alias
+		rb, err := New(reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rb.Close()
+		if res, err := rb.Search(t.Context(), search.Query{Sort: search.SortNewest, Page: 1, PerPage: 1}); err != nil || res.Total != len(items) {
+			t.Errorf("Search as the gateway: total %d, %v; want %d", res.Total, err, len(items))
+		}
+		var ee *EngineError
+		if _, err := rb.Load(t.Context(), search.Values(items[:1])); !errors.As(err, &ee) || ee.Status != http.StatusForbidden {
+			t.Errorf("Load as the gateway: %v, want 403", err)
 		}
 	})
 }
