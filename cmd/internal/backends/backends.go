@@ -136,6 +136,20 @@ func Engine(cfg config.Config, tune ...func(*engine.Config)) (*engine.Backend, e
 	return newEngine(cfg, o.engine, tune...)
 }
 
+// EngineAddress is the first URL and the alias of the engine backend cfg names, OpenSearch's for the
+// embedded one (the load benchmark's direct baseline is an engine's).
+func EngineAddress(cfg config.Config) (url, alias string) {
+	o, err := lookup(cfg.Backend)
+	if err != nil || o.engine == nil {
+		o = openers[config.BackendOpenSearch]
+	}
+	c := o.engine(cfg)
+	if len(c.URLs) == 0 {
+		return "", c.Alias
+	}
+	return c.URLs[0], c.Alias
+}
+
 // newEngine makes the engine backend of cfg whose settings conf reads.
 func newEngine(cfg config.Config, conf func(config.Config) engine.Config, tune ...func(*engine.Config)) (*engine.Backend, error) {
 	oc := conf(cfg)
