@@ -114,7 +114,7 @@ engines-test:
 	  echo "== $$line"; \
 	  env=$$(MEDIA_ENGINE=$$line scripts/services.sh start); \
 	  (eval "$$env" && MEDIA_TEST_ENGINE=$${line%%:*} $(GO) test -count=1 -timeout 30m -v -run '$(ENGINE_TESTS)' ./search/engine/ | \
-	    grep -E '^(--- |ok|FAIL|PASS)|is (OpenSearch|Elasticsearch)|agree|success@10'); \
+	    grep -E '^(--- |ok|FAIL|PASS)|is (OpenSearch|Elasticsearch)|known-item|success@10'); \
 	done
 
 # Redis behind Sentinel (a primary 6390, its replica 6391, sentinels 6392-6394) and a Redis Cluster
