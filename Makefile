@@ -15,7 +15,7 @@ MODIFIED ?= $(shell [ -z "$$(git status --porcelain 2>/dev/null)" ] && echo fals
 LDFLAGS = -X mediagw/cmd/internal/buildinfo.version=$(VERSION) -X mediagw/cmd/internal/buildinfo.revision=$(REVISION) \
 	-X mediagw/cmd/internal/buildinfo.modified=$(MODIFIED)
 
-.PHONY: build run test check attack-test image image-test services services-stop cluster cluster-stop cluster-test bench api-fuzz browser-test clean
+.PHONY: build run test check attack-test image image-test services services-stop cluster cluster-stop cluster-test engines-test bench api-fuzz browser-test clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
@@ -34,7 +34,12 @@ run: build
 	fi
 	$(BIN)/mediagw
 
-# The gateway's HTTP tests run a second time on OpenSearch when it is there (CI always has it).
+# The packages whose tests run on the engine under test (internal/servicetest.TestEngine).
+ENGINE_PKGS := ./search/engine/ ./search/cache/ ./cmd/mediactl/ ./cmd/internal/backends/ ./bench/
+
+# The gateway's HTTP tests run a second time on OpenSearch when it is there (CI always has it), and
+# the engine packages and the HTTP tests once more on Elasticsearch when ELASTICSEARCH_URL is set
+# (CI always has it too).
 # go test's own 10-minute limit per package is too tight for search/engine under -race on a
 # busy 2-core machine (it loads the real catalogue into both backends); CI's 30 minutes bound the rest.
 test:
@@ -43,6 +48,12 @@ test:
 	  echo "gateway tests on OpenSearch:"; MEDIA_BACKEND=opensearch $(GO) test -race -count=1 ./gateway/; \
 	elif [ -n "$$CI" ]; then echo "CI needs OPENSEARCH_URL for the gateway tests on OpenSearch"; exit 1; \
 	else echo "gateway tests on OpenSearch skipped: start it with 'make services' and export OPENSEARCH_URL"; fi
+	@if [ -n "$$ELASTICSEARCH_URL" ]; then \
+	  echo "engine and gateway tests on Elasticsearch:"; \
+	  MEDIA_TEST_ENGINE=elasticsearch $(GO) test -race -count=1 -timeout 25m $(ENGINE_PKGS) && \
+	  MEDIA_TEST_ENGINE=elasticsearch MEDIA_BACKEND=elasticsearch $(GO) test -race -count=1 ./gateway/; \
+	elif [ -n "$$CI" ]; then echo "CI needs ELASTICSEARCH_URL for the tests on Elasticsearch"; exit 1; \
+	else echo "tests on Elasticsearch skipped: start it with 'MEDIA_ENGINE=elasticsearch:9.2.0 make services' and export ELASTICSEARCH_URL"; fi
 	cd deploy && $(GO) test -race -count=1 ./...
 
 # The attack suite (internal/attacktest, build tag attack, so make test leaves it out): the real
@@ -70,7 +81,8 @@ image-test:
 	scripts/image.sh run
 
 # Starts Redis and OpenSearch on loopback (installing them when missing) and prints the variables
-# that tests and the server read.
+# that tests and the server read. MEDIA_ENGINE=elasticsearch:9.2.0 (or elasticsearch:8.19.5,
+# opensearch:2.19.4) starts that engine line instead, on its own port (scripts/services.sh).
 services:
 	scripts/services.sh start
 
@@ -91,6 +103,19 @@ cluster-stop:
 cluster-test:
 	eval "$$(OPENSEARCH_NODES=3 scripts/services.sh start)" && \
 	  $(GO) test -tags cluster -count=1 -v -run '^TestCluster' ./search/engine/ ./internal/clustertest/
+
+# Every engine line served (starting each that is not running, ~20 s each the first time, 512m heap
+# each; they keep running: MEDIA_ENGINE=<line> make services-stop): detection, the conformance suite
+# and the ranking agreement with the embedded index, one line after the other.
+ENGINE_LINES ?= opensearch:3.8.0 opensearch:2.19.4 elasticsearch:9.2.0 elasticsearch:8.19.5
+ENGINE_TESTS ?= ^(TestDetect|TestConformance|TestExtrasConformance|TestRealData|TestRankingAgreesWithBleve)$$
+engines-test:
+	@set -eo pipefail; for line in $(ENGINE_LINES); do \
+	  echo "== $$line"; \
+	  env=$$(MEDIA_ENGINE=$$line scripts/services.sh start); \
+	  (eval "$$env" && MEDIA_TEST_ENGINE=$${line%%:*} $(GO) test -count=1 -timeout 30m -v -run '$(ENGINE_TESTS)' ./search/engine/ | \
+	    grep -E '^(--- |ok|FAIL|PASS)|is (OpenSearch|Elasticsearch)|known-item|success@10'); \
+	done
 
 # Redis behind Sentinel (a primary 6390, its replica 6391, sentinels 6392-6394) and a Redis Cluster
 # of three primaries (7000-7002), on loopback, for the rate limit's failover tests (README, "Redis

@@ -380,11 +380,11 @@ func TestReadRSS(t *testing.T) {
 // of a mix straight to the engine: each must be answered, and categories and authors must page
 // to their end as the backend does.
 func TestOpenSearchTargetAndLoad(t *testing.T) {
-	u := servicetest.OpenSearchURL(t)
+	u := servicetest.EngineURL(t)
 	path, c, items := testCatalogue(t)
 	ctx := context.Background()
-	b := servicetest.OpenSearch(t, func(url, alias string) (*engine.Backend, error) {
-		return engine.New(engine.Config{URLs: []string{url}, Alias: alias})
+	b := servicetest.OpenEngine(t, func(e servicetest.Engine, url, alias string) (*engine.Backend, error) {
+		return engine.New(engine.Config{URLs: []string{url}, Product: engine.Product(e.Product), Alias: alias})
 	})
 	alias := b.Alias()
 

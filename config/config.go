@@ -38,6 +38,11 @@ type Config struct {
 	OpenSearchMapping string
 	// OpenSearchDiscover is how often the client asks the cluster for its nodes; 0 never.
 	OpenSearchDiscover time.Duration
+	// OpenSearchAuth and ElasticsearchAuth are the credentials and CA file of each engine.
+	OpenSearchAuth     EngineAuth
+	ElasticsearchURL   string
+	ElasticsearchIndex string
+	ElasticsearchAuth  EngineAuth
 	RedisURL           string
 	RateLimit          int
 	RateWindow         time.Duration
@@ -72,14 +77,25 @@ type Config struct {
 	LogLevel    string
 }
 
+// EngineAuth is how the gateway and mediactl prove who they are to a search engine, and which
+// authorities sign its HTTPS certificates. User info in the engine's URL serves as well.
+type EngineAuth struct {
+	Username, Password string
+	// APIKey is an Elasticsearch API key (its "encoded" form), sent as "Authorization: ApiKey ...".
+	APIKey string
+	// CAFile is a PEM file of certificate authorities trusted besides the system's.
+	CAFile string
+}
+
 // The backends' names; cmd/internal/backends opens each of them.
 const (
-	BackendEmbedded   = "embedded"
-	BackendOpenSearch = "opensearch"
+	BackendEmbedded      = "embedded"
+	BackendOpenSearch    = "opensearch"
+	BackendElasticsearch = "elasticsearch"
 )
 
 // Backends lists the names MEDIA_BACKEND takes.
-var Backends = []string{BackendEmbedded, BackendOpenSearch}
+var Backends = []string{BackendEmbedded, BackendOpenSearch, BackendElasticsearch}
 
 // Setting describes one setting: its variable, flag, default and meaning.
 type Setting struct {
@@ -112,10 +128,10 @@ var Settings = []Setting{
 			}
 			return nil
 		}},
-	{"MEDIA_BACKEND", "backend", "embedded", "search backend: embedded (Bleve index on disk) or opensearch",
+	{"MEDIA_BACKEND", "backend", "embedded", "search backend: embedded (Bleve index on disk), opensearch (2.x, 3.x) or elasticsearch (8.x, 9.x)",
 		func(c *Config, v string) error {
 			if !slices.Contains(Backends, v) {
-				return fmt.Errorf("must be %s", strings.Join(Backends, " or "))
+				return fmt.Errorf("must be %s", strings.Join(Backends, ", "))
 			}
 			c.Backend = v
 			return nil
@@ -126,10 +142,28 @@ var Settings = []Setting{
 		func(c *Config, v string) error { c.OpenSearchURL = v; return checkURLs(v) }},
 	{"OPENSEARCH_INDEX", "opensearch-index", "media", "OpenSearch alias the API reads; loads create <alias>-<timestamp> behind it",
 		func(c *Config, v string) error { c.OpenSearchIndex = v; return nonEmpty(v) }},
-	{"OPENSEARCH_MAPPING", "opensearch-mapping", "", "index settings and mappings file for new indices; empty uses the built-in mappings/items.json",
+	{"OPENSEARCH_MAPPING", "opensearch-mapping", "", "index settings and mappings file for new indices, on OpenSearch or Elasticsearch; empty uses the built-in mappings/items.json",
 		func(c *Config, v string) error { c.OpenSearchMapping = v; return nil }},
 	{"OPENSEARCH_DISCOVER", "opensearch-discover", "0", "how often to ask OpenSearch for its nodes (sniffing: at start, then at this interval) and spread requests over them; 0 uses only the URLs given. Only where the nodes' own addresses are reachable",
 		func(c *Config, v string) error { return nonNegativeDuration(v, &c.OpenSearchDiscover) }},
+	{"OPENSEARCH_USERNAME", "opensearch-username", "", "user name for HTTP basic authentication to OpenSearch (the security plugin's internal users)",
+		func(c *Config, v string) error { c.OpenSearchAuth.Username = v; return nil }},
+	{"OPENSEARCH_PASSWORD", "opensearch-password", "", "password of OPENSEARCH_USERNAME",
+		func(c *Config, v string) error { c.OpenSearchAuth.Password = v; return nil }},
+	{"OPENSEARCH_CA_FILE", "opensearch-ca-file", "", "PEM file of the certificate authorities that sign OpenSearch's HTTPS certificates, trusted besides the system's",
+		func(c *Config, v string) error { c.OpenSearchAuth.CAFile = v; return nil }},
+	{"ELASTICSEARCH_URL", "elasticsearch-url", "http://127.0.0.1:9200", "Elasticsearch base URL (comma-separated for several nodes)",
+		func(c *Config, v string) error { c.ElasticsearchURL = v; return checkURLs(v) }},
+	{"ELASTICSEARCH_INDEX", "elasticsearch-index", "media", "Elasticsearch alias the API reads; loads create <alias>-<timestamp> behind it",
+		func(c *Config, v string) error { c.ElasticsearchIndex = v; return nonEmpty(v) }},
+	{"ELASTICSEARCH_USERNAME", "elasticsearch-username", "", "user name for HTTP basic authentication to Elasticsearch",
+		func(c *Config, v string) error { c.ElasticsearchAuth.Username = v; return nil }},
+	{"ELASTICSEARCH_PASSWORD", "elasticsearch-password", "", "password of ELASTICSEARCH_USERNAME",
+		func(c *Config, v string) error { c.ElasticsearchAuth.Password = v; return nil }},
+	{"ELASTICSEARCH_API_KEY", "elasticsearch-api-key", "", "Elasticsearch API key (the encoded form), sent as Authorization: ApiKey; instead of a user name and password",
+		func(c *Config, v string) error { c.ElasticsearchAuth.APIKey = v; return nil }},
+	{"ELASTICSEARCH_CA_FILE", "elasticsearch-ca-file", "", "PEM file of the certificate authorities that sign Elasticsearch's HTTPS certificates (its http_ca.crt), trusted besides the system's",
+		func(c *Config, v string) error { c.ElasticsearchAuth.CAFile = v; return nil }},
 	{"REDIS_URL", "redis-url", "", "Redis for the shared rate limit (redis://, rediss://, unix://, Sentinel with ?master_name=, redis+cluster://); empty keeps the limit in process",
 		func(c *Config, v string) error {
 			c.RedisURL = v
@@ -187,11 +221,11 @@ var Settings = []Setting{
 		func(c *Config, v string) error { return positiveDuration(v, &c.CacheTTL) }},
 	{"MEDIA_STALE_MAX", "stale-max", "10m", "how long past its TTL a cached answer is still served, marked stale, when the search engine fails or times out; 0 serves none",
 		func(c *Config, v string) error { return nonNegativeDuration(v, &c.StaleMax) }},
-	{"MEDIA_BREAKER_FAILURES", "breaker-failures", "5", "OpenSearch timeouts or connection failures in a row that open the circuit breaker: then requests without a stale answer get 503 at once, and /readyz fails; 0 turns it off",
+	{"MEDIA_BREAKER_FAILURES", "breaker-failures", "5", "search-engine timeouts or connection failures in a row that open the circuit breaker: then requests without a stale answer get 503 at once, and /readyz fails; 0 turns it off",
 		func(c *Config, v string) error { return nonNegativeInt(v, &c.BreakerFailures) }},
-	{"MEDIA_BREAKER_OPEN", "breaker-open", "5s", "how long the open circuit breaker fails requests at once before one request probes OpenSearch; its answer closes the breaker",
+	{"MEDIA_BREAKER_OPEN", "breaker-open", "5s", "how long the open circuit breaker fails requests at once before one request probes the search engine; its answer closes the breaker",
 		func(c *Config, v string) error { return positiveDuration(v, &c.BreakerOpen) }},
-	{"MEDIA_MAX_INFLIGHT", "max-inflight", "0", "engine calls (searches, completions, related, corrections, counts) that may run at once; past it a call waits MEDIA_ADMIT_WAIT for a slot, then the client gets 503 with Retry-After. Items, cached answers and /healthz, /readyz, /metrics are never held. 0: GOMAXPROCS on the embedded index, 8 x GOMAXPROCS on OpenSearch",
+	{"MEDIA_MAX_INFLIGHT", "max-inflight", "0", "engine calls (searches, completions, related, corrections, counts) that may run at once; past it a call waits MEDIA_ADMIT_WAIT for a slot, then the client gets 503 with Retry-After. Items, cached answers and /healthz, /readyz, /metrics are never held. 0: GOMAXPROCS on the embedded index, 8 x GOMAXPROCS on OpenSearch or Elasticsearch",
 		func(c *Config, v string) error { return nonNegativeInt(v, &c.MaxInflight) }},
 	{"MEDIA_ADMIT_WAIT", "admit-wait", "10ms", "how long an engine call past MEDIA_MAX_INFLIGHT waits for a slot before it is refused",
 		func(c *Config, v string) error { return positiveDuration(v, &c.AdmitWait) }},
@@ -239,14 +273,20 @@ func Register(fs *flag.FlagSet, getenv func(string) string) func() (Config, erro
 		values[i] = v
 		fs.StringVar(&values[i], s.Flag, v, fmt.Sprintf("%s (env %s)", s.Usage, s.Env))
 		// -h and a flag error print the defaults, which come from the environment.
-		fs.Lookup(s.Flag).DefValue = Redact(v)
+		fs.Lookup(s.Flag).DefValue = RedactSetting(s.Env, v)
 	}
 	return func() (Config, error) {
 		var c Config
 		for i, s := range Settings {
 			if err := s.set(&c, values[i]); err != nil {
-				return Config{}, fmt.Errorf("invalid %s (-%s) %q: %w", s.Env, s.Flag, Redact(values[i]), err)
+				return Config{}, fmt.Errorf("invalid %s (-%s) %q: %w", s.Env, s.Flag, RedactSetting(s.Env, values[i]), err)
 			}
+		}
+		if err := c.OpenSearchAuth.check(); err != nil {
+			return Config{}, fmt.Errorf("invalid OPENSEARCH_USERNAME, OPENSEARCH_PASSWORD: %w", err)
+		}
+		if err := c.ElasticsearchAuth.check(); err != nil {
+			return Config{}, fmt.Errorf("invalid ELASTICSEARCH_USERNAME, ELASTICSEARCH_PASSWORD, ELASTICSEARCH_API_KEY: %w", err)
 		}
 		return c, nil
 	}
@@ -272,6 +312,18 @@ func ParsePrefixes(s string) ([]netip.Prefix, error) {
 		out = append(out, netip.PrefixFrom(a, a.BitLen()))
 	}
 	return out, nil
+}
+
+// check says what is missing or too much: a user name without a password or the reverse, or both
+// a user name and an API key (one of them would be ignored).
+func (a EngineAuth) check() error {
+	switch {
+	case (a.Username == "") != (a.Password == ""):
+		return errors.New("a user name and a password go together")
+	case a.Username != "" && a.APIKey != "":
+		return errors.New("use either a user name and password or an API key")
+	}
+	return nil
 }
 
 func checkAddr(v string) error {

@@ -79,6 +79,11 @@ func TestInvalid(t *testing.T) {
 		{"MEDIA_KEEP_INDICES", "-1"},
 		{"MEDIA_CACHE", "yes"},
 		{"MEDIA_CACHE_TTL", "0s"},
+		{"ELASTICSEARCH_URL", "127.0.0.1:9200"},
+		{"ELASTICSEARCH_INDEX", " "},
+		// A user name needs its password.
+		{"ELASTICSEARCH_USERNAME", "mediagw-gateway"},
+		{"OPENSEARCH_PASSWORD", "s3cret"},
 		{"MEDIA_MAX_INFLIGHT", "-1"},
 		{"MEDIA_ADMIT_WAIT", "0s"},
 		{"MEDIA_ADMIT_WAIT", "10"},

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -23,6 +24,21 @@ func SplitList(s string) []string {
 
 // redacted stands for a hidden secret, as in url.URL.Redacted.
 const redacted = "xxxxx"
+
+// secretSettings are the settings whose whole value is a secret.
+var secretSettings = []string{"OPENSEARCH_PASSWORD", "ELASTICSEARCH_PASSWORD", "ELASTICSEARCH_API_KEY"}
+
+// RedactSetting is the value of the setting env fit for an error message, a log line or -h: a
+// secret setting's value hidden whole (empty stays empty), any other's as Redact hides it.
+func RedactSetting(env, v string) string {
+	if slices.Contains(secretSettings, env) {
+		if v == "" {
+			return ""
+		}
+		return redacted
+	}
+	return Redact(v)
+}
 
 // Redact returns a setting's value fit for an error message, a log line or -h: the user info of
 // every URL in it (one URL, or a comma-separated list) hidden. A URL that parses keeps its scheme,

@@ -134,12 +134,46 @@ func TestUsageHidesSecrets(t *testing.T) {
 	_, _, err := Load("mediagw", []string{"-h"}, env(map[string]string{
 		"OPENSEARCH_URL": "https://admin:s3cret@host-a:9200,https://admin:s3cret@ho st:9200",
 		"REDIS_URL":      "redis://:s3cret@host:6379/0",
+		// Secrets whole, wherever they come from.
+		"OPENSEARCH_PASSWORD":    "s3cret-os",
+		"ELASTICSEARCH_PASSWORD": "s3cret-es",
+		"ELASTICSEARCH_API_KEY":  "s3cretKeyBase64==",
 	}), &out)
 	if !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("err = %v, want flag.ErrHelp", err)
 	}
-	if strings.Contains(out.String(), "s3cret") || !strings.Contains(out.String(), "redis://:xxxxx@host:6379/0") {
+	if strings.Contains(out.String(), "s3cret") || !strings.Contains(out.String(), "redis://:xxxxx@host:6379/0") || !strings.Contains(out.String(), `(default "xxxxx")`) {
 		t.Errorf("usage shows a password or lacks the redacted default:\n%s", out.String())
+	}
+}
+
+// TestEngineAuth: basic auth or an API key, never both nor half of one; an error never shows
+// the secret.
+func TestEngineAuth(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		want string // in the error; empty for none
+	}{
+		{"user and password", map[string]string{"ELASTICSEARCH_USERNAME": "u", "ELASTICSEARCH_PASSWORD": "s3cret"}, ""},
+		{"API key", map[string]string{"ELASTICSEARCH_API_KEY": "s3cret"}, ""},
+		{"user and key", map[string]string{"ELASTICSEARCH_USERNAME": "u", "ELASTICSEARCH_PASSWORD": "s3cret", "ELASTICSEARCH_API_KEY": "s3cret"}, "either"},
+		{"password alone", map[string]string{"ELASTICSEARCH_PASSWORD": "s3cret"}, "go together"},
+		{"OpenSearch user alone", map[string]string{"OPENSEARCH_USERNAME": "u"}, "OPENSEARCH_USERNAME"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, _, err := Load("mediagw", nil, env(tt.env), io.Discard)
+			if tt.want == "" {
+				if err != nil || c.ElasticsearchAuth.Password+c.ElasticsearchAuth.APIKey != "s3cret" {
+					t.Errorf("Load: %+v, %v", c.ElasticsearchAuth, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "s3cret") {
+				t.Errorf("error = %v, want one saying %q without the secret", err, tt.want)
+			}
+		})
 	}
 }
 

@@ -44,14 +44,15 @@ type faultyEngine struct {
 
 func newFaultyEngine(t *testing.T) *faultyEngine {
 	t.Helper()
-	u, err := url.Parse(servicetest.OpenSearchURL(t))
+	e := servicetest.TestEngine(t)
+	u, err := url.Parse(e.URL(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	// Loaded and dropped straight on the engine, so a hung proxy cannot leave the indices behind.
-	loaded, drop, err := openSearchBackend(ctx, searchtest.Fixture(t))
+	loaded, drop, err := engineBackend(ctx, e, searchtest.Fixture(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func newFaultyEngine(t *testing.T) *faultyEngine {
 	alias := loaded.(*engine.Backend).Alias()
 
 	f := &faultyEngine{proxy: startProxy(t, u.Host), reg: prometheus.NewRegistry(), openFor: 4 * time.Second}
-	engine, err := engine.New(engine.Config{URLs: []string{"http://" + f.proxy.addr()}, Alias: alias})
+	engine, err := engine.New(engine.Config{URLs: []string{"http://" + f.proxy.addr()}, Product: engine.Product(e.Product), Alias: alias})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ func TestMain(m *testing.M) {
 }
 
 // testBackend is the one place that picks the backend of the HTTP tests, over the shared fixture:
-// the embedded index, or OpenSearch at OPENSEARCH_URL when MEDIA_BACKEND=opensearch.
+// the embedded index, or the engine MEDIA_BACKEND names (opensearch, elasticsearch) at its URL.
 func testBackend(t *testing.T) (search.Backend, []search.Item) {
 	t.Helper()
 	shared.once.Do(func() {
@@ -67,8 +67,8 @@ func testBackend(t *testing.T) (search.Backend, []search.Item) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		if os.Getenv("MEDIA_BACKEND") == "opensearch" {
-			shared.b, shared.close, shared.err = openSearchBackend(ctx, shared.items)
+		if e, ok := engineOf(); ok {
+			shared.b, shared.close, shared.err = engineBackend(ctx, e, shared.items)
 			return
 		}
 		shared.dir, shared.err = os.MkdirTemp("", "gateway-test-")
@@ -87,19 +87,24 @@ func testBackend(t *testing.T) (search.Backend, []search.Item) {
 	return shared.b, shared.items
 }
 
-// openSearchBackend loads the fixture into an alias of its own, dropped when the tests end.
-func openSearchBackend(ctx context.Context, items []search.Item) (search.Backend, func() error, error) {
-	url := os.Getenv("OPENSEARCH_URL")
+// engineOf is the engine MEDIA_BACKEND names, false for the embedded index.
+func engineOf() (servicetest.Engine, bool) {
+	return servicetest.EngineNamed(os.Getenv("MEDIA_BACKEND"))
+}
+
+// engineBackend loads items into an alias of its own on e, dropped when the tests end.
+func engineBackend(ctx context.Context, e servicetest.Engine, items []search.Item) (search.Backend, func() error, error) {
+	url := os.Getenv(e.Var)
 	if url == "" {
-		return nil, nil, errors.New("MEDIA_BACKEND=opensearch needs OPENSEARCH_URL: start it with `make services`")
+		return nil, nil, fmt.Errorf("MEDIA_BACKEND=%s needs %s: %s", e.Name, e.Var, e.Start)
 	}
-	b, err := engine.New(engine.Config{URLs: []string{url}, Alias: servicetest.NewAlias()})
+	b, err := engine.New(engine.Config{URLs: []string{url}, Product: engine.Product(e.Product), Alias: servicetest.NewAlias()})
 	if err != nil {
 		return nil, nil, err
 	}
 	release := func() error { return servicetest.Release(b) }
 	if _, err := b.Load(ctx, search.Values(items)); err != nil {
-		return nil, nil, errors.Join(fmt.Errorf("load the fixture into OpenSearch: %w", err), release())
+		return nil, nil, errors.Join(fmt.Errorf("load the fixture into %s: %w", e.Product, err), release())
 	}
 	return b, release, nil
 }
@@ -115,8 +120,8 @@ func backendOf(t *testing.T, items []search.Item) search.Backend {
 		close func() error
 		err   error
 	)
-	if os.Getenv("MEDIA_BACKEND") == "opensearch" {
-		b, close, err = openSearchBackend(ctx, items)
+	if e, ok := engineOf(); ok {
+		b, close, err = engineBackend(ctx, e, items)
 	} else {
 		var bb *bleve.Backend
 		if bb, err = bleve.NewFromItems(ctx, t.TempDir(), items); err == nil {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -95,9 +94,10 @@ func bleveIndex(t *testing.T, ctx context.Context, items []search.Item) indexed 
 	}}
 }
 
-// openSearchIndex is an alias of its own in OpenSearch: a reindex loads a new index and moves the alias.
+// openSearchIndex is an alias of its own on the engine MEDIA_BACKEND names: a reindex loads a new index and moves the alias.
 func openSearchIndex(t *testing.T, ctx context.Context, items []search.Item) indexed {
-	b, closeIt, err := openSearchBackend(ctx, items)
+	e, _ := engineOf()
+	b, closeIt, err := engineBackend(ctx, e, items)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,8 +131,8 @@ func TestListsFollowReindex(t *testing.T) {
 	after[0].Author = "Zuzana Nováková (new)"
 
 	open, engine := bleveIndex, "bleve"
-	if os.Getenv("MEDIA_BACKEND") == "opensearch" {
-		open, engine = openSearchIndex, "opensearch"
+	if e, ok := engineOf(); ok {
+		open, engine = openSearchIndex, e.Name
 	}
 	for _, cached := range []bool{true, false} {
 		name := engine + "/uncached"

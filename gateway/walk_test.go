@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -132,8 +131,8 @@ func TestCursorErrors(t *testing.T) {
 // cursor-expired for its next page, rather than pages of another index, cached or not.
 func TestWalkAcrossReindex(t *testing.T) {
 	open, engine := bleveIndex, "bleve"
-	if os.Getenv("MEDIA_BACKEND") == "opensearch" {
-		open, engine = openSearchIndex, "opensearch"
+	if e, ok := engineOf(); ok {
+		open, engine = openSearchIndex, e.Name
 	}
 	for _, cached := range []bool{true, false} {
 		t.Run(fmt.Sprintf("%s/cached=%v", engine, cached), func(t *testing.T) {

@@ -5,6 +5,17 @@
 #   eval "$(scripts/services.sh start)"
 # sets the environment. `stop` stops only what this script started (it keeps their pid files).
 #
+# MEDIA_ENGINE=PRODUCT:VERSION picks the engine line (default opensearch:3.8.0): opensearch:3.8.0,
+# opensearch:2.19.4, elasticsearch:9.2.0, elasticsearch:8.19.5, each the integ-test zip from Maven
+# Central, each on its own HTTP port so several run side by side (OpenSearch 3.x 9200, 2.x 9201,
+# Elasticsearch 9.x 9202, 8.x 9203; transport port + 100; OPENSEARCH_PORT or ELASTICSEARCH_PORT
+# moves one). Elasticsearch's security is off, and `start` exports ELASTICSEARCH_URL for it.
+# MEDIA_ENGINE_SECURITY=on (Elasticsearch only) starts a second node of that line on port + 40 with
+# security on: HTTPS with the CA and node certificate in MEDIA_ENGINE_CERTS (ca.crt, node.crt,
+# node.key; the search/engine tests make them with Go's crypto), the least-privilege roles of the
+# README (roles.yml) and two file-realm users, mediagw-gateway and mediagw-admin, whose passwords
+# it makes once and exports with the URL and CA file.
+#
 # With OPENSEARCH_NODES=3 (or more) it manages an OpenSearch cluster instead, and only that: nodes
 # mediagw-cluster-1.. on HTTP ports 9211.. and transport ports 9311.. (OPENSEARCH_PORT,
 # OPENSEARCH_TRANSPORT_PORT), heap 320m each, beside the single node and out of its way. `start`
@@ -25,14 +36,50 @@ fi
 # carries every module, analysis-common (asciifolding) included; it never carries the security plugin.
 OPENSEARCH_VERSION=${OPENSEARCH_VERSION:-3.8.0}
 OPENSEARCH_NODES=${OPENSEARCH_NODES:-1}
+MEDIA_ENGINE=${MEDIA_ENGINE:-opensearch:$OPENSEARCH_VERSION}
+ENGINE=${MEDIA_ENGINE%%:*}
+ENGINE_VERSION=${MEDIA_ENGINE#*:}
+SECURE=${MEDIA_ENGINE_SECURITY:-off}
+if ((OPENSEARCH_NODES > 1)); then
+	ENGINE=opensearch ENGINE_VERSION=$OPENSEARCH_VERSION
+fi
+# The supported lines (search/engine refuses others) and the port each gets by default.
+case $ENGINE:${ENGINE_VERSION%%.*} in
+opensearch:3) ENGINE_PORT=${OPENSEARCH_PORT:-9200} ;;
+opensearch:2) ENGINE_PORT=${OPENSEARCH_PORT:-9201} ;;
+elasticsearch:9) ENGINE_PORT=${ELASTICSEARCH_PORT:-9202} ;;
+elasticsearch:8) ENGINE_PORT=${ELASTICSEARCH_PORT:-9203} ;;
+*)
+	echo "services: MEDIA_ENGINE=$MEDIA_ENGINE is not a supported line (opensearch:2.x or 3.x, elasticsearch:8.x or 9.x)" >&2
+	exit 2
+	;;
+esac
+case $SECURE in
+off) ;;
+on)
+	[[ $ENGINE == elasticsearch ]] || {
+		echo "services: MEDIA_ENGINE_SECURITY=on needs an Elasticsearch line (the OpenSearch zips carry no security plugin)" >&2
+		exit 2
+	}
+	ENGINE_PORT=$((ENGINE_PORT + 40))
+	;;
+*)
+	echo "services: MEDIA_ENGINE_SECURITY is on or off, not $SECURE" >&2
+	exit 2
+	;;
+esac
 if ((OPENSEARCH_NODES > 1)); then
 	OPENSEARCH_PORT=${OPENSEARCH_PORT:-9211}
 	OPENSEARCH_TRANSPORT_PORT=${OPENSEARCH_TRANSPORT_PORT:-9311}
 	OPENSEARCH_HEAP=${OPENSEARCH_HEAP:-320m}
 fi
-OPENSEARCH_PORT=${OPENSEARCH_PORT:-9200}
+OPENSEARCH_PORT=${OPENSEARCH_PORT:-$ENGINE_PORT}
 OPENSEARCH_HEAP=${OPENSEARCH_HEAP:-512m}
-OPENSEARCH_USER=${OPENSEARCH_USER:-opensearch}
+if [[ $ENGINE == elasticsearch ]]; then
+	OPENSEARCH_USER=${ELASTICSEARCH_USER:-elasticsearch}
+else
+	OPENSEARCH_USER=${OPENSEARCH_USER:-opensearch}
+fi
 OPENSEARCH_WAIT=${OPENSEARCH_WAIT:-180}
 REDIS_PORT=${REDIS_PORT:-6379}
 M2_REPO=${M2_REPO:-$HOME/.m2/repository}
@@ -46,7 +93,18 @@ else
 fi
 
 OS_URL="http://127.0.0.1:$OPENSEARCH_PORT"
+# The default line keeps the directory it always had; the others get one each.
 OS_DIR="$STATE/opensearch"
+if [[ $MEDIA_ENGINE != opensearch:$OPENSEARCH_VERSION || $SECURE == on ]]; then
+	OS_DIR="$STATE/$ENGINE-$ENGINE_VERSION"
+	[[ $SECURE == off ]] || OS_DIR+=-secure
+fi
+# curl's options for the node: the secure one answers HTTPS to the admin user only.
+CURL_AUTH=()
+if [[ $SECURE == on ]]; then
+	OS_URL="https://127.0.0.1:$OPENSEARCH_PORT"
+	CURL_AUTH=(--cacert "$OS_DIR/config/certs/ca.crt" --netrc-file "$OS_DIR/admin.netrc")
+fi
 OS_PID="$OS_DIR/opensearch.pid"
 OS_LOG="$OS_DIR/logs/mediagw-dev.log"
 OS_STARTUP_LOG="$OS_DIR/startup.log"
@@ -69,8 +127,9 @@ redis_up() {
 	redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping 2>/dev/null | grep -q PONG
 }
 
+# Elasticsearch's integ-test zip answers GET / with 405; the health of the cluster answers on all.
 opensearch_up() {
-	curl -fsS -m 3 "$OS_URL/" >/dev/null 2>&1
+	curl -fsS -m 3 "${CURL_AUTH[@]}" "$OS_URL/_cluster/health" >/dev/null 2>&1
 }
 
 as_root_install() {
@@ -99,39 +158,48 @@ start_redis() {
 	die "redis did not answer on 127.0.0.1:$REDIS_PORT"
 }
 
-# java_home prints a JDK of version 21 or newer: OPENSEARCH_JAVA_HOME, else Temurin 25, else the
-# newest under /usr/lib/jvm.
+# java_home prints the JDK the engine runs on: OPENSEARCH_JAVA_HOME, else the newest under
+# /usr/lib/jvm that the line supports (Temurin 25 here). OpenSearch 2.x needs 21 or older: it installs
+# a security manager, which JDK 24 removed; the others need 21 or newer.
 java_home() {
-	local cand major best='' best_major=0
+	local cand major best='' best_major=0 min=21 max=99
 	if [[ -n ${OPENSEARCH_JAVA_HOME:-} ]]; then
 		echo "$OPENSEARCH_JAVA_HOME"
 		return
 	fi
+	[[ $ENGINE:${ENGINE_VERSION%%.*} != opensearch:2 ]] || min=11 max=21
 	for cand in /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/*; do
 		[[ -x $cand/bin/java && -f $cand/release ]] || continue
 		major=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$cand/release")
-		if [[ -n $major && $major -ge 21 && $major -gt $best_major ]]; then
+		if [[ -n $major && $major -ge $min && $major -le $max && $major -gt $best_major ]]; then
 			best=$cand best_major=$major
 		fi
 	done
-	[[ -n $best ]] || die "no JDK 21 or newer under /usr/lib/jvm; set OPENSEARCH_JAVA_HOME"
+	if [[ -z $best && $max == 21 && ${1:-} != again ]]; then
+		as_root_install "a JDK 11 to 21 (for $MEDIA_ENGINE)" openjdk-17-jdk-headless
+		java_home again
+		return
+	fi
+	[[ -n $best ]] || die "no JDK $min to $max under /usr/lib/jvm for $MEDIA_ENGINE; set OPENSEARCH_JAVA_HOME"
 	echo "$best"
 }
 
-# opensearch_home prints the unpacked distribution, fetching and unpacking it the first time.
+# opensearch_home prints the unpacked distribution of the engine line, fetching and unpacking it the
+# first time.
 opensearch_home() {
-	local home="$CACHE/opensearch-$OPENSEARCH_VERSION"
-	local zip="$M2_REPO/org/opensearch/distribution/integ-test-zip/opensearch/$OPENSEARCH_VERSION/opensearch-$OPENSEARCH_VERSION.zip"
-	if [[ -x $home/bin/opensearch ]]; then
+	local home="$CACHE/$ENGINE-$ENGINE_VERSION" group=org.opensearch
+	[[ $ENGINE == opensearch ]] || group=org.elasticsearch
+	local zip="$M2_REPO/${group//.//}/distribution/integ-test-zip/$ENGINE/$ENGINE_VERSION/$ENGINE-$ENGINE_VERSION.zip"
+	if [[ -x $home/bin/$ENGINE ]]; then
 		echo "$home"
 		return
 	fi
 	if [[ ! -f $zip ]]; then
 		command -v mvn >/dev/null || as_root_install mvn maven
-		log "fetching OpenSearch $OPENSEARCH_VERSION from Maven Central"
+		log "fetching $MEDIA_ENGINE from Maven Central"
 		mvn -q dependency:get -Dtransitive=false \
-			-Dartifact="org.opensearch.distribution.integ-test-zip:opensearch:$OPENSEARCH_VERSION:zip" >&2 ||
-			die "could not resolve org.opensearch.distribution.integ-test-zip:opensearch:$OPENSEARCH_VERSION:zip"
+			-Dartifact="$group.distribution.integ-test-zip:$ENGINE:$ENGINE_VERSION:zip" >&2 ||
+			die "could not resolve $group.distribution.integ-test-zip:$ENGINE:$ENGINE_VERSION:zip"
 	fi
 	command -v unzip >/dev/null || as_root_install unzip unzip
 	log "unpacking $zip into $CACHE"
@@ -140,9 +208,8 @@ opensearch_home() {
 	tmp=$(mktemp -d "$CACHE/.unpack.XXXXXX")
 	unzip -q "$zip" -d "$tmp"
 	chmod -R a+rX "$tmp"
-	mv "$tmp/opensearch-$OPENSEARCH_VERSION" "$home"
+	mv "$tmp/$ENGINE-$ENGINE_VERSION" "$home"
 	rmdir "$tmp"
-	[[ -d $home/modules/analysis-common ]] || die "$home has no analysis-common module; use OpenSearch 3.5 or newer"
 	echo "$home"
 }
 
@@ -156,6 +223,8 @@ write_opensearch_config() {
 		# The stock options write GC logs and heap dumps relative to the (read-only) distribution.
 		sed -i -e "s#=logs/#=$dir/logs/#g; s#file=logs/#file=$dir/logs/#g; s#HeapDumpPath=data#HeapDumpPath=$dir/data#" "$conf/jvm.options"
 	fi
+	local yml=opensearch.yml
+	[[ $ENGINE == opensearch ]] || yml=elasticsearch.yml
 	# The node's settings are rewritten on every start so the script is their one source.
 	{
 		cat
@@ -169,7 +238,7 @@ cluster.routing.allocation.disk.watermark.high: 98%
 cluster.routing.allocation.disk.watermark.flood_stage: 99%
 action.destructive_requires_name: true
 EOF
-	} >"$conf/opensearch.yml"
+	} >"$conf/$yml"
 }
 
 # launch_opensearch HOME DIR HEAP: starts the node configured in DIR as a daemon, as the
@@ -184,6 +253,12 @@ launch_opensearch() {
 		chown -R "$OPENSEARCH_USER:" "$dir"
 		runner=(runuser -u "$OPENSEARCH_USER" --)
 	fi
+	if [[ $ENGINE == elasticsearch ]]; then
+		"${runner[@]}" env ES_JAVA_HOME="$jdk" ES_PATH_CONF="$dir/config" ES_TMPDIR="$dir/tmp" \
+			ES_JAVA_OPTS="-Xms$heap -Xmx$heap" \
+			"$home/bin/elasticsearch" -d -p "$dir/opensearch.pid" >"$dir/startup.log" 2>&1 9>&-
+		return
+	fi
 	"${runner[@]}" env OPENSEARCH_JAVA_HOME="$jdk" OPENSEARCH_PATH_CONF="$dir/config" \
 		OPENSEARCH_TMPDIR="$dir/tmp" OPENSEARCH_JAVA_OPTS="-Xms$heap -Xmx$heap" \
 		"$home/bin/opensearch" -d -p "$dir/opensearch.pid" >"$dir/startup.log" 2>&1 9>&-
@@ -191,7 +266,7 @@ launch_opensearch() {
 
 start_opensearch() {
 	if opensearch_up; then
-		if pid_alive "$OS_PID"; then log "opensearch already running (pid $(cat "$OS_PID"))"; else log "opensearch already answering on $OS_URL (not started by this script)"; fi
+		if pid_alive "$OS_PID"; then log "$MEDIA_ENGINE already running (pid $(cat "$OS_PID"))"; else log "$MEDIA_ENGINE already answering on $OS_URL (not started by this script)"; fi
 		# A running node may hold someone's index that asks for a replica (yellow): that is
 		# no reason to refuse it.
 		wait_opensearch yellow
@@ -199,19 +274,81 @@ start_opensearch() {
 	fi
 	local home
 	home=$(opensearch_home)
-	write_opensearch_config "$home" "$OS_DIR" <<EOF
+	write_opensearch_config "$home" "$OS_DIR" < <(node_settings)
+	[[ $SECURE == off ]] || secure_setup "$home"
+	log "starting $MEDIA_ENGINE on $OS_URL (heap $OPENSEARCH_HEAP, java $(java_home))"
+	local started=$SECONDS
+	launch_opensearch "$home" "$OS_DIR" "$OPENSEARCH_HEAP" || opensearch_failed "OpenSearch exited during start-up"
+	wait_opensearch green
+	log "$MEDIA_ENGINE ready in $((SECONDS - started))s"
+}
+
+# node_settings prints the single node's own settings.
+node_settings() {
+	cat <<EOF
 cluster.name: mediagw-dev
 node.name: mediagw-dev-1
 discovery.type: single-node
 http.port: $OPENSEARCH_PORT
+transport.port: $((OPENSEARCH_PORT + 100))
+EOF
+	if [[ $ENGINE == opensearch ]]; then
+		cat <<EOF
 # One node can never hold a replica; indices without one are green.
 cluster.default_number_of_replicas: 0
 EOF
-	log "starting OpenSearch $OPENSEARCH_VERSION on $OS_URL (heap $OPENSEARCH_HEAP, java $(java_home))"
-	local started=$SECONDS
-	launch_opensearch "$home" "$OS_DIR" "$OPENSEARCH_HEAP" || opensearch_failed "OpenSearch exited during start-up"
-	wait_opensearch green
-	log "opensearch ready in $((SECONDS - started))s"
+		return
+	fi
+	# Elasticsearch has no default replica setting: an index asking for one is yellow on one node.
+	if [[ $SECURE == off ]]; then
+		echo 'xpack.security.enabled: false'
+		return
+	fi
+	# Single-node discovery needs no transport TLS; HTTP is TLS with the node's certificate.
+	cat <<EOF
+xpack.security.enabled: true
+xpack.security.http.ssl.enabled: true
+xpack.security.http.ssl.certificate: certs/node.crt
+xpack.security.http.ssl.key: certs/node.key
+xpack.security.http.ssl.certificate_authorities: [certs/ca.crt]
+EOF
+}
+
+# secure_setup HOME: the secure node's certificates (from MEDIA_ENGINE_CERTS, the first time), roles
+# and users. The passwords are made once and kept in the node's directory, readable by root only.
+secure_setup() {
+	local home=$1 conf="$OS_DIR/config" user pass
+	if [[ ! -f $conf/certs/ca.crt ]]; then
+		[[ -n ${MEDIA_ENGINE_CERTS:-} && -f $MEDIA_ENGINE_CERTS/ca.crt && -f $MEDIA_ENGINE_CERTS/node.crt && -f $MEDIA_ENGINE_CERTS/node.key ]] ||
+			die "MEDIA_ENGINE_SECURITY=on needs MEDIA_ENGINE_CERTS=DIR holding ca.crt, node.crt and node.key (the search/engine security test makes them)"
+		mkdir -p "$conf/certs"
+		cp "$MEDIA_ENGINE_CERTS"/{ca.crt,node.crt,node.key} "$conf/certs/"
+	fi
+	# The least privileges of the README: the gateway reads the alias; mediactl makes, fills and
+	# swaps the alias's versioned indices. Both read the engine's product and version (monitor).
+	cat >"$conf/roles.yml" <<EOF
+mediagw_gateway:
+  cluster: [monitor]
+  indices:
+    - names: ['media', 'media-*', 'mediagw-test-*']
+      privileges: [read, view_index_metadata]
+mediagw_admin:
+  cluster: [monitor]
+  indices:
+    - names: ['media', 'media-*', 'mediagw-test-*']
+      privileges: [create_index, write, read, manage, view_index_metadata]
+EOF
+	for user in gateway admin; do
+		if [[ ! -s $OS_DIR/$user.password ]]; then
+			pass=$(head -c 64 /dev/urandom | base64 | LC_ALL=C tr -dc 'A-Za-z0-9')
+			(umask 077 && printf '%s' "${pass:0:24}" >"$OS_DIR/$user.password")
+		fi
+		pass=$(cat "$OS_DIR/$user.password")
+		env ES_JAVA_HOME="$(java_home)" ES_PATH_CONF="$conf" "$home/bin/elasticsearch-users" userdel "mediagw-$user" >/dev/null 2>&1 || true
+		env ES_JAVA_HOME="$(java_home)" ES_PATH_CONF="$conf" "$home/bin/elasticsearch-users" useradd "mediagw-$user" \
+			-p "$pass" -r "mediagw_$user" >&2 || die "elasticsearch-users useradd mediagw-$user failed"
+	done
+	(umask 077 && printf 'machine 127.0.0.1 login mediagw-admin password %s\n' "$(cat "$OS_DIR/admin.password")" >"$OS_DIR/admin.netrc")
 }
 
 # The cluster (OPENSEARCH_NODES > 1): node I answers HTTP on OPENSEARCH_PORT+I-1.
@@ -281,11 +418,12 @@ opensearch_failed() {
 }
 
 # wait_opensearch STATUS [QUERY] waits, bounded, for a cluster at least STATUS (green or yellow),
-# and what QUERY adds to the health request, that folds accents (analysis-common loaded).
+# and what QUERY adds to the health request, that folds accents when the line carries
+# analysis-common (OpenSearch 3.5 and newer; Elasticsearch's and OpenSearch 2.x's zips do not).
 wait_opensearch() {
 	local want=$1 more=${2:-} deadline=$((SECONDS + OPENSEARCH_WAIT)) status=''
 	while ((SECONDS < deadline)); do
-		status=$(curl -sS -m 5 "$OS_URL/_cluster/health?wait_for_status=$want&timeout=2s$more" 2>/dev/null |
+		status=$(curl -sS -m 5 "${CURL_AUTH[@]}" "$OS_URL/_cluster/health?wait_for_status=$want&timeout=2s$more" 2>/dev/null |
 			sed -n 's/.*"status":"\([a-z]*\)".*/\1/p') || true
 		[[ $status == green || ($want == yellow && $status == yellow) ]] && break
 		# The daemon writes its pid file some seconds into start-up; until then only its stderr
@@ -298,6 +436,7 @@ wait_opensearch() {
 	done
 	[[ $status == green || ($want == yellow && $status == yellow) ]] ||
 		opensearch_failed "OpenSearch not $want after ${OPENSEARCH_WAIT}s (status: ${status:-no answer})"
+	[[ -d $CACHE/$ENGINE-$ENGINE_VERSION/modules/analysis-common ]] || return 0
 	curl -fsS -m 10 -H 'Content-Type: application/json' "$OS_URL/_analyze" \
 		-d '{"tokenizer":"standard","filter":["lowercase","asciifolding"],"text":"Élan"}' 2>/dev/null |
 		grep -q '"token":"elan"' || die "OpenSearch at $OS_URL cannot fold accents (analysis-common missing?)"
@@ -331,16 +470,27 @@ status() {
 		rc=1
 	fi
 	if opensearch_up; then
-		log "opensearch: up on $OS_URL$(pid_alive "$OS_PID" && echo " (pid $(cat "$OS_PID"))"), version $(curl -fsS -m 3 "$OS_URL/" | sed -n 's/.*"number" *: *"\([^"]*\)".*/\1/p'), health $(curl -fsS -m 3 "$OS_URL/_cluster/health" | sed -n 's/.*"status":"\([a-z]*\)".*/\1/p')"
+		log "$ENGINE: up on $OS_URL$(pid_alive "$OS_PID" && echo " (pid $(cat "$OS_PID"))"), version $(curl -fsS -m 3 "${CURL_AUTH[@]}" "$OS_URL/_nodes/_local?filter_path=nodes.*.version" | sed -n 's/.*"version" *: *"\([^"]*\)".*/\1/p'), health $(curl -fsS -m 3 "${CURL_AUTH[@]}" "$OS_URL/_cluster/health" | sed -n 's/.*"status":"\([a-z]*\)".*/\1/p')"
 	else
-		log "opensearch: down"
+		log "$ENGINE: down on $OS_URL"
 		rc=1
 	fi
 	return $rc
 }
 
 print_env() {
-	echo "export OPENSEARCH_URL=$OS_URL"
+	if [[ $ENGINE == opensearch ]]; then
+		echo "export OPENSEARCH_URL=$OS_URL"
+	else
+		echo "export ELASTICSEARCH_URL=$OS_URL"
+	fi
+	if [[ $SECURE == on ]]; then
+		echo "export ELASTICSEARCH_CA_FILE=$OS_DIR/config/certs/ca.crt"
+		echo "export ELASTICSEARCH_USERNAME=mediagw-gateway"
+		echo "export ELASTICSEARCH_PASSWORD=$(cat "$OS_DIR/gateway.password")"
+		echo "export MEDIA_ENGINE_ADMIN_USERNAME=mediagw-admin"
+		echo "export MEDIA_ENGINE_ADMIN_PASSWORD=$(cat "$OS_DIR/admin.password")"
+	fi
 	echo "export REDIS_URL=redis://127.0.0.1:$REDIS_PORT/0"
 }
 
@@ -383,8 +533,9 @@ main() {
 		print_env
 		;;
 	stop)
-		stop_one opensearch "$OS_PID"
-		stop_one redis "$REDIS_PID"
+		stop_one "$MEDIA_ENGINE" "$OS_PID"
+		# Redis goes with the default line only: another line's stop leaves it to the others.
+		[[ $MEDIA_ENGINE != opensearch:$OPENSEARCH_VERSION || $SECURE == on ]] || stop_one redis "$REDIS_PID"
 		;;
 	status)
 		status && print_env

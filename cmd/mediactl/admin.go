@@ -8,6 +8,7 @@ import (
 
 	"mediagw/cmd/internal/backends"
 	"mediagw/search"
+	"mediagw/search/engine"
 )
 
 func runStatus(ctx context.Context, e *env, args []string) error {
@@ -22,6 +23,10 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	infos, err := b.Status(ctx)
 	if err != nil {
 		return err
+	}
+	// An engine backend knows what it talks to (it checked at open); the embedded index is ours.
+	if eb, ok := b.(interface{ Engine() engine.Engine }); ok {
+		fmt.Fprintf(e.stdout, "engine: %s\n", eb.Engine())
 	}
 	if len(infos) == 0 {
 		fmt.Fprintln(e.stdout, "no index yet: mediactl load FILE builds one")

@@ -70,7 +70,7 @@ func benchFlagSet(fs *flag.FlagSet, e *env) {
 	fs.StringVar(&b.rss, "rss", "", "processes whose RSS to sample during the run, comma-separated NAME=PID")
 	fs.StringVar(&b.cpu, "cpu", "", "processes whose CPU time to charge to each target, comma-separated NAME=PID (the harness is always counted)")
 	fs.IntVar(&b.probeN, "n", 50, "probe: cached requests after the cold one")
-	fs.BoolVar(&b.clear, "clear-cache", true, "probe: clear OpenSearch's request cache before each target's cold request")
+	fs.BoolVar(&b.clear, "clear-cache", true, "probe: clear the engine's request cache before each target's cold request")
 	fs.IntVar(&b.batch, "batch", 1000, "load: documents per bulk request, both ways (1000 is what mediactl load sends)")
 	fs.IntVar(&b.workers, "workers", 2, "load: bulk requests in flight, both ways (2 is what mediactl load sends)")
 	fs.StringVar(&b.metrics, "metrics", "", "gateways' metrics URLs (admin listener), comma-separated NAME=URL by -gateway name: their own time, GC and cache figures per run")
@@ -103,7 +103,8 @@ func benchTargets(e *env) ([]bench.Target, error) {
 	b := e.bench
 	var out []bench.Target
 	if b.direct {
-		out = append(out, bench.NewOpenSearch("opensearch", firstURL(e.cfg.OpenSearchURL), bench.NewClient(b.conc, b.timeout)))
+		u, _ := backends.EngineAddress(e.cfg)
+		out = append(out, bench.NewOpenSearch("opensearch", u, bench.NewClient(b.conc, b.timeout)))
 	}
 	gateways, err := benchGateways(e)
 	if err != nil {
@@ -142,8 +143,6 @@ func benchGateways(e *env) ([]*bench.Gateway, error) {
 	}
 	return out, nil
 }
-
-func firstURL(list string) string { return config.SplitList(list)[0] }
 
 func benchMix(ctx context.Context, e *env) error {
 	b := e.bench
@@ -250,7 +249,8 @@ func benchMix(ctx context.Context, e *env) error {
 // or completions (suggest).
 func benchRequests(e *env, corpus *bench.Corpus) (*bench.Mix, error) {
 	b := e.bench
-	opt := bench.MixOptions{Seed: b.seed, Alias: e.cfg.OpenSearchIndex, Distinct: b.distinct}
+	_, alias := backends.EngineAddress(e.cfg)
+	opt := bench.MixOptions{Seed: b.seed, Alias: alias, Distinct: b.distinct}
 	switch b.mode {
 	case "extras":
 		opt.Without = []bench.Kind{bench.KindItem, bench.KindCategories, bench.KindAuthors}
@@ -335,7 +335,8 @@ func benchProbe(ctx context.Context, e *env) error {
 	var clear func(context.Context) error
 	if b.clear {
 		client := bench.NewClient(1, b.timeout)
-		u := firstURL(e.cfg.OpenSearchURL) + "/" + e.cfg.OpenSearchIndex + "/_cache/clear?request=true"
+		u, alias := backends.EngineAddress(e.cfg)
+		u += "/" + alias + "/_cache/clear?request=true"
 		clear = func(ctx context.Context) error {
 			req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, nil)
 			if err != nil {
@@ -343,16 +344,17 @@ func benchProbe(ctx context.Context, e *env) error {
 			}
 			resp, err := client.Do(req)
 			if err != nil {
-				return fmt.Errorf("clear OpenSearch request cache: %w", err)
+				return fmt.Errorf("clear the engine's request cache: %w", err)
 			}
 			resp.Body.Close()
 			if resp.StatusCode != http.StatusOK {
-				return fmt.Errorf("clear OpenSearch request cache: status %d", resp.StatusCode)
+				return fmt.Errorf("clear the engine's request cache: status %d", resp.StatusCode)
 			}
 			return nil
 		}
 	}
-	res, err := bench.Probe(ctx, targets, e.cfg.OpenSearchIndex, b.probeN, b.timeout, clear)
+	_, alias := backends.EngineAddress(e.cfg)
+	res, err := bench.Probe(ctx, targets, alias, b.probeN, b.timeout, clear)
 	if err != nil {
 		return err
 	}
@@ -374,10 +376,10 @@ func benchLoad(ctx context.Context, e *env) error {
 			return err
 		}
 	}
-	url := firstURL(e.cfg.OpenSearchURL)
+	url, alias := backends.EngineAddress(e.cfg)
 	fmt.Fprintf(e.stdout, "load: %d items from %s into %s, %d per bulk request, %d in flight, both ways\n",
 		len(docs), b.catalogue, config.Redact(url), b.batch, b.workers)
-	plain := bench.PlainBulk{Client: bench.NewClient(b.workers, 0), URL: url, Index: e.cfg.OpenSearchIndex + "-plainbulk",
+	plain := bench.PlainBulk{Client: bench.NewClient(b.workers, 0), URL: url, Index: alias + "-plainbulk",
 		Definition: mapping, Batch: b.batch, Workers: b.workers}
 	procs, err := parsePIDs(b.cpu)
 	if err != nil {
@@ -389,7 +391,7 @@ func benchLoad(ctx context.Context, e *env) error {
 		return err
 	}
 	// The backend as mediactl load makes it (cmd/internal/backends), with the same bulk sizes.
-	backend, err := backends.OpenSearch(e.cfg, func(c *engine.Config) { c.BatchSize, c.Workers = b.batch, b.workers })
+	backend, err := backends.Engine(e.cfg, func(c *engine.Config) { c.BatchSize, c.Workers = b.batch, b.workers })
 	if err != nil {
 		return err
 	}

@@ -224,13 +224,14 @@ func testCatalogue(t *testing.T, n int) string {
 	return path
 }
 
-// openSearchEnv is the settings of the real OpenSearch under an alias of the test's own, whose
-// indices are removed when the test ends.
+// openSearchEnv is the settings of the real engine under test (servicetest.TestEngine) under an
+// alias of the test's own, whose indices are removed when the test ends.
 func openSearchEnv(t *testing.T) map[string]string {
-	b := servicetest.OpenSearch(t, func(url, alias string) (*engine.Backend, error) {
-		return engine.New(engine.Config{URLs: []string{url}, Alias: alias})
+	b := servicetest.OpenEngine(t, func(e servicetest.Engine, url, alias string) (*engine.Backend, error) {
+		return engine.New(engine.Config{URLs: []string{url}, Product: engine.Product(e.Product), Alias: alias})
 	})
-	return map[string]string{"MEDIA_BACKEND": "opensearch", "OPENSEARCH_URL": servicetest.OpenSearchURL(t), "OPENSEARCH_INDEX": b.Alias()}
+	e := servicetest.TestEngine(t)
+	return map[string]string{"MEDIA_BACKEND": e.Name, e.Var: servicetest.EngineURL(t), e.IndexVar(): b.Alias()}
 }
 
 // TestAdminCommands runs load, status and rollback on each backend as operators do, through the
@@ -275,6 +276,11 @@ func TestAdminCommands(t *testing.T) {
 				{args: []string{"status"}, want: []string{"INDEX", "ITEMS", "STATE"}, count: map[string]int{" 60 ": 1, " 120 ": 1, "live": 1}},
 				{args: []string{"rollback"}, want: []string{"is live again"}},
 				{args: []string{"status"}, count: map[string]int{" 60 ": 1, "live": 1}},
+			}
+			if e, ok := servicetest.EngineNamed(envs["MEDIA_BACKEND"]); ok {
+				// An engine's status names the engine it checked at open.
+				steps = append(steps, steps[len(steps)-1])
+				steps[len(steps)-1].want = []string{"engine: " + e.Product + " "}
 			}
 			for i, st := range steps {
 				stdout, stderr, err := mediactl(t, envs, st.args...)

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"mediagw/catalogue"
+	"mediagw/internal/servicetest"
 	blevebackend "mediagw/search/bleve"
 	"mediagw/search/searchtest"
 )
@@ -477,6 +478,31 @@ func TestBadConfiguration(t *testing.T) {
 			}
 			if msg := err.Error(); !strings.Contains(msg, tt.want) || strings.Contains(msg, "\n") {
 				t.Errorf("error %q: want one line naming %s", msg, tt.want)
+			}
+		})
+	}
+}
+
+// TestRefusesWrongEngine: a gateway told one engine and pointed at the other refuses to start,
+// naming what it expected and what it found, with its version.
+func TestRefusesWrongEngine(t *testing.T) {
+	for _, found := range servicetest.Engines {
+		t.Run(found.Name, func(t *testing.T) {
+			u := found.URL(t)
+			told := servicetest.Engines[0]
+			if told == found {
+				told = servicetest.Engines[1]
+			}
+			e := testEnv(t)
+			e["MEDIA_BACKEND"], e[told.Var] = told.Name, u
+			ctx, cancel := context.WithTimeout(t.Context(), waitLimit)
+			defer cancel()
+			err := run(ctx, nil, func(k string) string { return e[k] }, io.Discard, func(net.Addr, net.Addr) {
+				t.Errorf("started listening")
+			})
+			want := "MEDIA_BACKEND=" + told.Name + ": expected " + told.Product + " "
+			if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), ", but "+u+" is "+found.Product+" ") {
+				t.Errorf("run: %v, want %q... but %s is %s <version>", err, want, u, found.Product)
 			}
 		})
 	}

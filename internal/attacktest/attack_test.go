@@ -51,10 +51,11 @@ func TestAttack(t *testing.T) {
 			underPressure(t, start(t, append(env, fmt.Sprintf("MEDIA_MAX_CONNS=%d", pressureCap))))
 		})
 	})
-	t.Run("opensearch", func(t *testing.T) {
-		u := servicetest.OpenSearchURL(t)
+	e := servicetest.TestEngine(t)
+	t.Run(e.Name, func(t *testing.T) {
+		u := e.URL(t)
 		alias := servicetest.NewAlias()
-		b, err := engine.New(engine.Config{URLs: []string{u}, Alias: alias})
+		b, err := engine.New(engine.Config{URLs: []string{u}, Product: engine.Product(e.Product), Alias: alias})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,9 +64,9 @@ func TestAttack(t *testing.T) {
 				t.Errorf("remove the suite's indices: %v", err)
 			}
 		})
-		env := []string{"MEDIA_BACKEND=opensearch", "OPENSEARCH_URL=" + u, "OPENSEARCH_INDEX=" + alias}
+		env := []string{"MEDIA_BACKEND=" + e.Name, e.Var + "=" + u, e.IndexVar() + "=" + alias}
 		run(t, env, filepath.Join(build(t), "mediactl"), "load", cat)
-		attack(t, start(t, env), "OpenSearch, "+catName)
+		attack(t, start(t, env), e.Product+", "+catName)
 	})
 }
 

@@ -1,6 +1,6 @@
 // Package attacktest is the attack suite (make attack-test): it builds the real mediagw and
-// mediactl, loads the real catalogue into a fresh embedded index (and into OpenSearch when
-// OPENSEARCH_URL is set), runs the binary and sends it hostile traffic: slow and idle
+// mediactl, loads the real catalogue into a fresh embedded index (and into the engine under test,
+// internal/servicetest.TestEngine, when its URL is set), runs the binary and sends it hostile traffic: slow and idle
 // connections, huge paths, query strings and headers, bodies, Content-Length with
 // Transfer-Encoding, double-encoded paths and the costliest valid searches, asserting what the
 // API promises under each and reporting the figures (docs/attack.md). Its tests carry the attack

@@ -101,11 +101,11 @@ func run(t *testing.T, env []string, name string, args ...string) {
 	}
 }
 
-// cleanEnv is the environment without the settings of mediagw, Redis and OpenSearch, which each
+// cleanEnv is the environment without the settings of mediagw, Redis and the engines, which each
 // run sets itself.
 func cleanEnv() []string {
 	return slices.DeleteFunc(os.Environ(), func(kv string) bool {
-		return strings.HasPrefix(kv, "MEDIA_") || strings.HasPrefix(kv, "REDIS_") || strings.HasPrefix(kv, "OPENSEARCH_") || strings.HasPrefix(kv, "GOMEMLIMIT=")
+		return strings.HasPrefix(kv, "MEDIA_") || strings.HasPrefix(kv, "REDIS_") || strings.HasPrefix(kv, "OPENSEARCH_") || strings.HasPrefix(kv, "ELASTICSEARCH_") || strings.HasPrefix(kv, "GOMEMLIMIT=")
 	})
 }
 

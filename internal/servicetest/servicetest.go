@@ -1,5 +1,6 @@
-// Package servicetest gives tests the real services they need (Redis, OpenSearch) by one rule: a
-// service whose variable is unset skips the test with how to start it, except in CI, where it fails.
+// Package servicetest gives tests the real services they need (Redis, and OpenSearch or
+// Elasticsearch) by one rule: a service whose variable is unset skips the test with how to start it,
+// except in CI, where it fails.
 package servicetest
 
 import (
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -65,22 +67,81 @@ func WaitForRedis(t testing.TB, c redis.UniversalClient) {
 	}
 }
 
+// Engine is a search engine line the tests can run on.
+type Engine struct {
+	// Name is its MEDIA_BACKEND and MEDIA_TEST_ENGINE name: "opensearch" or "elasticsearch".
+	Name string
+	// Product is its search/engine.Product: "OpenSearch" or "Elasticsearch".
+	Product string
+	// Var is the variable holding its URL; Start says how to start it.
+	Var, Start string
+}
+
+// Engines are the lines, the default first.
+var Engines = []Engine{
+	{Name: "opensearch", Product: "OpenSearch", Var: "OPENSEARCH_URL",
+		Start: "start it with `make services` and set OPENSEARCH_URL=http://127.0.0.1:9200"},
+	{Name: "elasticsearch", Product: "Elasticsearch", Var: "ELASTICSEARCH_URL",
+		Start: "start it with `MEDIA_ENGINE=elasticsearch:9.2.0 make services` and set ELASTICSEARCH_URL=http://127.0.0.1:9202"},
+}
+
+// IndexVar is the variable naming its alias (OPENSEARCH_INDEX, ELASTICSEARCH_INDEX).
+func (e Engine) IndexVar() string { return strings.TrimSuffix(e.Var, "_URL") + "_INDEX" }
+
+// EngineNamed is the line of that name, or false.
+func EngineNamed(name string) (Engine, bool) {
+	for _, e := range Engines {
+		if e.Name == name {
+			return e, true
+		}
+	}
+	return Engine{}, false
+}
+
+// TestEngine is the engine under test: MEDIA_TEST_ENGINE, OpenSearch when unset. A name it does
+// not know fails the test.
+func TestEngine(t testing.TB) Engine {
+	t.Helper()
+	name := os.Getenv("MEDIA_TEST_ENGINE")
+	if name == "" {
+		return Engines[0]
+	}
+	e, ok := EngineNamed(name)
+	if !ok {
+		t.Fatalf("MEDIA_TEST_ENGINE=%s: use opensearch or elasticsearch", name)
+	}
+	return e
+}
+
 var (
-	readyOnce sync.Once
-	readyErr  error
+	readyMu sync.Mutex
+	ready   = map[string]error{}
 )
 
-// OpenSearchURL is OPENSEARCH_URL, once the engine there answers (waiting up to a minute, once per
-// test binary); an engine that is named but does not answer fails the test.
-func OpenSearchURL(t testing.TB) string {
+// EngineURL is the URL of the engine under test (TestEngine), once the engine there answers
+// (waiting up to a minute, once per URL and test binary); an engine that is named but does not
+// answer fails the test.
+func EngineURL(t testing.TB) string {
 	t.Helper()
-	u := os.Getenv("OPENSEARCH_URL")
+	return TestEngine(t).URL(t)
+}
+
+// URL is the URL of e, once the engine there answers (see EngineURL).
+func (e Engine) URL(t testing.TB) string {
+	t.Helper()
+	u := os.Getenv(e.Var)
 	if u == "" {
-		Missing(t, "OpenSearch not configured: start it with `make services` and set OPENSEARCH_URL=http://127.0.0.1:9200")
+		Missing(t, e.Product+" not configured: "+e.Start)
 	}
-	readyOnce.Do(func() { readyErr = waitForEngine(u, time.Minute) })
-	if readyErr != nil {
-		t.Fatalf("OpenSearch at %s: %v", u, readyErr)
+	readyMu.Lock()
+	err, done := ready[u]
+	if !done {
+		err = waitForEngine(u, time.Minute)
+		ready[u] = err
+	}
+	readyMu.Unlock()
+	if err != nil {
+		t.Fatalf("%s at %s: %v", e.Product, u, err)
 	}
 	return u
 }
@@ -110,7 +171,7 @@ func waitForEngine(u string, within time.Duration) error {
 	}
 }
 
-// NewAlias is a fresh OpenSearch alias, "mediagw-test-<random>", for one test's own indices: tests
+// NewAlias is a fresh engine alias, "mediagw-test-<random>", for one test's own indices: tests
 // running at once (other packages, other checkouts on the same engine) never share one.
 func NewAlias() string {
 	var r [6]byte
@@ -132,15 +193,15 @@ func Release(b Droppable) error {
 	return errors.Join(b.Drop(ctx), b.Close())
 }
 
-// OpenSearch opens a backend over a fresh alias (NewAlias) on the test engine (OpenSearchURL) with
-// open, the backend's constructor, and releases it when the test ends. It takes the constructor,
-// rather than importing search/engine, so that package's own tests can use it too.
-func OpenSearch[B Droppable](t testing.TB, open func(url, alias string) (B, error)) B {
+// OpenEngine opens a backend over a fresh alias (NewAlias) on the engine under test (TestEngine)
+// with open, the backend's constructor, and releases it when the test ends. It takes the
+// constructor, rather than importing search/engine, so that package's own tests can use it too.
+func OpenEngine[B Droppable](t testing.TB, open func(e Engine, url, alias string) (B, error)) B {
 	t.Helper()
-	u := OpenSearchURL(t)
-	b, err := open(u, NewAlias())
+	e := TestEngine(t)
+	b, err := open(e, e.URL(t), NewAlias())
 	if err != nil {
-		t.Fatalf("open a test OpenSearch backend: %v", err)
+		t.Fatalf("open a test %s backend: %v", e.Product, err)
 	}
 	t.Cleanup(func() {
 		if err := Release(b); err != nil {

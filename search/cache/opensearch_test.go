@@ -28,8 +28,8 @@ func newOpenSearch(t testing.TB) *engine.Backend {
 		next = next.Add(time.Second)
 		return next
 	}
-	return servicetest.OpenSearch(t, func(url, alias string) (*engine.Backend, error) {
-		return engine.New(engine.Config{URLs: []string{url}, Alias: alias, Now: now})
+	return servicetest.OpenEngine(t, func(e servicetest.Engine, url, alias string) (*engine.Backend, error) {
+		return engine.New(engine.Config{URLs: []string{url}, Product: engine.Product(e.Product), Alias: alias, Now: now})
 	})
 }
 

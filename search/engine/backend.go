@@ -5,16 +5,20 @@ package engine
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"net"
 	"net/http"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/opensearch-project/opensearch-go/v4"
@@ -28,6 +32,17 @@ import (
 type Config struct {
 	// URLs of the engine's nodes, with credentials in the user info if the cluster needs them.
 	URLs []string
+	// Product is the engine the URLs must lead to (Detect); default OpenSearch.
+	Product Product
+	// Username and Password, when set, authenticate every request (HTTP basic) that the URL's
+	// user info does not.
+	Username, Password string
+	// APIKey, when set, is sent as "Authorization: ApiKey <APIKey>" (Elasticsearch's API keys,
+	// the base64 "encoded" form its create API answers) instead of basic authentication.
+	APIKey string
+	// CAFile is a PEM file of the certificate authorities that sign the nodes' HTTPS certificates,
+	// trusted besides the system's. It does not apply to a Transport of the configuration's own.
+	CAFile string
 	// Alias is the name readers query; loads create versioned indices "<Alias>-<UTC time>" behind it.
 	// Default DefaultAlias.
 	Alias string
@@ -78,6 +93,9 @@ func (c Config) withDefaults() Config {
 	if c.Alias == "" {
 		c.Alias = DefaultAlias
 	}
+	if c.Product == "" {
+		c.Product = OpenSearch
+	}
 	if c.Mapping == nil {
 		c.Mapping = mappings.Items
 	}
@@ -125,6 +143,8 @@ type Backend struct {
 	names nameCache
 	// mappingVersion is the mapping's _meta.mapping_version (mappings.ReadMeta).
 	mappingVersion int
+	// engine is what Detect found.
+	engine atomic.Pointer[Engine]
 }
 
 // New checks the configuration and makes a client; it does not contact the engine (see Ping).
@@ -147,11 +167,22 @@ func New(cfg Config) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opensearch: index definition: %w", err)
 	}
+	if _, ok := majors[cfg.Product]; !ok {
+		return nil, fmt.Errorf("opensearch: product %q: use %s or %s", cfg.Product, Elasticsearch, OpenSearch)
+	}
 	tr := cfg.Transport
 	if tr == nil {
-		tr = newTransport(cfg)
+		t, err := newTransport(cfg)
+		if err != nil {
+			return nil, err
+		}
+		tr = t
 	}
-	base := opensearch.Config{Addresses: cfg.URLs, Transport: tr, DiscoverNodesInterval: max(cfg.DiscoverInterval, 0)}
+	base := opensearch.Config{Addresses: cfg.URLs, Transport: tr, DiscoverNodesInterval: max(cfg.DiscoverInterval, 0),
+		Username: cfg.Username, Password: cfg.Password}
+	if cfg.APIKey != "" {
+		base.Header = http.Header{"Authorization": {"ApiKey " + cfg.APIKey}}
+	}
 	if cfg.DiscoverInterval > 0 {
 		discover := true
 		base.DiscoverNodesOnStart = &discover
@@ -181,9 +212,25 @@ func New(cfg Config) (*Backend, error) {
 }
 
 // newTransport is the HTTP transport of a configuration that brings none: keep-alive connections
-// sized by MaxConns, and compressed answers only when asked for.
-func newTransport(cfg Config) *http.Transport {
+// sized by MaxConns, compressed answers only when asked for, and the CA file's authorities trusted.
+func newTransport(cfg Config) (*http.Transport, error) {
+	var tlsConfig *tls.Config
+	if cfg.CAFile != "" {
+		pem, err := os.ReadFile(cfg.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("opensearch: CA file: %w", err)
+		}
+		pool, err := x509.SystemCertPool()
+		if err != nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("opensearch: CA file %s: no PEM certificate in it", cfg.CAFile)
+		}
+		tlsConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	}
 	return &http.Transport{
+		TLSClientConfig:       tlsConfig,
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		MaxIdleConns:          cfg.MaxConns * len(cfg.URLs),
@@ -193,7 +240,7 @@ func newTransport(cfg Config) *http.Transport {
 		ExpectContinueTimeout: time.Second,
 		ForceAttemptHTTP2:     true,
 		DisableCompression:    !cfg.Compression,
-	}
+	}, nil
 }
 
 // Alias is the alias the backend reads.

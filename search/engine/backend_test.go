@@ -14,13 +14,13 @@ import (
 )
 
 // engineURL is the engine the tests use (see internal/servicetest).
-func engineURL(t testing.TB) string { return servicetest.OpenSearchURL(t) }
+func engineURL(t testing.TB) string { return servicetest.EngineURL(t) }
 
 // newBackend opens a backend on an alias of its own, whose indices are deleted after the test.
 func newBackend(t testing.TB, cfg Config) *Backend {
 	t.Helper()
-	return servicetest.OpenSearch(t, func(url, alias string) (*Backend, error) {
-		cfg.URLs = []string{url}
+	return servicetest.OpenEngine(t, func(e servicetest.Engine, url, alias string) (*Backend, error) {
+		cfg.URLs, cfg.Product = []string{url}, Product(e.Product)
 		if cfg.Alias == "" {
 			cfg.Alias = alias
 		}
@@ -212,10 +212,10 @@ func TestListPartitions(t *testing.T) {
 
 // TestCompression: the engine's answers are not compressed unless the configuration asks.
 func TestCompression(t *testing.T) {
-	if tr := newTransport(Config{}.withDefaults()); !tr.DisableCompression {
-		t.Error("the default transport asks for compressed answers")
+	if tr, err := newTransport(Config{}.withDefaults()); err != nil || !tr.DisableCompression {
+		t.Errorf("the default transport asks for compressed answers (or fails: %v)", err)
 	}
-	if tr := newTransport(Config{Compression: true}.withDefaults()); tr.DisableCompression {
-		t.Error("with Compression, the transport does not ask for compressed answers")
+	if tr, err := newTransport(Config{Compression: true}.withDefaults()); err != nil || tr.DisableCompression {
+		t.Errorf("with Compression, the transport does not ask for compressed answers (or fails: %v)", err)
 	}
 }

@@ -5,6 +5,7 @@ package backends
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"time"
@@ -26,6 +27,8 @@ type opener struct {
 	serve func(ctx context.Context, cfg config.Config, log *zap.Logger, reg prometheus.Registerer) (search.Backend, func(), error)
 	// admin opens it to load, list and roll back index versions.
 	admin func(cfg config.Config) (search.Admin, error)
+	// engine is the search/engine configuration of an engine backend, nil for the embedded one.
+	engine func(cfg config.Config) engine.Config
 	// inflightPerCPU sizes the bound on engine calls in progress when the settings leave it to
 	// the backend (MaxInflight).
 	inflightPerCPU int
@@ -42,13 +45,42 @@ var openers = map[string]opener{
 		// share them, each answer later and the heap larger.
 		inflightPerCPU: 1,
 	},
-	config.BackendOpenSearch: {
-		serve: serveOpenSearch,
-		admin: func(cfg config.Config) (search.Admin, error) { return OpenSearch(cfg) },
+	config.BackendOpenSearch: engineOpener(func(cfg config.Config) engine.Config {
+		return engine.Config{Product: engine.OpenSearch, URLs: config.SplitList(cfg.OpenSearchURL), Alias: cfg.OpenSearchIndex,
+			Username: cfg.OpenSearchAuth.Username, Password: cfg.OpenSearchAuth.Password, CAFile: cfg.OpenSearchAuth.CAFile,
+			DiscoverInterval: cfg.OpenSearchDiscover}
+	}),
+	config.BackendElasticsearch: engineOpener(func(cfg config.Config) engine.Config {
+		a := cfg.ElasticsearchAuth
+		return engine.Config{Product: engine.Elasticsearch, URLs: config.SplitList(cfg.ElasticsearchURL), Alias: cfg.ElasticsearchIndex,
+			Username: a.Username, Password: a.Password, APIKey: a.APIKey, CAFile: a.CAFile}
+	}),
+}
+
+// engineOpener is the opener of an engine backend whose settings conf reads.
+func engineOpener(conf func(config.Config) engine.Config) opener {
+	return opener{
+		serve: func(ctx context.Context, cfg config.Config, log *zap.Logger, reg prometheus.Registerer) (search.Backend, func(), error) {
+			return serveEngine(ctx, cfg, conf, log, reg)
+		},
+		admin: func(cfg config.Config) (search.Admin, error) {
+			b, err := newEngine(cfg, conf)
+			if err != nil {
+				return nil, err
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), detectWithin)
+			defer cancel()
+			if _, err := detect(ctx, cfg, b); err != nil {
+				b.Close()
+				return nil, err
+			}
+			return b, nil
+		},
+		engine: conf,
 		// The engine works on its own nodes while a call here waits on the network; reading its
 		// answer is a small part of a call's time.
 		inflightPerCPU: 8,
-	},
+	}
 }
 
 func lookup(name string) (opener, error) {
@@ -91,17 +123,37 @@ func OpenAdmin(cfg config.Config) (search.Admin, error) {
 	return o.admin(cfg)
 }
 
-// OpenSearch makes the OpenSearch backend of cfg, with what tune changes of its settings (the
-// load benchmark's bulk sizes); it does not contact the engine.
-func OpenSearch(cfg config.Config, tune ...func(*engine.Config)) (*engine.Backend, error) {
-	oc := engine.Config{
-		URLs:    config.SplitList(cfg.OpenSearchURL),
-		Alias:   cfg.OpenSearchIndex,
-		Timeout: cfg.BackendTimeout,
-		Keep:    cfg.KeepIndices,
-
-		DiscoverInterval: cfg.OpenSearchDiscover,
+// Engine makes the engine backend (OpenSearch or Elasticsearch) cfg names, with what tune changes of
+// its settings (the load benchmark's bulk sizes); it does not contact the engine.
+func Engine(cfg config.Config, tune ...func(*engine.Config)) (*engine.Backend, error) {
+	o, err := lookup(cfg.Backend)
+	if err != nil {
+		return nil, err
 	}
+	if o.engine == nil {
+		return nil, fmt.Errorf("MEDIA_BACKEND=%s is no search engine", cfg.Backend)
+	}
+	return newEngine(cfg, o.engine, tune...)
+}
+
+// EngineAddress is the first URL and the alias of the engine backend cfg names, OpenSearch's for the
+// embedded one (the load benchmark's direct baseline is an engine's).
+func EngineAddress(cfg config.Config) (url, alias string) {
+	o, err := lookup(cfg.Backend)
+	if err != nil || o.engine == nil {
+		o = openers[config.BackendOpenSearch]
+	}
+	c := o.engine(cfg)
+	if len(c.URLs) == 0 {
+		return "", c.Alias
+	}
+	return c.URLs[0], c.Alias
+}
+
+// newEngine makes the engine backend of cfg whose settings conf reads.
+func newEngine(cfg config.Config, conf func(config.Config) engine.Config, tune ...func(*engine.Config)) (*engine.Backend, error) {
+	oc := conf(cfg)
+	oc.Timeout, oc.Keep = cfg.BackendTimeout, cfg.KeepIndices
 	if cfg.OpenSearchMapping != "" {
 		m, err := mappings.Read(cfg.OpenSearchMapping)
 		if err != nil {
@@ -114,18 +166,61 @@ func OpenSearch(cfg config.Config, tune ...func(*engine.Config)) (*engine.Backen
 	}
 	b, err := engine.New(oc)
 	if err != nil {
-		return nil, fmt.Errorf("opensearch backend: %w", err)
+		return nil, fmt.Errorf("%s backend: %w", cfg.Backend, err)
 	}
 	return b, nil
 }
 
-// serveOpenSearch opens OpenSearch behind a circuit breaker (unless BreakerFailures is 0), so
-// that an engine that hangs or cannot be reached costs requests no deadline once it has failed
-// repeatedly.
-func serveOpenSearch(_ context.Context, cfg config.Config, log *zap.Logger, reg prometheus.Registerer) (search.Backend, func(), error) {
-	b, err := OpenSearch(cfg)
+// detectWithin bounds how long opening an engine backend waits for the engine to say what it is:
+// an engine started beside the gateway (compose, a pod's restart) takes some seconds to answer.
+const detectWithin = 30 * time.Second
+
+// detect reads what engine b talks to, asking again each second while it gives no answer (until
+// ctx ends), and refuses a wrong product or version, or refused credentials, at once.
+func detect(ctx context.Context, cfg config.Config, b *engine.Backend) (engine.Engine, error) {
+	for {
+		e, err := b.Detect(ctx)
+		var mismatch *engine.MismatchError
+		var auth *engine.AuthError
+		switch {
+		case err == nil:
+			return e, nil
+		case errors.As(err, &mismatch), errors.As(err, &auth):
+			return e, fmt.Errorf("MEDIA_BACKEND=%s: %w", cfg.Backend, err)
+		}
+		select {
+		case <-ctx.Done():
+			return e, fmt.Errorf("MEDIA_BACKEND=%s: cannot tell what engine answers: %w", cfg.Backend, err)
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// serveEngine opens the engine backend cfg names, once the engine says it is the one named in a
+// version served (the mediagw_engine_info metric says which), behind a circuit breaker (unless
+// BreakerFailures is 0), so that an engine that hangs or cannot be reached costs requests no
+// deadline once it has failed repeatedly.
+func serveEngine(ctx context.Context, cfg config.Config, conf func(config.Config) engine.Config, log *zap.Logger,
+	reg prometheus.Registerer) (search.Backend, func(), error) {
+	b, err := newEngine(cfg, conf)
 	if err != nil {
 		return nil, nil, err
+	}
+	dctx, cancel := context.WithTimeout(ctx, detectWithin)
+	e, err := detect(dctx, cfg, b)
+	cancel()
+	if err != nil {
+		b.Close()
+		return nil, nil, err
+	}
+	log.Info("search engine", zap.String("engine", string(e.Product)), zap.String("version", e.Version))
+	info := prometheus.NewGauge(prometheus.GaugeOpts{Name: "mediagw_engine_info",
+		Help:        "The search engine the gateway serves from: its product and version (always 1).",
+		ConstLabels: prometheus.Labels{"engine": string(e.Product), "version": e.Version}})
+	info.Set(1)
+	if err := reg.Register(info); err != nil {
+		b.Close()
+		return nil, nil, fmt.Errorf("register engine metrics: %w", err)
 	}
 	if cfg.BreakerFailures == 0 {
 		return b, func() { b.Close() }, nil

@@ -9,11 +9,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
 	"mediagw/config"
+	"mediagw/internal/servicetest"
 	"mediagw/search"
 	"mediagw/search/searchtest"
 )
@@ -39,6 +41,7 @@ func TestMaxInflight(t *testing.T) {
 		{config.BackendOpenSearch, 0, 8 * procs},
 		{config.BackendEmbedded, 3, 3},
 		{config.BackendOpenSearch, 3, 3},
+		{config.BackendElasticsearch, 0, 8 * procs},
 	}
 	for _, tt := range tests {
 		if got, err := MaxInflight(config.Config{Backend: tt.backend, MaxInflight: tt.set}); err != nil || got != tt.want {
@@ -94,11 +97,42 @@ func TestEmbedded(t *testing.T) {
 	}
 }
 
+// TestEngineInfo: serving from an engine says which, and which version, in mediagw_engine_info.
+func TestEngineInfo(t *testing.T) {
+	e := servicetest.TestEngine(t)
+	cfg := config.Config{Backend: e.Name, OpenSearchURL: e.URL(t), ElasticsearchURL: e.URL(t), OpenSearchIndex: "media",
+		ElasticsearchIndex: "media", BackendTimeout: 5 * time.Second}
+	reg := prometheus.NewRegistry()
+	_, closeBackend, err := Open(t.Context(), cfg, zap.NewNop(), reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeBackend()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != "mediagw_engine_info" {
+			continue
+		}
+		labels := map[string]string{}
+		for _, l := range f.GetMetric()[0].GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		if labels["engine"] != e.Product || labels["version"] == "" || f.GetMetric()[0].GetGauge().GetValue() != 1 {
+			t.Errorf("mediagw_engine_info %v = %v, want engine %s and a version", labels, f.GetMetric()[0].GetGauge().GetValue(), e.Product)
+		}
+		return
+	}
+	t.Error("no mediagw_engine_info")
+}
+
 // TestOpenSearchSettings: the backend takes the configured alias and refuses a mapping file that
 // is not an index definition, before contacting any engine.
 func TestOpenSearchSettings(t *testing.T) {
 	cfg := config.Config{Backend: config.BackendOpenSearch, OpenSearchURL: "http://127.0.0.1:1", OpenSearchIndex: "some-alias"}
-	b, err := OpenSearch(cfg)
+	b, err := Engine(cfg)
 	if err != nil || b.Alias() != "some-alias" {
 		t.Fatalf("OpenSearch: alias %v, %v", b, err)
 	}
