@@ -254,12 +254,15 @@ func (l *Conns) rewriteServerError(b []byte) ([]byte, bool) {
 	default:
 		return nil, false
 	}
-	body, err := problemBody(l.problemURL, ae, rand.Text())
+	id := rand.Text()
+	body, err := problemBody(l.problemURL, ae, id)
 	if err != nil {
 		return nil, false
 	}
 	h := http.Header{}
 	corsHeaders(h)
+	// Every answer names its request, this one too (the request was never read, so the id is new).
+	h.Set(echo.HeaderXRequestID, id)
 	h.Set("Cache-Control", "no-store")
 	h.Set("Connection", "close")
 	h.Set("Content-Type", "application/problem+json")

@@ -119,6 +119,9 @@ func TestRefusedRequestsAreProblems(t *testing.T) {
 			if err := json.Unmarshal(body, &p); err != nil || p.Status != tt.status || p.Type != "https://media.example.org/problems/"+tt.slug || p.RequestID == "" {
 				t.Errorf("body %s (%v), want a %s problem with a request id", body, err, tt.slug)
 			}
+			if id := resp.Header.Get("X-Request-Id"); id != p.RequestID {
+				t.Errorf("X-Request-Id %q, want the body's request id %q (openapi.json requires the header on every answer)", id, p.RequestID)
+			}
 			if !resp.Close {
 				t.Error("the answer does not say Connection: close")
 			}
