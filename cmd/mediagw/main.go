@@ -104,6 +104,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 			return fmt.Errorf("register cache metrics: %w", err)
 		}
 		backend = cached
+		// The index version learned before serving, so the first answers are cached; an engine not
+		// up yet is left to /readyz, whose Ping learns it too.
+		pingCtx, cancel := context.WithTimeout(ctx, cfg.BackendTimeout)
+		if err := cached.Ping(pingCtx); err != nil {
+			log.Warn("search engine not ready at start", zap.Error(err))
+		}
+		cancel()
 	}
 
 	limiter, closeLimiter, err := openLimiter(cfg, log, reg)

@@ -241,7 +241,34 @@ func (b *Backend) Neighbours(ctx context.Context, word string, max int) ([]strin
 }
 
 // Ping asks the engine every time: readiness must reflect it, not the cache.
-func (b *Backend) Ping(ctx context.Context) error { return b.next.Ping(ctx) }
+// Ping reports whether the engine can answer and, for a RemoteVersioner, learns the index version
+// before saying so when it is not fresh: /readyz calls Ping, so the first answers after a start are
+// cached rather than waiting for a background check.
+func (b *Backend) Ping(ctx context.Context) error {
+	if err := b.next.Ping(ctx); err != nil {
+		return err
+	}
+	if b.remote == nil {
+		return nil
+	}
+	b.mu.Lock()
+	fresh := !b.checkedAt.IsZero() && b.opts.Now().Sub(b.checkedAt) < b.opts.VersionInterval
+	b.mu.Unlock()
+	if fresh {
+		return nil
+	}
+	started := b.opts.Now()
+	v, err := b.remote.Version(ctx)
+	if err != nil {
+		return fmt.Errorf("index version: %w", err)
+	}
+	b.mu.Lock()
+	if started.After(b.checkedAt) {
+		b.remoteVersion, b.checkedAt = v, started
+	}
+	b.mu.Unlock()
+	return nil
+}
 
 // lookup answers op from memory when it can, and otherwise from one engine call shared by every
 // concurrent caller with the same key. v is the index version, ok whether answers may be cached,

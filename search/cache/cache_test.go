@@ -901,3 +901,31 @@ func TestFacetsAreKeyed(t *testing.T) {
 		t.Errorf("Complete on a backend without extras: %v, want errNoExtras", err)
 	}
 }
+
+// TestPingLearnsRemoteVersion: once Ping (what /readyz calls) has succeeded, the very first
+// answers are cached, with no background check to wait for.
+func TestPingLearnsRemoteVersion(t *testing.T) {
+	c := &counting{b: openBleve(t, searchtest.Fixture(t))}
+	r := &remote{counting: c}
+	b := New(r, Options{VersionInterval: time.Hour})
+	if err := b.Ping(t.Context()); err != nil {
+		t.Fatalf("Ping: %v", err)
+	}
+	for range 3 {
+		if _, err := b.Categories(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := c.categories.Load(); got != 1 {
+		t.Errorf("categories asked of the engine %d times after Ping, want 1 (cached from the first)", got)
+	}
+	if got := r.versions.Load(); got != 1 {
+		t.Errorf("version asked %d times, want 1", got)
+	}
+
+	r.fail.Store(true)
+	b = New(r, Options{})
+	if err := b.Ping(t.Context()); err == nil {
+		t.Error("Ping succeeded while the version could not be told")
+	}
+}

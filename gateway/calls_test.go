@@ -1,0 +1,116 @@
+package gateway_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"mediagw/search"
+)
+
+// calling counts the backend calls a request makes, by method.
+type calling struct {
+	search.Backend
+	extras search.Extras
+	mu     sync.Mutex
+	n      map[string]int
+}
+
+func (c *calling) count(op string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n[op]++
+}
+
+func (c *calling) take() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.n
+	c.n = map[string]int{}
+	return n
+}
+
+func (c *calling) Search(ctx context.Context, q search.Query) (search.Result, error) {
+	c.count("search")
+	return c.Backend.Search(ctx, q)
+}
+
+func (c *calling) Item(ctx context.Context, id string) (search.Item, error) {
+	c.count("item")
+	return c.Backend.Item(ctx, id)
+}
+
+func (c *calling) Categories(ctx context.Context) ([]search.Category, error) {
+	c.count("categories")
+	return c.Backend.Categories(ctx)
+}
+
+func (c *calling) Authors(ctx context.Context) ([]search.Author, error) {
+	c.count("authors")
+	return c.Backend.Authors(ctx)
+}
+
+func (c *calling) Complete(ctx context.Context, text string, n int) ([]search.Completion, error) {
+	c.count("complete")
+	return c.extras.Complete(ctx, text, n)
+}
+
+func (c *calling) Related(ctx context.Context, id string, n int) ([]search.Item, error) {
+	c.count("related")
+	return c.extras.Related(ctx, id, n)
+}
+
+func (c *calling) Neighbours(ctx context.Context, word string, max int) ([]string, error) {
+	c.count("neighbours")
+	return c.extras.Neighbours(ctx, word, max)
+}
+
+// TestEachResourceAsksOnce: every resource makes the backend calls its answer needs and no more
+// (issue 23): a search with its facets and highlights is one call, not one per extra.
+func TestEachResourceAsksOnce(t *testing.T) {
+	var c *calling
+	h := newHarness(t, withBackend(func(b search.Backend) search.Backend {
+		x, ok := b.(search.Extras)
+		if !ok {
+			t.Fatalf("%T answers no extras", b)
+		}
+		c = &calling{Backend: b, extras: x, n: map[string]int{}}
+		return c
+	}))
+	id := h.all[0].ID
+	tests := []struct {
+		target string
+		want   map[string]int
+	}{
+		{"/?resource=items", map[string]int{"search": 1}},
+		// harbour finds fewer than 5 fixture items: its did-you-mean is the one extra call.
+		{"/?resource=items&q=harbour", map[string]int{"search": 1, "neighbours": 1}},
+		{"/?resource=items&q=harbour&highlight=true", map[string]int{"search": 1, "neighbours": 1}},
+		{"/?resource=items&facets=year,type&type=photo", map[string]int{"search": 1}},
+		{"/?resource=items&q=harbour&facets=year,type&highlight=true", map[string]int{"search": 1, "neighbours": 1}},
+		{"/?resource=item&id=" + id, map[string]int{"item": 1}},
+		{"/?resource=categories", map[string]int{"categories": 1}},
+		{"/?resource=authors", map[string]int{"authors": 1}},
+		{"/?resource=suggest&q=har", map[string]int{"complete": 1}},
+		{"/?resource=related&id=" + id, map[string]int{"related": 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.target, func(t *testing.T) {
+			c.take()
+			if rec := h.get(tt.target); rec.Code != 200 {
+				t.Fatalf("status %d: %s", rec.Code, rec.Body)
+			}
+			got := c.take()
+			for op, n := range got {
+				if n != tt.want[op] {
+					t.Errorf("%s called %d times, want %d (all calls: %v)", op, n, tt.want[op], got)
+				}
+			}
+			for op, n := range tt.want {
+				if got[op] != n {
+					t.Errorf("%s called %d times, want %d (all calls: %v)", op, got[op], n, got)
+				}
+			}
+		})
+	}
+}
