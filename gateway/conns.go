@@ -236,6 +236,11 @@ const (
 // line or header, an unsupported transfer coding or protocol version: a read-only API takes no
 // body, and a client that cannot speak HTTP/1.1 will read no answer anyway).
 func (l *Conns) rewriteServerError(b []byte) ([]byte, bool) {
+	// Every write of every answer passes here: only one that starts with an error status line
+	// can be Go's own, so the bodies and the successful answers are not searched.
+	if len(b) <= len(goErrorPrefix) || !bytes.HasPrefix(b, []byte("HTTP/1.")) || b[len(goErrorPrefix)] != '4' && b[len(goErrorPrefix)] != '5' {
+		return nil, false
+	}
 	var ae *apiError
 	switch end := bytes.Index(b, []byte(goErrorHeaders)); {
 	case bytes.HasPrefix(b, []byte(goExpectationFailed)) || bytes.HasPrefix(b, []byte(goExpectationFailed10)):
