@@ -110,7 +110,7 @@ cpu() {
 echo
 echo "== load into OpenSearch: mediactl load vs plain _bulk of the same documents, then mediactl reindex vs load"
 loadavg
-"$MEDIACTL" bench -mode load -catalogue "$CATALOGUE" -log-level warn ${OS_PID:+-cpu opensearch=$OS_PID}
+MEDIA_BACKEND=opensearch "$MEDIACTL" bench -mode load -catalogue "$CATALOGUE" -log-level warn ${OS_PID:+-cpu opensearch=$OS_PID}
 
 if [[ $EMBEDDED == 1 && ! -e $INDEX_DIR/current ]]; then
 	log "building the embedded index in $INDEX_DIR (kept for the next run)"
