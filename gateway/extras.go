@@ -83,15 +83,15 @@ func (g *Gateway) related(c *echo.Context, rq rawQuery) error {
 // suggestion is the items body's correction of a search of text: "" (null) when the search found
 // enough, or no change of one word finds more. A failed correction only leaves it null: the
 // search itself succeeded.
-func (g *Gateway) suggestion(ctx context.Context, q search.Query, total int) optionalString {
+func (g *Gateway) suggestion(ctx context.Context, q search.Query, res search.Result) optionalString {
 	if q.Text == "" {
 		return optionalString{}
 	}
 	out := optionalString{set: true}
-	if g.extras == nil || total >= search.FewResults {
+	if g.extras == nil || res.Total >= search.FewResults {
 		return out
 	}
-	fixed, err := search.Correct(ctx, correcting{g.backend, g.extras}, q, total)
+	fixed, err := search.Correct(ctx, g.extras, q, res)
 	if err != nil {
 		g.log.Debug("no correction: " + err.Error())
 		return out
@@ -100,12 +100,6 @@ func (g *Gateway) suggestion(ctx context.Context, q search.Query, total int) opt
 		out.value = &fixed
 	}
 	return out
-}
-
-// correcting is what search.Correct asks of a backend.
-type correcting struct {
-	search.Backend
-	search.Extras
 }
 
 // meteredExtras times every call of the extras it wraps and counts their failures, as
@@ -129,11 +123,11 @@ func (b meteredExtras) Related(ctx context.Context, id string, n int) ([]search.
 	return items, err
 }
 
-func (b meteredExtras) Neighbours(ctx context.Context, word string, max int) ([]string, error) {
+func (b meteredExtras) Totals(ctx context.Context, q search.Query, alts []search.Alternative) ([]int, error) {
 	start := time.Now()
-	words, err := b.next.Neighbours(ctx, word, max)
-	b.observe(ctx, opNeighbours, start, err)
-	return words, err
+	totals, err := b.next.Totals(ctx, q, alts)
+	b.observe(ctx, opTotals, start, err)
+	return totals, err
 }
 
 var _ search.Extras = meteredExtras{}

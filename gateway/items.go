@@ -14,6 +14,9 @@ func (g *Gateway) items(c *echo.Context, rq rawQuery) error {
 	if errs != nil {
 		return invalidParams(errs)
 	}
+	// A search with text finds its words' neighbours in the same engine call, so that a
+	// correction, when it finds few items, costs one call more and not one per word.
+	q.Neighbours = q.Text != "" && g.extras != nil
 	ctx, cancel := g.answerCtx(c)
 	defer cancel()
 	res, err := g.backend.Search(ctx, q)
@@ -21,7 +24,7 @@ func (g *Gateway) items(c *echo.Context, rq rawQuery) error {
 		return searchError(ctx, q, err)
 	}
 	body := g.itemsEnvelope(q, res)
-	body.Suggestion = g.suggestion(ctx, q, res.Total)
+	body.Suggestion = g.suggestion(ctx, q, res)
 	c.Response().Header().Set("Link", linkHeader(body.Links))
 	return g.sendJSON(c, body, g.cfg.MaxAge.Items)
 }

@@ -34,7 +34,7 @@ const (
 	opPing       = "ping"
 	opComplete   = "complete"
 	opRelated    = "related"
-	opNeighbours = "neighbours"
+	opTotals     = "totals"
 )
 
 // Kinds of backend failure, as clients see them: 503, 504, 500.
@@ -46,7 +46,7 @@ const (
 
 var (
 	metricResources = append(slices.Clone(resources), resQR, resOpenAPI, resProblem, resDemo, resHealthz, resReadyz, resOther)
-	backendOps      = []string{opSearch, opItem, opCategories, opAuthors, opPing, opComplete, opRelated, opNeighbours}
+	backendOps      = []string{opSearch, opItem, opCategories, opAuthors, opPing, opComplete, opRelated, opTotals}
 	errorKinds      = []string{kindUnavailable, kindTimeout, kindOther}
 	// latencyBuckets reach down to a millisecond, where the embedded index answers, and up to the
 	// longest backend timeout worth configuring.

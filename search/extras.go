@@ -129,13 +129,14 @@ const (
 	DefaultRelated = 10
 	// FewResults is the total under which a search offers a correction.
 	FewResults = 5
-	// MaxNeighbours bounds the indexed words Neighbours returns, and so the searches a correction
-	// costs for each word of a search.
+	// MaxNeighbours bounds the indexed words a search finds near each of its words
+	// (Result.Neighbours).
 	MaxNeighbours = 20
-	// MaxCorrectionCalls bounds the engine calls one correction makes (each word's neighbours,
-	// each candidate's search): a long query of words with many neighbours would otherwise cost
-	// hundreds of searches (12 words of 20 neighbours each: 252 calls).
-	MaxCorrectionCalls = 24
+	// MaxAlternatives bounds the alternatives one correction weighs, each word's neighbours taken
+	// in turn: all of them are counted in one engine call (Extras.Totals), but each is one more
+	// query for the engine to match, and a long text of words with many neighbours would
+	// otherwise make hundreds (12 words of 20 neighbours each: 240).
+	MaxAlternatives = 40
 )
 
 // Extras are what a backend answers beyond the original service. Implementations must be safe
@@ -149,52 +150,68 @@ type Extras interface {
 	// keywords, category and author, never that item itself, most alike first; ErrNotFound when
 	// no item has the id.
 	Related(ctx context.Context, id string, n int) ([]Item, error)
-	// Neighbours returns the words indexed in any searched field (folded, as Fold folds them)
-	// within TypoAllowance edits of text.Fold(word) as EditsWithin counts them, text.Fold(word) itself
-	// excluded, in byte order, at most max of them (the first max).
-	Neighbours(ctx context.Context, word string, max int) ([]string, error)
+	// Totals returns, in one call, the Total of q with each alternative text: alts[i]'s total is
+	// that of q with every occurrence of alts[i].Word among the words of q.Text (text.Words)
+	// replaced by alts[i].With, whatever q's page, sort and facets.
+	Totals(ctx context.Context, q Query, alts []Alternative) ([]int, error)
 }
 
-// Correct returns the did-you-mean correction of a search that found fewer than FewResults
-// items: q's text with one word changed to an indexed word within its typo allowance that finds
-// the most items, more than total; or "" when no such correction exists. Ties go to the earlier
-// word, then to the more frequent neighbour. It makes at most MaxCorrectionCalls engine calls,
-// the words taken in order: past that, the best correction found so far stands.
+// Alternative is a text with one of its words replaced by another.
+type Alternative struct {
+	// Word is a word of the text as text.Words gives it; With is a single word.
+	Word, With string
+}
+
+// Text is the words of text with every occurrence of a.Word replaced by a.With, joined by spaces.
+func (a Alternative) Text(s string) string {
+	return replaceWord(text.Words(s), a.Word, a.With)
+}
+
+// Correct returns the did-you-mean correction of res, the answer to q (which asked for
+// Neighbours), when it found fewer than FewResults items: q's text with one word changed to one
+// of its neighbours, the change that finds the most items, more than res.Total; or "" when no
+// such change exists. Ties go to the earlier word, then to the neighbour first in byte order.
+// The alternatives, at most MaxAlternatives of them, are counted in one call of b.
 func Correct(ctx context.Context, b interface {
-	Extras
-	Search(context.Context, Query) (Result, error)
-}, q Query, total int) (string, error) {
-	if q.Text == "" || total >= FewResults {
+	Totals(context.Context, Query, []Alternative) ([]int, error)
+}, q Query, res Result) (string, error) {
+	if q.Text == "" || res.Total >= FewResults {
 		return "", nil
 	}
-	words := text.Words(q.Text)
-	best, bestTotal := "", total
-	calls := 0
-	for _, w := range words {
-		if calls++; calls > MaxCorrectionCalls {
-			break
+	var alts []Alternative
+	seen := map[string]bool{}
+	for _, w := range text.Words(q.Text) {
+		if seen[w] {
+			continue
 		}
-		near, err := b.Neighbours(ctx, w, MaxNeighbours)
-		if err != nil {
-			return "", fmt.Errorf("correction of %q: %w", w, err)
-		}
-		for _, n := range near {
-			if calls++; calls > MaxCorrectionCalls {
-				return best, nil
+		seen[w] = true
+		for _, n := range res.Neighbours[w] {
+			if len(alts) == MaxAlternatives {
+				break
 			}
-			alt := q
-			alt.Text = replaceWord(words, w, n)
-			alt.Page, alt.PerPage, alt.Facets = 1, 1, 0
-			res, err := b.Search(ctx, alt)
-			if err != nil {
-				return "", fmt.Errorf("correction of %q to %q: %w", w, n, err)
-			}
-			if res.Total > bestTotal {
-				best, bestTotal = alt.Text, res.Total
-			}
+			alts = append(alts, Alternative{Word: w, With: n})
 		}
 	}
-	return best, nil
+	if len(alts) == 0 {
+		return "", nil
+	}
+	totals, err := b.Totals(ctx, q, alts)
+	if err != nil {
+		return "", fmt.Errorf("correction of %q: %w", q.Text, err)
+	}
+	if len(totals) != len(alts) {
+		return "", fmt.Errorf("correction of %q: %d totals for %d alternatives", q.Text, len(totals), len(alts))
+	}
+	best, bestTotal := -1, res.Total
+	for i, n := range totals {
+		if n > bestTotal {
+			best, bestTotal = i, n
+		}
+	}
+	if best < 0 {
+		return "", nil
+	}
+	return alts[best].Text(q.Text), nil
 }
 
 // replaceWord is words joined by spaces with old replaced by new.

@@ -10,10 +10,13 @@ import (
 )
 
 // wordsBackend answers Search by counting the items whose words hold every word of the text
-// exactly, and Neighbours from a fixed table: enough to hold Correct to its rule.
+// exactly, with neighbours from a fixed table, and Totals from its Search: enough to hold Correct
+// to its rule.
 type wordsBackend struct {
 	titles     []string
 	neighbours map[string][]string
+	// totals counts the Totals calls and the alternatives they carried.
+	totals, alts *int
 }
 
 func (w wordsBackend) Search(_ context.Context, q Query) (Result, error) {
@@ -24,15 +27,48 @@ func (w wordsBackend) Search(_ context.Context, q Query) (Result, error) {
 			n++
 		}
 	}
-	return Result{Items: []Item{}, Total: n}, nil
+	res := Result{Items: []Item{}, Total: n}
+	if q.Neighbours {
+		res.Neighbours = map[string][]string{}
+		for _, x := range text.Words(q.Text) {
+			res.Neighbours[x] = w.neighbours[x][:min(MaxNeighbours, len(w.neighbours[x]))]
+		}
+	}
+	return res, nil
 }
 
-func (w wordsBackend) Neighbours(_ context.Context, word string, max int) ([]string, error) {
-	return w.neighbours[word][:min(max, len(w.neighbours[word]))], nil
+func (w wordsBackend) Totals(ctx context.Context, q Query, alts []Alternative) ([]int, error) {
+	if w.totals != nil {
+		*w.totals++
+		*w.alts += len(alts)
+	}
+	out := make([]int, len(alts))
+	for i, a := range alts {
+		alt := q
+		alt.Text, alt.Neighbours = a.Text(q.Text), false
+		res, err := w.Search(ctx, alt)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = res.Total
+	}
+	return out, nil
 }
 
-func (wordsBackend) Complete(context.Context, string, int) ([]Completion, error) { return nil, nil }
-func (wordsBackend) Related(context.Context, string, int) ([]Item, error)        { return nil, nil }
+// correct is Correct of a search of s.
+func (w wordsBackend) correct(t *testing.T, s string) string {
+	t.Helper()
+	q := Query{Text: s, Neighbours: true}
+	res, err := w.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Correct(context.Background(), w, q, res)
+	if err != nil {
+		t.Fatalf("Correct(%q): %v", s, err)
+	}
+	return got
+}
 
 func TestCorrect(t *testing.T) {
 	b := wordsBackend{
@@ -47,59 +83,34 @@ func TestCorrect(t *testing.T) {
 		{"rivr thmes", ""},              // two words wrong: no one change finds anything
 		{"river severn", ""},            // no neighbour finds more
 		{"thames", ""},                  // enough found already
+		{"tames", "thames"},             // an indexed word too may have a better neighbour
+		{"thmes  thmes", "thames"},      // a word twice is one word
 		{"", ""},
 	} {
-		q := Query{Text: tt.text}
-		res, _ := b.Search(context.Background(), q)
-		got, err := Correct(context.Background(), b, q, res.Total)
-		if err != nil || got != tt.want {
-			t.Errorf("Correct(%q) = %q, %v; want %q", tt.text, got, err, tt.want)
+		if got := b.correct(t, tt.text); got != tt.want {
+			t.Errorf("Correct(%q) = %q; want %q", tt.text, got, tt.want)
 		}
 	}
-	if got, _ := Correct(context.Background(), b, Query{Text: "tames"}, 1); !strings.EqualFold(got, "thames") {
-		t.Errorf("Correct(tames) = %q, want thames", got)
-	}
 }
 
-// countingWords counts the engine calls made of it.
-type countingWords struct {
-	wordsBackend
-	calls *int
-}
-
-func (c countingWords) Search(ctx context.Context, q Query) (Result, error) {
-	*c.calls++
-	return c.wordsBackend.Search(ctx, q)
-}
-
-func (c countingWords) Neighbours(ctx context.Context, word string, max int) ([]string, error) {
-	*c.calls++
-	return c.wordsBackend.Neighbours(ctx, word, max)
-}
-
-// TestCorrectBounded: a long query of words with many neighbours costs at most
-// MaxCorrectionCalls engine calls; a correction found within them stands.
-func TestCorrectBounded(t *testing.T) {
+// TestCorrectOneCall: whatever the number of words, a correction costs one call, which weighs
+// at most MaxAlternatives alternatives, each word's neighbours in turn.
+func TestCorrectOneCall(t *testing.T) {
 	words := make([]string, 12)
-	b := wordsBackend{titles: []string{"aa0 thames"}, neighbours: map[string][]string{}}
+	calls, alts := 0, 0
+	b := wordsBackend{titles: []string{"aa0 thames"}, neighbours: map[string][]string{}, totals: &calls, alts: &alts}
 	for i := range words {
 		words[i] = fmt.Sprintf("w%02d", i)
 		for j := range MaxNeighbours {
 			b.neighbours[words[i]] = append(b.neighbours[words[i]], fmt.Sprintf("x%02d%02d", i, j))
 		}
 	}
-	b.neighbours[words[0]][0] = "aa0" // the first candidate finds an item
-	calls := 0
-	got, err := Correct(context.Background(), countingWords{b, &calls}, Query{Text: strings.Join(words[:1], " ")}, 0)
-	if err != nil || got != "aa0" {
-		t.Fatalf("Correct(%s) = %q, %v; want aa0", words[0], got, err)
+	b.neighbours[words[0]][0] = "aa0" // the first alternative finds an item
+	if got := b.correct(t, words[0]); got != "aa0" || calls != 1 || alts != MaxNeighbours {
+		t.Errorf("Correct(%s) = %q in %d calls of %d alternatives; want aa0 in 1 of %d", words[0], got, calls, alts, MaxNeighbours)
 	}
-	calls = 0
-	got, err = Correct(context.Background(), countingWords{b, &calls}, Query{Text: strings.Join(words, " ")}, 0)
-	if err != nil || got != "" {
-		t.Errorf("Correct of 12 words = %q, %v; want none", got, err)
-	}
-	if calls != MaxCorrectionCalls {
-		t.Errorf("%d engine calls, want %d", calls, MaxCorrectionCalls)
+	calls, alts = 0, 0
+	if got := b.correct(t, strings.Join(words, " ")); got != "" || calls != 1 || alts != MaxAlternatives {
+		t.Errorf("Correct of 12 words = %q in %d calls of %d alternatives; want none in 1 of %d", got, calls, alts, MaxAlternatives)
 	}
 }

@@ -221,12 +221,12 @@ func (b *Backend) Related(ctx context.Context, id string, n int) ([]search.Item,
 	return admitted(ctx, b, func() ([]search.Item, error) { return b.extras.Related(ctx, id, n) })
 }
 
-// Neighbours runs once admitted: each word of a did-you-mean correction asks for its neighbours.
-func (b *Backend) Neighbours(ctx context.Context, word string, max int) ([]string, error) {
+// Totals runs once admitted: a did-you-mean correction counts its alternatives.
+func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alternative) ([]int, error) {
 	if b.extras == nil {
 		return nil, errNoExtras
 	}
-	return admitted(ctx, b, func() ([]string, error) { return b.extras.Neighbours(ctx, word, max) })
+	return admitted(ctx, b, func() ([]int, error) { return b.extras.Totals(ctx, q, alts) })
 }
 
 // Describe implements prometheus.Collector.

@@ -294,6 +294,11 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 	if walking && len(hits) > 0 {
 		out.Next = cur.Next(q, h.name, len(hits), out.Total, position(order, hits[len(hits)-1]))
 	}
+	if q.Neighbours {
+		if out.Neighbours, err = h.neighbours(ctx, q.Text); err != nil {
+			return search.Result{}, fmt.Errorf("search: %w", err)
+		}
+	}
 	return out, nil
 }
 

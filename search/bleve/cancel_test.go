@@ -36,9 +36,9 @@ func (c *endsInside) Err() error {
 	return context.Canceled
 }
 
-// TestStopsWhenTheCallerLeaves: a search, a completion from the index, a related search or a
-// neighbours lookup whose context ends once it has begun stops with context.Canceled rather than
-// run to its end, so a visitor who has gone stops costing the process.
+// TestStopsWhenTheCallerLeaves: a search, a completion from the index, a related search, a
+// neighbours lookup or a correction's totals whose context ends once it has begun stops with
+// context.Canceled rather than run to its end, so a visitor who has gone stops costing the process.
 func TestStopsWhenTheCallerLeaves(t *testing.T) {
 	b := openFromItems(t, searchtest.Fixture(t)).(*Backend)
 	calls := map[string]func(ctx context.Context) error{
@@ -63,7 +63,16 @@ func TestStopsWhenTheCallerLeaves(t *testing.T) {
 		},
 		"related": func(ctx context.Context) error { _, err := b.Related(ctx, "pg-rashomon", 10); return err },
 		"neighbours": func(ctx context.Context) error {
-			_, err := b.Neighbours(ctx, "thamse", search.MaxNeighbours)
+			h, err := b.acquire()
+			if err != nil {
+				return err
+			}
+			defer h.release()
+			_, err = h.neighbours(ctx, "thamse")
+			return err
+		},
+		"totals": func(ctx context.Context) error {
+			_, err := b.Totals(ctx, search.Query{Text: "thamse river"}, []search.Alternative{{Word: "thamse", With: "thames"}})
 			return err
 		},
 	}

@@ -179,9 +179,9 @@ func (b *Backend) Related(ctx context.Context, id string, n int) ([]search.Item,
 	return call(b, func() ([]search.Item, error) { return b.next.Related(ctx, id, n) })
 }
 
-// Neighbours asks the engine unless the breaker is open.
-func (b *Backend) Neighbours(ctx context.Context, word string, max int) ([]string, error) {
-	return call(b, func() ([]string, error) { return b.next.Neighbours(ctx, word, max) })
+// Totals asks the engine unless the breaker is open.
+func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alternative) ([]int, error) {
+	return call(b, func() ([]int, error) { return b.next.Totals(ctx, q, alts) })
 }
 
 // Version asks the engine unless the breaker is open.

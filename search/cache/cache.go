@@ -159,7 +159,7 @@ const (
 	opCategories = "categories"
 	opComplete   = "complete"
 	opRelated    = "related"
-	opNeighbours = "neighbours"
+	opTotals     = "totals"
 	opAuthors    = "authors"
 )
 
@@ -230,14 +230,15 @@ func (b *Backend) Related(ctx context.Context, id string, n int) ([]search.Item,
 		func(ctx context.Context) ([]search.Item, error) { return b.extras.Related(ctx, id, n) })
 }
 
-// Neighbours returns the indexed words near word, cached like a search.
-func (b *Backend) Neighbours(ctx context.Context, word string, max int) ([]string, error) {
+// Totals returns the totals of a correction's alternatives, cached like a search.
+func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alternative) ([]int, error) {
 	if b.extras == nil {
 		return nil, errNoExtras
 	}
+	q.Text = normalizeText(q.Text)
 	v, ok := b.version()
-	return lookup(ctx, b, opNeighbours, v, ok, func(v string) string { return key(opNeighbours, v, word, strconv.Itoa(max)) }, false, b.opts.CallTimeout, stringsSize,
-		func(ctx context.Context) ([]string, error) { return b.extras.Neighbours(ctx, word, max) })
+	return lookup(ctx, b, opTotals, v, ok, func(v string) string { return totalsKey(v, q, alts) }, false, b.opts.CallTimeout, intsSize,
+		func(ctx context.Context) ([]int, error) { return b.extras.Totals(ctx, q, alts) })
 }
 
 // Ping asks the engine every time: readiness must reflect it, not the cache.
@@ -484,7 +485,17 @@ func key(parts ...string) string {
 
 func searchKey(v string, q search.Query) string {
 	return key(opSearch, v, q.Text, q.Type, q.Category, q.Author, q.Language, q.From, q.To, string(q.Sort),
-		strconv.Itoa(q.Page), strconv.Itoa(q.PerPage), strconv.Itoa(int(q.Facets)), q.Cursor)
+		strconv.Itoa(q.Page), strconv.Itoa(q.PerPage), strconv.Itoa(int(q.Facets)), q.Cursor, strconv.FormatBool(q.Neighbours))
+}
+
+// totalsKey names the totals of alts, alternatives of q's text under q's filters: page, sort
+// and facets do not change a total.
+func totalsKey(v string, q search.Query, alts []search.Alternative) string {
+	parts := []string{opTotals, v, q.Text, q.Type, q.Category, q.Author, q.Language, q.From, q.To}
+	for _, a := range alts {
+		parts = append(parts, a.Word, a.With)
+	}
+	return key(parts...)
 }
 
 // normalizeText trims s and collapses its runs of white space into one space: engines split text

@@ -113,11 +113,11 @@ func (c *counting) Related(ctx context.Context, id string, n int) ([]search.Item
 	return c.b.Related(ctx, id, n)
 }
 
-func (c *counting) Neighbours(ctx context.Context, word string, max int) ([]string, error) {
+func (c *counting) Totals(ctx context.Context, q search.Query, alts []search.Alternative) ([]int, error) {
 	if err := c.enter(ctx, &c.extras); err != nil {
 		return nil, err
 	}
-	return c.b.Neighbours(ctx, word, max)
+	return c.b.Totals(ctx, q, alts)
 }
 
 // remote presents the version as a network call would, as search/engine does.

@@ -160,6 +160,9 @@ func resultSize(r search.Result) int64 {
 			n += int64(unsafe.Sizeof(v)) + int64(len(v.Value)+len(v.Name))
 		}
 	}
+	for w, near := range r.Neighbours {
+		n += int64(len(w)) + stringsSize(near)
+	}
 	return n
 }
 
@@ -185,6 +188,10 @@ func stringsSize(ss []string) int64 {
 		n += int64(unsafe.Sizeof(s)) + int64(len(s))
 	}
 	return n
+}
+
+func intsSize(ns []int) int64 {
+	return int64(unsafe.Sizeof(ns)) + int64(len(ns))*int64(unsafe.Sizeof(0))
 }
 
 func categoriesSize(cs []search.Category) int64 {

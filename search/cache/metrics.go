@@ -32,7 +32,7 @@ func newMetrics(c *lru) *metrics {
 		}, func() float64 { _, n := c.stats(); return float64(n) }),
 	}
 	// Series that exist from the start make rate() work before the first event.
-	for _, op := range []string{opSearch, opItem, opCategories, opAuthors, opComplete, opRelated, opNeighbours} {
+	for _, op := range []string{opSearch, opItem, opCategories, opAuthors, opComplete, opRelated, opTotals} {
 		for _, r := range []string{resultHit, resultMiss, resultShared, resultStale} {
 			m.requests.WithLabelValues(op, r)
 		}

@@ -414,10 +414,18 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 	if err != nil {
 		return search.Result{}, fmt.Errorf("opensearch search: %w", err)
 	}
-	body, err := json.Marshal(pageBody(q, cur))
+	page := pageBody(q, cur)
+	var asked []string
+	if q.Neighbours {
+		if page["suggest"], asked = neighboursSuggest(q.Text); len(asked) == 0 {
+			delete(page, "suggest")
+		}
+	}
+	body, err := json.Marshal(page)
 	var resp struct {
 		searchResponse
-		Aggregations facetAnswer `json:"aggregations"`
+		Aggregations facetAnswer   `json:"aggregations"`
+		Suggest      suggestAnswer `json:"suggest"`
 	}
 	if err := b.doSearch(ctx, "search", body, err, &resp); err != nil {
 		return search.Result{}, err
@@ -448,6 +456,9 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 		if res.Facets, err = b.facets(ctx, q, resp.Aggregations, index); err != nil {
 			return search.Result{}, err
 		}
+	}
+	if q.Neighbours {
+		res.Neighbours = resp.Suggest.neighbours(asked)
 	}
 	return res, nil
 }

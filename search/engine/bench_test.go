@@ -166,7 +166,9 @@ func BenchmarkLoadCatalogue(b *testing.B) {
 // BenchmarkExtras compares the search-box extras over a generated catalogue of MEDIA_BENCH_ITEMS
 // items (default 100,000): "search/plain" is a few typical searches, "search/facets" the very same
 // with all four facets (the ratio of the two is what asking for facets costs); "complete" is
-// completions of prefixes as a person types them; "neighbours" and "related" the rest:
+// completions of prefixes as a person types them; "search/neighbours" the plain searches asking for
+// their words' neighbours too, "totals" a correction's count of its alternatives, "related" the
+// rest:
 //
 //	go test -run '^$' -bench Extras -benchtime 200x ./search/engine/
 func BenchmarkExtras(b *testing.B) {
@@ -210,10 +212,29 @@ func BenchmarkExtras(b *testing.B) {
 			}
 		}
 	})
-	words := []string{"harbuor", "lighthose", "keynot", "pyhton", "venezai"}
-	b.Run("neighbours", func(b *testing.B) {
+	b.Run("search/neighbours", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
-			if _, err := be.Neighbours(b.Context(), words[i%len(words)], search.MaxNeighbours); err != nil {
+			q := typicalSearches[i%len(typicalSearches)]
+			q.Neighbours = true
+			if _, err := be.Search(b.Context(), q); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	q := search.Query{Text: "harbuor lighthose keynot", Neighbours: true}
+	res, err := be.Search(b.Context(), q)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var alts []search.Alternative
+	for w, near := range res.Neighbours {
+		for _, n := range near {
+			alts = append(alts, search.Alternative{Word: w, With: n})
+		}
+	}
+	b.Run("totals", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := be.Totals(b.Context(), q, alts); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -17,7 +18,8 @@ import (
 
 // The search-box extras on OpenSearch: disjunctive facets as filter aggregations beside the hits
 // (the filters move to post_filter), completions on the title's edge n-grams, related items by
-// more_like_this, and neighbours by term suggesters on the searched fields.
+// more_like_this, neighbours by term suggesters in the search's own request, and a correction's
+// totals by filters aggregations in one more.
 
 var _ search.Extras = (*Backend)(nil)
 
@@ -292,61 +294,142 @@ func (b *Backend) Related(ctx context.Context, id string, n int) ([]search.Item,
 // neighbourhood of a word, so that the first in byte order are among them.
 const maxSuggestions = 1000
 
-// Neighbours returns the indexed words of the searched fields near word: term suggesters on
-// "words", where the mapping copies every searched field, and "words_reversed", where the loader
-// puts their terms reversed, filtered by
-// search.EditsWithin. The engine's suggester looks for two edits only among the words that
-// begin with the word's first rune (one edit anywhere); the reversed words let it find those
-// that end with its last rune too. A word two edits away at both ends is not found.
-func (b *Backend) Neighbours(ctx context.Context, word string, max int) ([]string, error) {
-	w := text.Fold(word)
-	allow := search.TypoAllowance(w)
-	out := []string{}
-	if allow == 0 || max < 1 {
-		return out, nil
-	}
+// neighboursSuggest is the suggest section of a search that asks for the neighbours of its words
+// (search.Query.Neighbours), and the words it asks for, in the order its entries are named:
+// term suggesters on "words", where the mapping copies every searched field, and
+// "words_reversed", where the loader puts their terms reversed. The engine's suggester looks for
+// two edits only among the words that begin with the word's first rune (one edit anywhere); the
+// reversed words let it find those that end with its last rune too. A word two edits away at
+// both ends is not found.
+func neighboursSuggest(s string) (obj, []string) {
 	suggest := obj{}
-	for f, t := range map[string]string{"words": w, "words_reversed": reverse(w)} {
-		suggest[f] = obj{"text": t, "term": obj{
-			"field": f, "suggest_mode": "always", "max_edits": allow, "prefix_length": 0,
-			"min_word_length": 1, "min_doc_freq": 0, "accuracy": 0.0, "size": maxSuggestions,
-			"max_inspections": 50, "string_distance": "damerau_levenshtein", "sort": "score",
-			// The suggester skips a word in more than 1% of the items by default, as needing no
-			// correction; its neighbours are still asked for.
-			"max_term_freq": math.MaxInt32,
-		}}
+	var words []string
+	for _, word := range text.Words(s) {
+		if slices.Contains(words, word) {
+			continue
+		}
+		i := len(words)
+		words = append(words, word)
+		w := text.Fold(word)
+		allow := search.TypoAllowance(w)
+		if allow == 0 {
+			continue
+		}
+		for f, t := range map[string]string{"words": w, "words_reversed": reverse(w)} {
+			suggest[suggestName(f, i)] = obj{"text": t, "term": obj{
+				"field": f, "suggest_mode": "always", "max_edits": allow, "prefix_length": 0,
+				"min_word_length": 1, "min_doc_freq": 0, "accuracy": 0.0, "size": maxSuggestions,
+				"max_inspections": 50, "string_distance": "damerau_levenshtein", "sort": "score",
+				// The suggester skips a word in more than 1% of the items by default, as needing no
+				// correction; its neighbours are still asked for.
+				"max_term_freq": math.MaxInt32,
+			}}
+		}
 	}
-	body, err := json.Marshal(obj{"size": 0, "suggest": suggest})
-	var a struct {
-		answerShards
-		Suggest map[string][]struct {
-			Options []struct {
-				Text string `json:"text"`
-			} `json:"options"`
-		} `json:"suggest"`
-	}
-	if err := b.doSearch(ctx, "neighbours", body, err, &a); err != nil {
-		return nil, err
-	}
-	seen := map[string]bool{}
-	for f, entries := range a.Suggest {
-		for _, e := range entries {
-			for _, o := range e.Options {
-				t := o.Text
-				if f == "words_reversed" {
-					t = reverse(t)
-				}
-				// A term the engine's tokenizer kept whole where Words splits (a narrow no-break
-				// space is part of a word to it) would not be a word of a correction.
-				if t != w && !seen[t] && search.EditsWithin(w, t, allow) && slices.Equal(text.Words(t), []string{t}) {
-					seen[t] = true
-					out = append(out, t)
+	return suggest, words
+}
+
+// suggestName names the suggester of field for the i-th word.
+func suggestName(field string, i int) string { return field + "_" + strconv.Itoa(i) }
+
+// suggestAnswer is the suggest section of a search's answer.
+type suggestAnswer map[string][]struct {
+	Options []struct {
+		Text string `json:"text"`
+	} `json:"options"`
+}
+
+// neighbours reads search.Result.Neighbours of words from the answer to neighboursSuggest,
+// filtered by search.EditsWithin, the contract's definition.
+func (a suggestAnswer) neighbours(words []string) map[string][]string {
+	out := make(map[string][]string, len(words))
+	for i, word := range words {
+		w := text.Fold(word)
+		allow := search.TypoAllowance(w)
+		near := []string{}
+		seen := map[string]bool{}
+		for _, f := range []string{"words", "words_reversed"} {
+			for _, e := range a[suggestName(f, i)] {
+				for _, o := range e.Options {
+					t := o.Text
+					if f == "words_reversed" {
+						t = reverse(t)
+					}
+					// A term the engine's tokenizer kept whole where Words splits (a narrow no-break
+					// space is part of a word to it) would not be a word of a correction.
+					if t != w && !seen[t] && search.EditsWithin(w, t, allow) && slices.Equal(text.Words(t), []string{t}) {
+						seen[t] = true
+						near = append(near, t)
+					}
 				}
 			}
 		}
+		slices.Sort(near)
+		out[word] = near[:min(len(near), search.MaxNeighbours)]
 	}
-	slices.Sort(out)
-	return out[:min(len(out), max)], nil
+	return out
+}
+
+// Totals counts the alternatives of q in one search of no hits: the query's filters, and under
+// them one filter aggregation per word replaced, matching the other words, whose filters
+// aggregation has a bucket per alternative, matching its new word as the search matches a word.
+func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alternative) ([]int, error) {
+	words := text.Words(q.Text)
+	base := q
+	base.Text = ""
+	aggs := obj{}
+	type slot struct{ agg, bucket int }
+	slots := make([]slot, len(alts))
+	var replaced []string
+	buckets := map[string][]any{}
+	for i, a := range alts {
+		k := slices.Index(replaced, a.Word)
+		if k < 0 {
+			k = len(replaced)
+			replaced = append(replaced, a.Word)
+		}
+		slots[i] = slot{k, len(buckets[a.Word])}
+		buckets[a.Word] = append(buckets[a.Word], wordQuery(a.With))
+	}
+	for k, w := range replaced {
+		rest := []any{}
+		for _, x := range words {
+			if x != w {
+				rest = append(rest, wordQuery(x))
+			}
+		}
+		aggs[strconv.Itoa(k)] = obj{
+			"filter": obj{"bool": obj{"must": rest}},
+			"aggs":   obj{"alts": obj{"filters": obj{"filters": buckets[w]}}},
+		}
+	}
+	body, err := json.Marshal(obj{
+		"size": 0, "track_total_hits": false,
+		"query": obj{"bool": boolQuery(base)},
+		"aggs":  aggs,
+	})
+	var a struct {
+		answerShards
+		Aggregations map[string]struct {
+			Alts struct {
+				Buckets []struct {
+					DocCount int `json:"doc_count"`
+				} `json:"buckets"`
+			} `json:"alts"`
+		} `json:"aggregations"`
+	}
+	if err := b.doSearch(ctx, "totals", body, err, &a); err != nil {
+		return nil, err
+	}
+	out := make([]int, len(alts))
+	for i, s := range slots {
+		bs := a.Aggregations[strconv.Itoa(s.agg)].Alts.Buckets
+		if s.bucket >= len(bs) {
+			return nil, fmt.Errorf("opensearch totals: %d buckets for word %d, want %d", len(bs), s.agg, s.bucket+1)
+		}
+		out[i] = bs[s.bucket].DocCount
+	}
+	return out, nil
 }
 
 // reverse is s with its runes in reverse order.

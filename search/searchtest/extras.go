@@ -30,6 +30,7 @@ func RunExtras(t *testing.T, open Open) {
 	t.Run("Complete", func(t *testing.T) { testComplete(t, b, items, completions) })
 	t.Run("Related", func(t *testing.T) { testRelated(t, b, items, items) })
 	t.Run("Neighbours", func(t *testing.T) { testNeighbours(t, b, items, typos) })
+	t.Run("Totals", func(t *testing.T) { testTotals(t, b, items) })
 	t.Run("Correct", func(t *testing.T) { testCorrect(t, b) })
 }
 
@@ -299,16 +300,65 @@ func shareSomething(a, b search.Item) bool {
 var typos = []string{"harbuor", "harbour", "sunst", "ELAN", "pyhton", "keynot", "zzzzqqq", "ox", "Élan", "teh", "hrabuor",
 	"talk", "dog", "review", "evening", "another"}
 
+// testNeighbours checks Result.Neighbours of searches of each word alone and of all of them
+// together.
 func testNeighbours(t *testing.T, b ExtrasBackend, items []search.Item, words []string) {
 	vocab := vocabulary(items)
-	for _, word := range words {
-		got, err := b.Neighbours(ctx(t), word, search.MaxNeighbours)
+	for _, s := range append(slices.Clone(words), strings.Join(words, " ")) {
+		q := search.Query{Text: s, Neighbours: true}
+		q.Normalize()
+		res := search1(t, b, q)
+		if len(res.Neighbours) != len(text.Words(s)) {
+			t.Errorf("Search(%q): neighbours of %d words, want %d: %q", s, len(res.Neighbours), len(text.Words(s)), res.Neighbours)
+		}
+		for _, word := range text.Words(s) {
+			got, ok := res.Neighbours[word]
+			if want := modelNeighbours(vocab, word); !ok || !slices.Equal(got, want) || got == nil {
+				t.Errorf("Search(%q): neighbours of %q = %q, want %q (never nil)", s, word, got, want)
+			}
+		}
+	}
+	q := search.Query{Text: "harbour"}
+	q.Normalize()
+	if res := search1(t, b, q); res.Neighbours != nil {
+		t.Errorf("Search(harbour) without asking: neighbours %q", res.Neighbours)
+	}
+}
+
+// testTotals checks that Totals counts each alternative as its own search would: under filters,
+// with the replaced word anywhere in the text, and with a word the text holds twice.
+func testTotals(t *testing.T, b ExtrasBackend, items []search.Item) {
+	vocab := vocabulary(items)
+	for _, q := range []search.Query{
+		{Text: "harbour sunst"},
+		{Text: "sunset harbuor", Type: search.TypePhoto},
+		{Text: "pyhton keynote", Language: "en", From: "2000-01-01"},
+		{Text: "elan"},
+		{Text: "teh talk teh", Sort: search.SortNewest, Page: 2, Facets: search.FacetSet(search.FacetType)},
+	} {
+		q.Normalize()
+		var alts []search.Alternative
+		for _, w := range text.Words(q.Text) {
+			near := modelNeighbours(vocab, w)
+			for _, n := range append(near[:min(3, len(near))], "zzzzqqq") {
+				alts = append(alts, search.Alternative{Word: w, With: n})
+			}
+		}
+		got, err := b.Totals(ctx(t), q, alts)
 		if err != nil {
-			t.Errorf("Neighbours(%q): %v", word, err)
+			t.Errorf("Totals(%s): %v", describe(q), err)
 			continue
 		}
-		if want := modelNeighbours(vocab, word); !slices.Equal(got, want) || got == nil {
-			t.Errorf("Neighbours(%q) = %q, want %q (never nil)", word, got, want)
+		if len(got) != len(alts) {
+			t.Errorf("Totals(%s): %d totals for %d alternatives", describe(q), len(got), len(alts))
+			continue
+		}
+		for i, a := range alts {
+			alt := q
+			alt.Text, alt.Page, alt.Facets = a.Text(q.Text), 1, 0
+			if want := search1(t, b, alt).Total; got[i] != want {
+				t.Errorf("Totals(%s): %q for %q counts %d, its search %d", describe(q), a.With, a.Word, got[i], want)
+			}
 		}
 	}
 }
@@ -341,10 +391,11 @@ func modelNeighbours(vocab map[string]bool, word string) []string {
 
 func testCorrect(t *testing.T, b ExtrasBackend) {
 	for _, s := range []string{"harbour zzzzqqq", "sunset harbuor", "pyhton keynote", "harbour", "elan"} {
-		q := search.Query{Text: s}
+		q := search.Query{Text: s, Neighbours: true}
 		q.Normalize()
-		total := search1(t, b, q).Total
-		got, err := search.Correct(ctx(t), b, q, total)
+		res := search1(t, b, q)
+		total := res.Total
+		got, err := search.Correct(ctx(t), b, q, res)
 		if err != nil {
 			t.Errorf("Correct(%q): %v", s, err)
 			continue
