@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -151,6 +152,29 @@ mediagw_gateway_own_seconds_count{resource="item"} 10
 # TYPE mediagw_cache_requests_total counter
 mediagw_cache_requests_total{op="search",result="hit"} ` + hits + `
 mediagw_cache_requests_total{op="search",result="miss"} 10
+# TYPE mediagw_http_request_duration_seconds histogram
+mediagw_http_request_duration_seconds_bucket{resource="items",le="+Inf"} 80
+mediagw_http_request_duration_seconds_sum{resource="items"} 1
+mediagw_http_request_duration_seconds_count{resource="items"} 80
+mediagw_http_request_duration_seconds_bucket{resource="item",le="+Inf"} 20
+mediagw_http_request_duration_seconds_sum{resource="item"} 1
+mediagw_http_request_duration_seconds_count{resource="item"} 20
+mediagw_http_request_duration_seconds_bucket{resource="readyz",le="+Inf"} 500
+mediagw_http_request_duration_seconds_sum{resource="readyz"} 1
+mediagw_http_request_duration_seconds_count{resource="readyz"} 500
+# TYPE mediagw_backend_duration_seconds histogram
+mediagw_backend_duration_seconds_bucket{op="search",le="+Inf"} 80
+mediagw_backend_duration_seconds_sum{op="search"} 1
+mediagw_backend_duration_seconds_count{op="search"} 80
+mediagw_backend_duration_seconds_bucket{op="totals",le="+Inf"} 10
+mediagw_backend_duration_seconds_sum{op="totals"} 1
+mediagw_backend_duration_seconds_count{op="totals"} 10
+mediagw_backend_duration_seconds_bucket{op="item",le="+Inf"} 20
+mediagw_backend_duration_seconds_sum{op="item"} 1
+mediagw_backend_duration_seconds_count{op="item"} 20
+mediagw_backend_duration_seconds_bucket{op="ping",le="+Inf"} 500
+mediagw_backend_duration_seconds_sum{op="ping"} 1
+mediagw_backend_duration_seconds_count{op="ping"} 500
 `
 		s, err := parseStats(strings.NewReader(text))
 		if err != nil {
@@ -175,10 +199,17 @@ mediagw_cache_requests_total{op="search",result="miss"} 10
 	if rate, n := s.HitRate("search"); rate != 0.75 || n != 40 {
 		t.Errorf("hit rate %v of %v", rate, n)
 	}
+	// 110 calls for 100 requests, the health checks and their pings left out.
+	if all, byOp := s.CallsPerRequest(); math.Abs(all-1.1) > 1e-9 || byOp["totals"] != 0.1 || byOp["search"] != 0.8 || len(byOp) != 3 {
+		t.Errorf("calls per request %v, %v; want 1.1: search 0.8, item 0.2, totals 0.1", all, byOp)
+	}
 	// What happened between two scrapes: 20 more hits and no request.
 	d := scrape("50", "50").Sub(s)
 	if d.Own.Count != 0 || d.Own.Quantile(.5) != 0 {
 		t.Errorf("no requests between the scrapes, got %+v", d.Own)
+	}
+	if all, _ := d.CallsPerRequest(); all != 0 {
+		t.Errorf("no requests between the scrapes, %v calls per request", all)
 	}
 	if rate, n := d.HitRate("search"); rate != 1 || n != 20 {
 		t.Errorf("hit rate between the scrapes %v of %v, want 1 of 20", rate, n)

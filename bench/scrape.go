@@ -31,6 +31,9 @@ type GatewayStats struct {
 	// Cache counts the cache's answers by operation, then result (mediagw_cache_requests_total);
 	// empty when the gateway has no cache.
 	Cache map[string]map[string]float64
+	// Calls counts the backend's calls by operation (mediagw_backend_duration_seconds), and
+	// Requests the requests answered by resource (mediagw_http_request_duration_seconds).
+	Calls, Requests map[string]float64
 }
 
 // Histogram is a Prometheus histogram: cumulative counts at upper bounds in seconds, +Inf left out.
@@ -70,6 +73,8 @@ func parseStats(r io.Reader) (*GatewayStats, error) {
 		GCPauses:     histogram(families["go_sched_pauses_total_gc_seconds"]),
 		SchedLatency: histogram(families["go_sched_latencies_seconds"]),
 		Cache:        map[string]map[string]float64{},
+		Calls:        histogramCounts(families["mediagw_backend_duration_seconds"], "op"),
+		Requests:     histogramCounts(families["mediagw_http_request_duration_seconds"], "resource"),
 	}
 	if f := families["mediagw_cache_requests_total"]; f != nil {
 		for _, m := range f.GetMetric() {
@@ -90,6 +95,15 @@ func label(m *dto.Metric, name string) string {
 		}
 	}
 	return ""
+}
+
+// histogramCounts is the number of observations of a histogram family by the value of a label.
+func histogramCounts(f *dto.MetricFamily, name string) map[string]float64 {
+	out := map[string]float64{}
+	for _, m := range f.GetMetric() {
+		out[label(m, name)] += float64(m.GetHistogram().GetSampleCount())
+	}
+	return out
 }
 
 // histogram adds up every series of a histogram family; the series share their bounds.
@@ -195,6 +209,8 @@ func (s *GatewayStats) combine(o *GatewayStats, sign float64) *GatewayStats {
 		GCPauses:     s.GCPauses.plus(o.GCPauses, sign),
 		SchedLatency: s.SchedLatency.plus(o.SchedLatency, sign),
 		Cache:        map[string]map[string]float64{},
+		Calls:        addCounts(s.Calls, o.Calls, sign),
+		Requests:     addCounts(s.Requests, o.Requests, sign),
 	}
 	for _, m := range []map[string]map[string]float64{s.Cache, o.Cache} {
 		for op := range m {
@@ -212,6 +228,40 @@ func (s *GatewayStats) combine(o *GatewayStats, sign float64) *GatewayStats {
 		}
 	}
 	return out
+}
+
+// addCounts is a + sign×b.
+func addCounts(a, b map[string]float64, sign float64) map[string]float64 {
+	out := maps.Clone(a)
+	if out == nil {
+		out = map[string]float64{}
+	}
+	for k, n := range b {
+		out[k] += sign * n
+	}
+	return out
+}
+
+// CallsPerRequest is the backend's calls per request answered (the health checks left
+// out), in all and by operation.
+func (s *GatewayStats) CallsPerRequest() (all float64, byOp map[string]float64) {
+	requests := 0.0
+	for r, n := range s.Requests {
+		if r != "healthz" && r != "readyz" {
+			requests += n
+		}
+	}
+	byOp = map[string]float64{}
+	if requests == 0 {
+		return 0, byOp
+	}
+	for op, n := range s.Calls {
+		if op != "ping" && n > 0 {
+			byOp[op] = n / requests
+			all += n / requests
+		}
+	}
+	return all, byOp
 }
 
 // HitRate is the share of op's questions the cache answered from memory (hit or shared), and how
@@ -247,6 +297,13 @@ func writeGatewayStats(w io.Writer, target string, s *GatewayStats) error {
 	if l := s.SchedLatency; l.Count > 0 {
 		bound, n := l.Over(0.001)
 		fmt.Fprintf(&b, "  scheduler: %.2f%% of %.0f goroutine wake-ups waited over %s ms for a CPU\n", 100*n/l.Count, l.Count, msf(bound))
+	}
+	if all, byOp := s.CallsPerRequest(); all > 0 {
+		var parts []string
+		for _, op := range slices.Sorted(maps.Keys(byOp)) {
+			parts = append(parts, fmt.Sprintf("%s %.3f", op, byOp[op]))
+		}
+		fmt.Fprintf(&b, "  backend calls per request (as the gateway asks them, above its cache): %.3f: %s\n", all, strings.Join(parts, ", "))
 	}
 	var parts []string
 	for _, op := range slices.Sorted(maps.Keys(s.Cache)) {
