@@ -110,10 +110,12 @@ type Result struct {
 	// Next is, on a page of a walk (Query.Cursor), the cursor of the next page; "" after the last
 	// and on numbered pages.
 	Next string
-	// Neighbours maps, when the query asked for them, each word of the text (text.Words) to the
-	// words indexed in any searched field (folded, as text.Fold folds them) within TypoAllowance
-	// edits of the folded word as EditsWithin counts them, the word itself excluded, in byte order,
-	// the first MaxNeighbours of them; a word with none maps to an empty list.
+	// Neighbours maps, when the query asked for them and Total is under FewResults (only then
+	// does a correction need them; an engine that finds them with the search gives them always),
+	// each word of the text (text.Words) to the words indexed in any searched field (folded, as
+	// text.Fold folds them) within TypoAllowance edits of the folded word as EditsWithin counts
+	// them, the word itself excluded, in byte order, the first MaxNeighbours of them; a word with
+	// none maps to an empty list.
 	Neighbours map[string][]string
 }
 
