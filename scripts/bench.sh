@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# bench.sh: the short performance run behind `make bench`. With OpenSearch running (make services),
+# bench.sh: the short performance run behind `make bench`. With OpenSearch (or, BENCH_ENGINE,
+# Elasticsearch) running (make services),
 # it generates a catalogue, times `mediactl load` against a plain _bulk of the same documents (and
 # `mediactl reindex` of the loaded index against the load),
 # builds the embedded index, starts mediagw on loopback (OpenSearch with caching off, with caching
@@ -12,7 +13,9 @@
 # Settings (environment): BENCH_ITEMS (100000), BENCH_SEED (1), BENCH_DURATION measured per target
 # (10s), BENCH_WARMUP (3s), BENCH_C connections (8), BENCH_QPS open-loop rate (40; 0 skips the
 # open-loop run), BENCH_SUSTAIN sustained run of the cached gateway for its RSS (30s; 0 skips it), BENCH_EMBEDDED (1; 0 skips the embedded index), BENCH_PROFILE (1; 0 skips the CPU
-# profile), BENCH_ALIAS (bench-items), OPENSEARCH_URL (http://127.0.0.1:9200), REDIS_URL (redis on
+# profile), BENCH_LOAD (1; 0 skips timing the loads, and loads the catalogue only when the alias
+# holds another count), BENCH_ENGINE (opensearch, or elasticsearch at ELASTICSEARCH_URL,
+# default http://127.0.0.1:9202), BENCH_ALIAS (bench-items), OPENSEARCH_URL (http://127.0.0.1:9200), REDIS_URL (redis on
 # 127.0.0.1:6379 when it answers, else the in-process limit), BENCH_PORT first of the loopback
 # ports (18080 to 18084, admin 19081 to 19084), BENCH_CHARTS where the charts go (docs/charts; empty skips them).
 set -euo pipefail
@@ -32,8 +35,18 @@ PROFILE=${BENCH_PROFILE:-1}
 ALIAS=${BENCH_ALIAS:-bench-items}
 PORT=${BENCH_PORT:-18080}
 CHARTS=${BENCH_CHARTS-$REPO/docs/charts}
-export OPENSEARCH_URL=${OPENSEARCH_URL:-http://127.0.0.1:9200}
-export OPENSEARCH_INDEX=$ALIAS
+LOAD=${BENCH_LOAD:-1}
+ENGINE=${BENCH_ENGINE:-opensearch}
+case $ENGINE in
+opensearch) ENGINE_URL=${OPENSEARCH_URL:-http://127.0.0.1:9200} ;;
+elasticsearch) ENGINE_URL=${ELASTICSEARCH_URL:-http://127.0.0.1:9202} ;;
+*)
+	echo "bench: BENCH_ENGINE=$ENGINE: want opensearch or elasticsearch" >&2
+	exit 2
+	;;
+esac
+# Every part (gateways, mediactl, the direct baseline) reads the engine MEDIA_BACKEND names.
+export MEDIA_BACKEND=$ENGINE OPENSEARCH_URL=$ENGINE_URL OPENSEARCH_INDEX=$ALIAS ELASTICSEARCH_URL=$ENGINE_URL ELASTICSEARCH_INDEX=$ALIAS
 DIR=$REPO/var/bench
 CATALOGUE=$DIR/catalogue-$ITEMS-$SEED.ndjson.gz
 INDEX_DIR=$DIR/index-$ITEMS-$SEED
@@ -69,7 +82,9 @@ if [[ -z ${REDIS_URL+x} ]]; then
 fi
 export REDIS_URL
 
-curl -fsS -m 5 "$OPENSEARCH_URL/" >/dev/null 2>&1 || die "OpenSearch does not answer at $OPENSEARCH_URL: start it with \`make services\`"
+# Elasticsearch's integration-test build answers GET / with 405: ask the node itself.
+engine_version() { curl -fsS -m 5 "$ENGINE_URL/_nodes/_local/version" | grep -o '"version":"[^"]*"' | head -n 1 | cut -d'"' -f4; }
+[[ -n $(engine_version 2>/dev/null) ]] || die "$ENGINE does not answer at $ENGINE_URL: start it with \`make services\` (MEDIA_ENGINE=elasticsearch:9.2.0 for Elasticsearch)"
 mkdir -p "$DIR" "$RESULTS"
 rm -f "$RESULTS"/*.json
 log "building"
@@ -78,7 +93,7 @@ MEDIACTL=$REPO/bin/mediactl
 
 echo "== machine"
 echo "cpus: $(nproc); memory: $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo); $($GO version | cut -d' ' -f3-4)"
-echo "opensearch: $(curl -fsS "$OPENSEARCH_URL/" | sed -n 's/.*"number" : "\([^"]*\)".*/\1/p'); rate-limit store: ${REDIS_URL:-in process}"
+echo "$ENGINE: $(engine_version); rate-limit store: ${REDIS_URL:-in process}"
 echo "run: $ITEMS items, seed $SEED, $DURATION per target after $WARMUP warm-up, $CONC connections"
 
 if [[ ! -f $CATALOGUE ]]; then
@@ -86,31 +101,34 @@ if [[ ! -f $CATALOGUE ]]; then
 	"$MEDIACTL" gen -n "$ITEMS" -seed "$SEED" -o "$CATALOGUE" 2>/dev/null
 fi
 
-# opensearch_pid prints the pid of the local OpenSearch that answers at OPENSEARCH_URL (other nodes
-# may run on the machine), or nothing when it is not a local process.
-opensearch_pid() {
-	local f=$REPO/var/services/opensearch/opensearch.pid port=${OPENSEARCH_URL##*:}
+# engine_pid prints the pid of the local engine that answers at ENGINE_URL (other nodes may run
+# on the machine), or nothing when it is not a local process.
+engine_pid() {
+	local port=${ENGINE_URL##*:} f=$REPO/var/services/opensearch/opensearch.pid
 	port=${port%%/*}
-	if [[ -s $f ]] && kill -0 "$(cat "$f")" 2>/dev/null; then
-		cat "$f"
-	elif command -v ss >/dev/null; then
+	if command -v ss >/dev/null; then
 		ss -Hltnp "sport = :$port" 2>/dev/null | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -n 1
-	else
-		pgrep -f org.opensearch.bootstrap.OpenSearch | head -n 1 || true
+	elif [[ $ENGINE == opensearch && -s $f ]] && kill -0 "$(cat "$f")" 2>/dev/null; then
+		cat "$f"
 	fi
 }
-OS_PID=$(opensearch_pid)
-# cpu LIST: LIST plus OpenSearch, the processes whose CPU time a run charges to each target.
+OS_PID=$(engine_pid)
+# cpu LIST: LIST plus the engine, the processes whose CPU time a run charges to each target.
 cpu() {
 	local list=$1
-	[[ -n $OS_PID ]] && list="$list,opensearch=$OS_PID"
+	[[ -n $OS_PID ]] && list="$list,$ENGINE=$OS_PID"
 	echo "$list"
 }
 
-echo
-echo "== load into OpenSearch: mediactl load vs plain _bulk of the same documents, then mediactl reindex vs load"
-loadavg
-MEDIA_BACKEND=opensearch "$MEDIACTL" bench -mode load -catalogue "$CATALOGUE" -log-level warn ${OS_PID:+-cpu opensearch=$OS_PID}
+if [[ $LOAD == 1 ]]; then
+	echo
+	echo "== load into $ENGINE: mediactl load vs plain _bulk of the same documents, then mediactl reindex vs load"
+	loadavg
+	"$MEDIACTL" bench -mode load -catalogue "$CATALOGUE" -log-level warn ${OS_PID:+-cpu $ENGINE=$OS_PID}
+elif [[ $(curl -fsS "$ENGINE_URL/$ALIAS/_count" 2>/dev/null | grep -o '"count":[0-9]*' | cut -d: -f2) != "$ITEMS" ]]; then
+	log "loading $ITEMS items into $ENGINE (BENCH_LOAD=0: not timed)"
+	"$MEDIACTL" load -log-level warn "$CATALOGUE" >/dev/null
+fi
 
 if [[ $EMBEDDED == 1 && ! -e $INDEX_DIR/current ]]; then
 	log "building the embedded index in $INDEX_DIR (kept for the next run)"
@@ -144,13 +162,13 @@ start() {
 
 rss_mib() { awk '/VmRSS/ {printf "%.1f", $2/1024}' "/proc/$1/status"; }
 
-start off $((PORT + 1)) MEDIA_BACKEND=opensearch MEDIA_CACHE=off
+start off $((PORT + 1)) MEDIA_CACHE=off
 OFF=$pid
-start on $((PORT + 2)) MEDIA_BACKEND=opensearch MEDIA_CACHE=on
+start on $((PORT + 2)) MEDIA_CACHE=on
 ON=$pid
 # The same as "off" but counting visitors in process instead of in Redis: how much of the
 # gateway's own time is the shared limiter's round trip (open loop only).
-start local $((PORT + 4)) MEDIA_BACKEND=opensearch MEDIA_CACHE=off REDIS_URL=
+start local $((PORT + 4)) MEDIA_CACHE=off REDIS_URL=
 LOCAL=$pid
 GW_OFF=http://127.0.0.1:$((PORT + 1))/
 GW_ON=http://127.0.0.1:$((PORT + 2))/
@@ -176,35 +194,35 @@ loadavg
 mix() { loadavg; "$MEDIACTL" bench -catalogue "$CATALOGUE" -seed "$SEED" -duration "$DURATION" -warmup "$WARMUP" -c "$CONC" -log-level warn "$@"; }
 
 echo
-echo "== gateway (caching off) vs OpenSearch direct, closed loop"
+echo "== gateway (caching off) vs $ENGINE direct, closed loop"
 mix -gateway "gateway=$GW_OFF" -metrics "gateway=$M_OFF" -rss "gateway=$OFF" -cpu "$(cpu "gateway=$OFF")" \
 	-save "$RESULTS/1-closed-off.json" -label "closed loop, caching off"
 
 if [[ $QPS != 0 ]]; then
 	echo
-	echo "== gateway (caching off; rate limit in Redis, then in process) vs OpenSearch direct, open loop at $QPS req/s"
+	echo "== gateway (caching off; rate limit in Redis, then in process) vs $ENGINE direct, open loop at $QPS req/s"
 	mix -gateway "gateway=$GW_OFF,local-limit=http://127.0.0.1:$((PORT + 4))/" -metrics "gateway=$M_OFF,local-limit=$M_LOCAL" \
 		-qps "$QPS" -cpu "$(cpu "gateway=$OFF,local-limit=$LOCAL")" \
 		-save "$RESULTS/2-open-off.json" -label "open loop at $QPS req/s, caching off"
 fi
 
 echo
-echo "== gateway (caching on) vs OpenSearch direct, closed loop"
+echo "== gateway (caching on) vs $ENGINE direct, closed loop"
 mix -gateway "cached=$GW_ON" -metrics "cached=$M_ON" -rss "cached=$ON" -cpu "$(cpu "cached=$ON")" \
 	-save "$RESULTS/3-closed-on.json" -label "closed loop, caching on"
 
 if [[ $EMBEDDED == 1 ]]; then
 	echo
-	echo "== gateway on OpenSearch vs gateway on the embedded index (both caching off), closed loop"
-	mix -direct=false -gateway "opensearch=$GW_OFF,embedded=http://127.0.0.1:$((PORT + 3))/" -rss "embedded=$EMB" \
-		-metrics "opensearch=$M_OFF,embedded=$M_EMB" -cpu "$(cpu "gateway-opensearch=$OFF,gateway-embedded=$EMB")" \
+	echo "== gateway on $ENGINE vs gateway on the embedded index (both caching off), closed loop"
+	mix -direct=false -gateway "$ENGINE=$GW_OFF,embedded=http://127.0.0.1:$((PORT + 3))/" -rss "embedded=$EMB" \
+		-metrics "$ENGINE=$M_OFF,embedded=$M_EMB" -cpu "$(cpu "gateway-$ENGINE=$OFF,gateway-embedded=$EMB")" \
 		-save "$RESULTS/4-embedded.json" -label "both backends, closed loop"
 fi
 
 # The search-box extras (issue 12) on each backend through its gateway (caching off): the mix's
 # searches with all four facets and highlight=true against the same searches without, closed
 # loop in alternating rounds; then completions as typed, open loop.
-EXTRAS=("opensearch=$GW_OFF" "$M_OFF" "$(cpu "gateway=$OFF")")
+EXTRAS=("$ENGINE=$GW_OFF" "$M_OFF" "$(cpu "gateway=$OFF")")
 if [[ $EMBEDDED == 1 ]]; then
 	EXTRAS+=("embedded=http://127.0.0.1:$((PORT + 3))/" "$M_EMB" "gateway=$EMB")
 fi

@@ -54,7 +54,7 @@ func benchFlagSet(fs *flag.FlagSet, e *env) {
 	b := &e.bench
 	fs.StringVar(&b.mode, "mode", "mix", "mix: replay the request mix; extras: its searches with all facets and highlight=true against the same without; suggest: completions as typed; probe: categories and authors cold, then cached; load: mediactl load against a plain _bulk, then mediactl reindex of what it loaded; charts: draw -results as SVG into -charts")
 	fs.StringVar(&b.gateways, "gateway", "", "gateway base URLs to measure, comma-separated, each URL or NAME=URL (e.g. gateway=http://127.0.0.1:8080/)")
-	fs.BoolVar(&b.direct, "direct", true, "also send the mix straight to OpenSearch (-opensearch-url, alias -opensearch-index): the baseline")
+	fs.BoolVar(&b.direct, "direct", true, "also send the mix straight to the engine MEDIA_BACKEND names (OpenSearch unless elasticsearch; its URL and alias settings): the baseline")
 	fs.StringVar(&b.catalogue, "catalogue", "", "catalogue file the mix is drawn from (mix), or loaded (load)")
 	fs.DurationVar(&b.duration, "duration", 20*time.Second, "measured time per target")
 	fs.DurationVar(&b.warmup, "warmup", 5*time.Second, "unmeasured warm-up per target")
@@ -104,7 +104,11 @@ func benchTargets(e *env) ([]bench.Target, error) {
 	var out []bench.Target
 	if b.direct {
 		u, _ := backends.EngineAddress(e.cfg)
-		out = append(out, bench.NewOpenSearch("opensearch", u, bench.NewClient(b.conc, b.timeout)))
+		name := config.BackendOpenSearch
+		if e.cfg.Backend == config.BackendElasticsearch {
+			name = e.cfg.Backend
+		}
+		out = append(out, bench.NewOpenSearch(name, u, bench.NewClient(b.conc, b.timeout)))
 	}
 	gateways, err := benchGateways(e)
 	if err != nil {
