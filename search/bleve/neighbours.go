@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
 
 	"mediagw/search"
@@ -79,7 +81,9 @@ func wordNeighbours(ctx context.Context, fuzzy index.IndexReaderFuzzy, word stri
 	return out[:min(len(out), search.MaxNeighbours)], nil
 }
 
-// Totals counts the items each alternative text of q matches, unscored, on one reader.
+// Totals counts the items each alternative text of q matches, on one reader, as the engines
+// do: each word's matches found once (a set of documents), the other words' and the filters'
+// intersected once per word replaced, and each alternative counted against that.
 func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alternative) ([]int, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("totals: %w", err)
@@ -91,15 +95,65 @@ func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alte
 	defer h.release()
 	out := make([]int, len(alts))
 	err = withReader(h.idx, func(r index.IndexReader) error {
+		m := h.idx.Mapping()
+		matches := map[string]*roaring64.Bitmap{}
+		match := func(word string, bq query.Query) (*roaring64.Bitmap, error) {
+			if set, ok := matches[word]; ok {
+				return set, nil
+			}
+			set := roaring64.New()
+			if err := eachMatch(ctx, r, m, bq, set.Add); err != nil {
+				return nil, fmt.Errorf("%q: %w", word, err)
+			}
+			matches[word] = set
+			return set, nil
+		}
+		wordMatch := func(w string) (*roaring64.Bitmap, error) {
+			terms := text.Terms(w)
+			if len(terms) == 0 {
+				// A word of no terms leaves the others to decide, as in the search.
+				return nil, nil
+			}
+			return match("w:"+w, wordQuery(terms))
+		}
+		filters := q
+		filters.Text = ""
+		fq, _, err := buildQuery(m, filters, nil)
+		if err != nil {
+			return err
+		}
+		base, err := match("", fq)
+		if err != nil {
+			return err
+		}
+		words := text.Words(q.Text)
+		rests := map[string]*roaring64.Bitmap{}
 		for i, a := range alts {
-			alt := q
-			alt.Text = a.Text(q.Text)
-			bq, _, err := buildQuery(h.idx.Mapping(), alt, h.facets.titleBonus)
+			rest, ok := rests[a.Word]
+			if !ok {
+				rest = base.Clone()
+				for _, x := range words {
+					if x == a.Word {
+						continue
+					}
+					set, err := wordMatch(x)
+					if err != nil {
+						return err
+					}
+					if set != nil {
+						rest.And(set)
+					}
+				}
+				rests[a.Word] = rest
+			}
+			set, err := wordMatch(a.With)
 			if err != nil {
 				return err
 			}
-			if err := eachMatch(ctx, r, h.idx.Mapping(), bq, func(uint64) { out[i]++ }); err != nil {
-				return fmt.Errorf("%q: %w", alt.Text, err)
+			if set == nil {
+				out[i] = int(rest.GetCardinality())
+			} else {
+				out[i] = int(rest.AndCardinality(set))
 			}
 		}
 		return nil
