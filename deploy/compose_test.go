@@ -75,10 +75,12 @@ func TestComposeServices(t *testing.T) {
 	}
 	for _, name := range []string{"catalogue", "loader", "mediagw-1", "mediagw-2"} {
 		if img := service(t, p, name).Image; img != "mediagw:local" {
-			t.Errorf("%s image %q, want the one built from the Dockerfile (mediagw:local)", name, img)
+			t.Errorf("%s image %q, want the one built from image/Containerfile (mediagw:local)", name, img)
 		}
-		if service(t, p, name).Build == nil {
-			t.Errorf("%s has no build section", name)
+		// The one image definition, around the context scripts/image.sh stages.
+		if b := service(t, p, name).Build; b == nil || filepath.Base(b.Context) != "image" || filepath.Base(filepath.Dir(b.Context)) != "var" ||
+			filepath.Clean(filepath.Join(b.Context, b.Dockerfile)) != filepath.Join(filepath.Dir(filepath.Dir(b.Context)), "deploy", "image", "Containerfile") {
+			t.Errorf("%s build %+v: want deploy/image/Containerfile on the context var/image", name, b)
 		}
 	}
 }

@@ -261,7 +261,9 @@ func TestKustomizeBuild(t *testing.T) {
 			t.Errorf("%s container %s: image %q, want %q from the kustomization", what, c.Name, c.Image, want)
 		}
 	}
-	// Every other image is pulled by its full name, pinned by digest.
+	// Every other image is pulled by its full name, pinned by digest: the tag says what the image
+	// is, the digest which one, so a rebuild cannot change under the same tag.
+	pinned := regexp.MustCompile(`^([a-z0-9.-]+\.[a-z]+)/([a-z0-9/._-]+):([a-zA-Z0-9._-]+)@sha256:[0-9a-f]{64}$`)
 	for _, c := range job.Spec.Template.Spec.InitContainers {
 		if !pinned.MatchString(c.Image) {
 			t.Errorf("job init container %s: image %q is not a full name pinned by digest", c.Name, c.Image)

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # image.sh: the mediagw image without a registry.
 #
-#   scripts/image.sh build   (make image) the static binaries are built by `go build` here, then
-#                            podman assembles deploy/image/Containerfile (FROM scratch) around them,
-#                            Debian's CA certificates and a passwd/group for the user 65532; tagged
-#                            $IMAGE:$VERSION and $IMAGE:local.
+#   scripts/image.sh context stages the build context in var/image: the static binaries built by
+#                            `go build` here, Debian's CA certificates and a passwd/group for the
+#                            user 65532 (what `docker compose up --build` builds the image from).
+#   scripts/image.sh build   (make image) the context, then podman assembles
+#                            deploy/image/Containerfile (FROM scratch, the one image definition)
+#                            around it; tagged $IMAGE:$VERSION and $IMAGE:local.
 #   scripts/image.sh run     (make image-test) runs $IMAGE:local: mediactl gen and load into a
 #                            volume, then mediagw on it; checks /healthz, an API request, the
 #                            container's health check and -version, and stops it.
 #
-# Installs Debian's podman and buildah when missing (as root).
+# Installs Debian's podman and buildah (and CA certificates) when missing (as root).
 # Variables (the Makefile passes its own): VERSION, REVISION, MODIFIED (stamped into the binaries,
 # as make build does, and into the OCI labels), IMAGE (localhost/mediagw), IMAGE_SOURCE (the
 # org.opencontainers.image.source URL; default: git's origin), IMAGE_LICENSES (SPDX; NOASSERTION
@@ -27,14 +29,24 @@ IMAGE_SOURCE=${IMAGE_SOURCE:-$(git remote get-url origin 2>/dev/null || echo unk
 IMAGE_LICENSES=${IMAGE_LICENSES:-NOASSERTION}
 CA=/etc/ssl/certs/ca-certificates.crt
 
-if ! command -v podman >/dev/null || ! command -v buildah >/dev/null || [[ ! -f $CA ]]; then
-	[[ $EUID -eq 0 ]] || { log "install Debian's podman, buildah and ca-certificates (apt-get install podman buildah ca-certificates)"; exit 1; }
-	log "installing podman, buildah and ca-certificates"
-	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman buildah ca-certificates >/dev/null
-fi
+# tools NAME...: installs what is missing of Debian's podman, buildah and ca-certificates.
+tools() {
+	local missing=()
+	for t in "$@"; do
+		case $t in
+		ca-certificates) [[ -f $CA ]] || missing+=("$t") ;;
+		*) command -v "$t" >/dev/null || missing+=("$t") ;;
+		esac
+	done
+	((${#missing[@]} == 0)) && return
+	[[ $EUID -eq 0 ]] || { log "install Debian's ${missing[*]} (apt-get install ${missing[*]})"; exit 1; }
+	log "installing ${missing[*]}"
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+}
 
-build() {
 ctx=var/image
+context() {
+tools ca-certificates
 rm -rf "$ctx" && mkdir -p "$ctx/data"
 pkg=mediagw/cmd/internal/buildinfo
 log "building static binaries ($VERSION, $REVISION, modified $MODIFIED)"
@@ -42,6 +54,11 @@ CGO_ENABLED=0 "$GO" build -trimpath \
 	-ldflags "-s -w -X $pkg.version=$VERSION -X $pkg.revision=$REVISION -X $pkg.modified=$MODIFIED" \
 	-o "$ctx/" ./cmd/mediagw ./cmd/mediactl
 cp deploy/image/passwd deploy/image/group "$CA" "$ctx/"
+}
+
+build() {
+context
+tools podman buildah
 
 # --format docker keeps HEALTHCHECK, which the OCI image format has no field for.
 log "assembling $IMAGE:$VERSION"
@@ -64,6 +81,7 @@ run_args=(--ulimit "nofile=$(ulimit -Hn):$(ulimit -Hn)" --ulimit "nproc=4096:409
 hybrid() { [[ $(stat -f -c %T /sys/fs/cgroup) == tmpfs ]] && mountpoint -q /sys/fs/cgroup/unified; }
 
 run() {
+	tools podman buildah
 	if hybrid; then
 		if [[ -z ${IMAGE_MOUNT_NS:-} ]]; then
 			IMAGE_MOUNT_NS=1 exec unshare --mount --propagation private "$0" run
@@ -116,7 +134,8 @@ run() {
 }
 
 case ${1:-build} in
+context) context ;;
 build) build ;;
 run) run ;;
-*) log "usage: $0 [build|run]"; exit 2 ;;
+*) log "usage: $0 [context|build|run]"; exit 2 ;;
 esac

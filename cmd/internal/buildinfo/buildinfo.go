@@ -15,9 +15,9 @@ import (
 )
 
 // Set with -ldflags "-X mediagw/cmd/internal/buildinfo.version=… -X …revision=… -X …modified=true"
-// by `make build` and the image builds; they win over build info, which has no VCS revision when
-// there is no .git directory to stamp from (the Dockerfile's context, a git worktree, whose .git is
-// a file the go command does not recognise, or -buildvcs=false).
+// by `make build` and the image build; they win over build info, which has no VCS revision when
+// there is no .git directory to stamp from (a source tree without its history, a git worktree,
+// whose .git is a file the go command does not recognise, or -buildvcs=false).
 var version, revision, modified string
 
 // Info is one binary's build.
