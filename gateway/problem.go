@@ -181,29 +181,32 @@ func unavailable(detail string, cause error) *apiError {
 }
 
 // searchError maps the failure of a search for q: a cursor the backend refuses is the client's
-// (400 naming it, or 410 when its index version is gone), anything else is backendError.
+// (400 naming it), anything else is backendError.
 func searchError(ctx context.Context, q search.Query, err error) *apiError {
-	switch {
-	case errors.Is(err, search.ErrCursorInvalid):
+	if search.Kind(err) == search.KindCursorInvalid {
 		return invalidParams([]FieldError{fieldError("cursor", q.Cursor, cursorRule)})
-	case errors.Is(err, search.ErrCursorExpired):
-		return &apiError{Type: problemCursorExpired,
-			Detail: "the cursor belongs to an index version no longer served (the catalogue was reloaded); start the walk again with cursor=*", Cause: err}
 	}
 	return backendError(ctx, err)
 }
 
-// backendError maps a search engine failure to what the client may know about it.
+// backendError maps a backend's error, by its kind (search.KindIn: the classification the engine
+// call metrics and the cache read too), to what the client may know about it; the log line's
+// level follows the status.
 func backendError(ctx context.Context, err error) *apiError {
-	switch {
-	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
+	switch search.KindIn(ctx, err) {
+	case search.KindNotFound:
+		return notFound("no such item")
+	case search.KindCursorExpired:
+		return &apiError{Type: problemCursorExpired,
+			Detail: "the cursor belongs to an index version no longer served (the catalogue was reloaded); start the walk again with cursor=*", Cause: err}
+	case search.KindTimeout:
 		return &apiError{Type: problemTimeout,
 			Detail: "the search engine did not answer in time; try again or narrow the query", Cause: err}
-	case errors.Is(err, context.Canceled):
+	case search.KindCanceled:
 		return &apiError{Type: problemClientClosed, Detail: "the client went away before the answer", Cause: err}
-	case errors.Is(err, search.ErrUnavailable):
+	case search.KindUnavailable:
 		return unavailable("the search engine cannot be reached right now; try again later", err)
-	case errors.Is(err, search.ErrOverloaded):
+	case search.KindOverloaded:
 		return unavailable("the server is at its limit of searches in progress; try again later", err)
 	}
 	return internalError(err)

@@ -1,7 +1,7 @@
 // Package breaker wraps a search engine reached over the network in a circuit breaker
 // (github.com/sony/gobreaker/v2), so that an engine that hangs or cannot be reached costs callers
 // an immediate error instead of a deadline each: after Options.Failures engine failures in a row
-// (search.EngineFailed: timeouts, connection failures, 5xx) it opens, and every call fails at once
+// (search.ErrorKind.EngineFailed: timeouts, connection failures, 5xx) it opens, and every call fails at once
 // with an *OpenError (a search.ErrUnavailable) for Options.OpenFor; then one call at a time probes
 // the engine (half-open), and the first that gets an answer closes it. The question's errors (not
 // found, a bad cursor, a query the engine refuses) are answers: they never count as failures.
@@ -9,7 +9,6 @@ package breaker
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -94,8 +93,8 @@ func New(next Engine, opts Options) *Backend {
 		ReadyToTrip: func(c gobreaker.Counts) bool {
 			return c.ConsecutiveFailures >= uint32(opts.Failures)
 		},
-		IsSuccessful:  func(err error) bool { return !search.EngineFailed(err) },
-		IsExcluded:    func(err error) bool { return errors.Is(err, context.Canceled) },
+		IsSuccessful:  func(err error) bool { return !search.Kind(err).EngineFailed() },
+		IsExcluded:    func(err error) bool { return search.Kind(err) == search.KindCanceled },
 		OnStateChange: b.changed,
 	})
 	// Read when scraped: an open breaker turns half-open when asked for its state, not by a timer.

@@ -329,7 +329,7 @@ func lookup[T any](ctx context.Context, b *Backend, op, v string, ok bool, keyOf
 // the engine is at fault and that answer is at most StaleMax past its freshness; otherwise it
 // returns err.
 func serveStale[T any](ctx context.Context, b *Backend, op string, keyOf func(v string) string, pin bool, err error) (T, error) {
-	if b.opts.StaleMax > 0 && search.EngineFailed(err) {
+	if b.opts.StaleMax > 0 && search.Kind(err).EngineFailed() {
 		if val, stored, ok := b.getStale(keyOf, pin); ok {
 			b.metrics.count(op, resultStale)
 			search.NoteOrigin(ctx, search.Origin{Cached: true, Stale: true, Age: b.opts.Now().Sub(stored)})
