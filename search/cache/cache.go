@@ -280,6 +280,7 @@ func lookup[T any](ctx context.Context, b *Backend, op, v string, ok bool, keyOf
 	timeout time.Duration, size func(T) int64, call func(context.Context) (T, error)) (T, error) {
 	var zero T
 	if err := ctx.Err(); err != nil {
+		b.metrics.count(op, resultError)
 		return zero, fmt.Errorf("%s: %w", op, err)
 	}
 	key := keyOf(v)
@@ -290,7 +291,9 @@ func lookup[T any](ctx context.Context, b *Backend, op, v string, ok bool, keyOf
 			return val.(T), nil
 		}
 	}
-	f, led := b.flights.join(ctx, key, timeout, func(cctx context.Context) (val any, err error) {
+	// The call is made for every caller that joins it, so no one caller's engine clock times it:
+	// each adds the time it waited on it.
+	f, led := b.flights.join(search.WithoutEngineClock(ctx), key, timeout, func(cctx context.Context) (val any, err error) {
 		// A panic on the call's own goroutine would end the process; the error reaches every caller instead.
 		defer func() {
 			if p := recover(); p != nil {
@@ -304,19 +307,20 @@ func lookup[T any](ctx context.Context, b *Backend, op, v string, ok bool, keyOf
 		return res, err
 	})
 	defer func() { b.flights.leave(key, f, errors.Is(ctx.Err(), context.Canceled)) }()
-	if led {
-		b.metrics.count(op, resultMiss)
-	}
+	waiting := time.Now()
+	defer func() { search.EngineClockOf(ctx).Add(time.Since(waiting)) }()
 	if b.onJoin != nil {
 		b.onJoin()
 	}
 	select {
 	case <-f.done:
-		if !led {
-			b.metrics.count(op, resultShared)
-		}
 		if f.err != nil {
 			return serveStale[T](ctx, b, op, keyOf, pin, f.err)
+		}
+		if led {
+			b.metrics.count(op, resultMiss)
+		} else {
+			b.metrics.count(op, resultShared)
 		}
 		search.NoteOrigin(ctx, search.Origin{Collapsed: !led})
 		return f.val.(T), nil
@@ -336,6 +340,7 @@ func serveStale[T any](ctx context.Context, b *Backend, op string, keyOf func(v 
 			return val.(T), nil
 		}
 	}
+	b.metrics.count(op, resultError)
 	search.NoteOrigin(ctx, search.Origin{})
 	var zero T
 	return zero, err
