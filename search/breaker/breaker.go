@@ -30,13 +30,21 @@ type Engine interface {
 
 // Options tune a Backend. Zero values take the defaults.
 type Options struct {
-	// Failures is how many engine failures in a row open the breaker (default 5).
+	// Failures is how many engine failures in a row open the breaker (default DefaultFailures).
 	Failures int
-	// OpenFor is how long it stays open before a call probes the engine (default 5s).
+	// OpenFor is how long it stays open before a call probes the engine (default DefaultOpenFor).
 	OpenFor time.Duration
 	// Log receives one line per change of state (default none).
 	Log *zap.Logger
 }
+
+// The defaults, and the configuration's (MEDIA_BREAKER_FAILURES, MEDIA_BREAKER_OPEN): five
+// failures in a row are no passing hiccup, and five seconds let an engine restart or a node
+// rejoin while costing visitors without a stale answer no more than a few seconds of 503.
+const (
+	DefaultFailures = 5
+	DefaultOpenFor  = 5 * time.Second
+)
 
 // Backend is an Engine behind a circuit breaker. It is safe for concurrent use.
 type Backend struct {
@@ -71,10 +79,10 @@ func (e *OpenError) RetryAfter() time.Duration { return e.Retry }
 // New wraps next.
 func New(next Engine, opts Options) *Backend {
 	if opts.Failures <= 0 {
-		opts.Failures = 5
+		opts.Failures = DefaultFailures
 	}
 	if opts.OpenFor <= 0 {
-		opts.OpenFor = 5 * time.Second
+		opts.OpenFor = DefaultOpenFor
 	}
 	if opts.Log == nil {
 		opts.Log = zap.NewNop()

@@ -33,7 +33,7 @@ type RemoteVersioner interface {
 
 // Options tune a Backend. Zero values take the defaults.
 type Options struct {
-	// TTL is how long a Search or Item answer is served from memory (default 10s). Categories and
+	// TTL is how long a Search or Item answer is served from memory (default DefaultTTL). Categories and
 	// authors are kept for the whole index version instead, when the backend has one.
 	TTL time.Duration
 	// StaleMax is how long past its freshness an answer is still served when the engine fails or
@@ -48,7 +48,7 @@ type Options struct {
 	// VersionInterval is how often a RemoteVersioner is asked for its version (default 2s). An
 	// alias move goes unnoticed for at most twice this.
 	VersionInterval time.Duration
-	// CallTimeout bounds an engine call shared by several callers (default 5s). No single
+	// CallTimeout bounds an engine call shared by several callers (default search.DefaultTimeout). No single
 	// caller's context governs it, so that one caller leaving does not fail the others; it is
 	// cancelled when the last caller waiting on it has gone (its context cancelled, not past its
 	// deadline).
@@ -64,9 +64,13 @@ type Options struct {
 	Now func() time.Time
 }
 
+// DefaultTTL is how long an answer is served from memory when the operator sets nothing
+// (MEDIA_CACHE_TTL): a popular search costs the engine at most one call per TTL.
+const DefaultTTL = 10 * time.Second
+
 func (o Options) withDefaults() Options {
 	if o.TTL <= 0 {
-		o.TTL = 10 * time.Second
+		o.TTL = DefaultTTL
 	}
 	if o.MaxEntries <= 0 {
 		o.MaxEntries = 10_000
@@ -78,7 +82,7 @@ func (o Options) withDefaults() Options {
 		o.VersionInterval = 2 * time.Second
 	}
 	if o.CallTimeout <= 0 {
-		o.CallTimeout = 5 * time.Second
+		o.CallTimeout = search.DefaultTimeout
 	}
 	if o.PrewarmTimeout <= 0 {
 		o.PrewarmTimeout = time.Minute
