@@ -42,8 +42,9 @@ type Config struct {
 	OpenAPI []byte
 	// Demo, when not nil, is the search page served at {base}demo/ (package demo).
 	Demo fs.FS
-	// Metrics, when not nil, receives the request and backend metrics (see metrics.go); nil
-	// records none.
+	// Metrics, when not nil, receives the request metrics (see metrics.go), whose own time
+	// subtracts what the backend's metering (search/meter) adds to each request's
+	// search.EngineClock; nil records none.
 	Metrics prometheus.Registerer
 }
 

@@ -32,6 +32,7 @@ var (
 
 // metrics are the gateway's Prometheus series. Rate-limit decisions and fallbacks are not among
 // them: ratelimit.Fallback counts those where they are decided, and a 429 shows here as a status.
+// Nor are the engine calls: search/meter counts those below the cache.
 type metrics struct {
 	requests        *prometheus.CounterVec
 	duration        *prometheus.HistogramVec
