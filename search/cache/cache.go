@@ -296,7 +296,9 @@ func lookup[T any](ctx context.Context, b *Backend, op, v string, ok bool, keyOf
 		}
 	}
 	// The call is made for every caller that joins it, so no one caller's engine clock times it:
-	// each adds the time it waited on it.
+	// each adds the time it waited on it, from before the call can start.
+	waiting := time.Now()
+	defer func() { search.EngineClockOf(ctx).Add(time.Since(waiting)) }()
 	f, led := b.flights.join(search.WithoutEngineClock(ctx), key, timeout, func(cctx context.Context) (val any, err error) {
 		// A panic on the call's own goroutine would end the process; the error reaches every caller instead.
 		defer func() {
@@ -311,8 +313,6 @@ func lookup[T any](ctx context.Context, b *Backend, op, v string, ok bool, keyOf
 		return res, err
 	})
 	defer func() { b.flights.leave(key, f, errors.Is(ctx.Err(), context.Canceled)) }()
-	waiting := time.Now()
-	defer func() { search.EngineClockOf(ctx).Add(time.Since(waiting)) }()
 	if b.onJoin != nil {
 		b.onJoin()
 	}
