@@ -90,15 +90,15 @@ func (g *Gateway) recovered(c *echo.Context, next echo.HandlerFunc) (err error) 
 }
 
 func (g *Gateway) logRequest(c *echo.Context, status int, latency time.Duration) {
+	st := state(c)
 	level := zapcore.InfoLevel
-	if status >= 500 && status != statusClientClosed {
-		level = zapcore.ErrorLevel
+	if st.cause != nil {
+		level = st.cause.logLevel()
 	}
 	ce := g.log.Check(level, "request")
 	if ce == nil {
 		return
 	}
-	st := state(c)
 	keep, skipped := g.sampler.keep(st.resource, status)
 	if !keep {
 		return
