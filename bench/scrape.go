@@ -242,8 +242,8 @@ func addCounts(a, b map[string]float64, sign float64) map[string]float64 {
 	return out
 }
 
-// CallsPerRequest is the backend's calls per request answered (the health checks left
-// out), in all and by operation.
+// CallsPerRequest is the calls that reached the engine (metered below the cache) per request
+// answered (the health checks left out), in all and by operation.
 func (s *GatewayStats) CallsPerRequest() (all float64, byOp map[string]float64) {
 	requests := 0.0
 	for r, n := range s.Requests {

@@ -105,8 +105,9 @@ type Setting struct {
 
 // Settings lists every setting in the order the README documents them. Defaults are string
 // literals, which the README's table and deploy's tests read from this file; where a package owns
-// the value (the backend's name, opensearch.DefaultAlias, search.DefaultKeep), a test holds the
-// literal equal to it.
+// the value (the backend's name, engine.DefaultAlias, search.DefaultKeep, search.DefaultTimeout,
+// ratelimit.DefaultPolicy, breaker.DefaultFailures and DefaultOpenFor, cache.DefaultTTL,
+// admit.DefaultWait), TestDefaultsOfTheirOwners holds the literal equal to it.
 var Settings = []Setting{
 	{"MEDIA_ADDR", "addr", ":8080", "address the public API listens on",
 		func(c *Config, v string) error { c.Addr = v; return checkAddr(v) }},
@@ -174,8 +175,14 @@ var Settings = []Setting{
 		}},
 	{"MEDIA_RATE_LIMIT", "rate-limit", "120", "requests per visitor per window",
 		func(c *Config, v string) error { return positiveInt(v, &c.RateLimit) }},
-	{"MEDIA_RATE_WINDOW", "rate-window", "10m", "rate-limit window",
-		func(c *Config, v string) error { return positiveDuration(v, &c.RateWindow) }},
+	{"MEDIA_RATE_WINDOW", "rate-window", "10m", "rate-limit window, at least 1s",
+		func(c *Config, v string) error {
+			// The policy's own bound: the headers state the window in whole seconds.
+			if err := positiveDuration(v, &c.RateWindow); err != nil || c.RateWindow < ratelimit.MinWindow {
+				return fmt.Errorf("must be a duration of at least %s such as 10m", ratelimit.MinWindow)
+			}
+			return nil
+		}},
 	{"MEDIA_TRUSTED_PROXIES", "trusted-proxies", "", "comma-separated IPs or CIDRs whose X-Forwarded-For is believed",
 		func(c *Config, v string) error {
 			p, err := ParsePrefixes(v)

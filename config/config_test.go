@@ -9,7 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"mediagw/ratelimit"
 	"mediagw/search"
+	"mediagw/search/admit"
+	"mediagw/search/breaker"
+	"mediagw/search/cache"
 	"mediagw/search/engine"
 )
 
@@ -34,9 +38,26 @@ func TestDefaultsOfTheirOwners(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Backend != BackendEmbedded || c.OpenSearchIndex != engine.DefaultAlias || c.KeepIndices != search.DefaultKeep {
-		t.Errorf("defaults: backend %q, alias %q, keep %d; want BackendEmbedded %q, engine.DefaultAlias %q, search.DefaultKeep %d",
-			c.Backend, c.OpenSearchIndex, c.KeepIndices, BackendEmbedded, engine.DefaultAlias, search.DefaultKeep)
+	tests := []struct {
+		name      string
+		got, want any
+	}{
+		{"MEDIA_BACKEND", c.Backend, BackendEmbedded},
+		{"OPENSEARCH_INDEX", c.OpenSearchIndex, engine.DefaultAlias},
+		{"ELASTICSEARCH_INDEX", c.ElasticsearchIndex, engine.DefaultAlias},
+		{"MEDIA_KEEP_INDICES", c.KeepIndices, search.DefaultKeep},
+		{"MEDIA_BACKEND_TIMEOUT", c.BackendTimeout, search.DefaultTimeout},
+		{"MEDIA_RATE_LIMIT", c.RateLimit, ratelimit.DefaultPolicy.Limit},
+		{"MEDIA_RATE_WINDOW", c.RateWindow, ratelimit.DefaultPolicy.Window},
+		{"MEDIA_BREAKER_FAILURES", c.BreakerFailures, breaker.DefaultFailures},
+		{"MEDIA_BREAKER_OPEN", c.BreakerOpen, breaker.DefaultOpenFor},
+		{"MEDIA_CACHE_TTL", c.CacheTTL, cache.DefaultTTL},
+		{"MEDIA_ADMIT_WAIT", c.AdmitWait, admit.DefaultWait},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%s defaults to %v, its owner's default is %v", tt.name, tt.got, tt.want)
+		}
 	}
 }
 
@@ -71,6 +92,7 @@ func TestInvalid(t *testing.T) {
 		{"MEDIA_RATE_LIMIT", "0"},
 		{"MEDIA_RATE_LIMIT", "ten"},
 		{"MEDIA_RATE_WINDOW", "10"},
+		{"MEDIA_RATE_WINDOW", "500ms"},
 		{"MEDIA_TRUSTED_PROXIES", "10.0.0.0/33"},
 		{"MEDIA_PUBLIC_URL", "example.org"},
 		{"MEDIA_PUBLIC_URL", "https://example.org/?a=b"},

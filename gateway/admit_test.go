@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
 	"mediagw/search"
 	"mediagw/search/admit"
 	"mediagw/search/cache"
@@ -73,6 +76,11 @@ func TestAdmission(t *testing.T) {
 	}
 	if took > time.Second {
 		t.Errorf("refused after %v, want about the 10ms wait", took)
+	}
+	// Load shed as designed is a warning, not an error (search.KindOverloaded).
+	refusals := h.logs.FilterField(zap.Int("status", http.StatusServiceUnavailable)).All()
+	if len(refusals) != 1 || refusals[0].Level != zapcore.WarnLevel {
+		t.Errorf("admission refusal logged as %+v, want one warning", refusals)
 	}
 	for _, target := range []string{cached, "/?resource=item&id=" + h.all[0].ID, "/healthz", "/readyz"} {
 		if rec := h.get(target); rec.Code != http.StatusOK {

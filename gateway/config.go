@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"mediagw/ratelimit"
+	"mediagw/search"
 )
 
 // Config is everything the HTTP layer needs to know; the config package fills it from the
@@ -41,8 +42,9 @@ type Config struct {
 	OpenAPI []byte
 	// Demo, when not nil, is the search page served at {base}demo/ (package demo).
 	Demo fs.FS
-	// Metrics, when not nil, receives the request and backend metrics (see metrics.go); nil
-	// records none.
+	// Metrics, when not nil, receives the request metrics (see metrics.go), whose own time
+	// subtracts what the backend's metering (search/meter) adds to each request's
+	// search.EngineClock; nil records none.
 	Metrics prometheus.Registerer
 }
 
@@ -67,8 +69,8 @@ func DefaultConfig() Config {
 			OpenAPI:      5 * time.Minute,
 			ProblemPages: 5 * time.Minute,
 		},
-		RatePolicy:     ratelimit.Policy{Limit: 120, Window: 10 * time.Minute},
-		RequestTimeout: 5 * time.Second,
+		RatePolicy:     ratelimit.DefaultPolicy,
+		RequestTimeout: search.DefaultTimeout,
 		LimiterTimeout: 500 * time.Millisecond,
 		GzipMinSize:    1024,
 	}
@@ -103,11 +105,8 @@ func (c Config) Validate() error {
 			bad("max-age of %s: %v is negative", a.name, a.d)
 		}
 	}
-	if c.RatePolicy.Limit < 1 {
-		bad("rate limit: %d requests, must be at least 1", c.RatePolicy.Limit)
-	}
-	if c.RatePolicy.Window < time.Second {
-		bad("rate window: %v, must be at least 1s", c.RatePolicy.Window)
+	if err := c.RatePolicy.Validate(); err != nil {
+		bad("%v", err)
 	}
 	if c.RequestTimeout <= 0 {
 		bad("request timeout: %v, must be positive", c.RequestTimeout)

@@ -3,7 +3,6 @@ package gateway
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/labstack/echo/v5"
 
@@ -101,33 +100,3 @@ func (g *Gateway) suggestion(ctx context.Context, q search.Query, res search.Res
 	}
 	return out
 }
-
-// meteredExtras times every call of the extras it wraps and counts their failures, as
-// meteredBackend does for the rest.
-type meteredExtras struct {
-	next search.Extras
-	meteredBackend
-}
-
-func (b meteredExtras) Complete(ctx context.Context, text string, n int) ([]search.Completion, error) {
-	start := time.Now()
-	cs, err := b.next.Complete(ctx, text, n)
-	b.observe(ctx, opComplete, start, err)
-	return cs, err
-}
-
-func (b meteredExtras) Related(ctx context.Context, id string, n int) ([]search.Item, error) {
-	start := time.Now()
-	items, err := b.next.Related(ctx, id, n)
-	b.observe(ctx, opRelated, start, err)
-	return items, err
-}
-
-func (b meteredExtras) Totals(ctx context.Context, q search.Query, alts []search.Alternative) ([]int, error) {
-	start := time.Now()
-	totals, err := b.next.Totals(ctx, q, alts)
-	b.observe(ctx, opTotals, start, err)
-	return totals, err
-}
-
-var _ search.Extras = meteredExtras{}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/zstd"
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
@@ -27,7 +28,9 @@ import (
 	"mediagw/ratelimit"
 	"mediagw/search"
 	"mediagw/search/bleve"
+	"mediagw/search/cache"
 	"mediagw/search/engine"
+	"mediagw/search/meter"
 	"mediagw/search/searchtest"
 )
 
@@ -156,6 +159,11 @@ type setup struct {
 	cfg     gateway.Config
 	backend search.Backend
 	limiter gateway.Limiter
+	// metered, when set, registers the engine call metrics (search/meter) of the backend, which
+	// is metered below cached as in cmd/mediagw.
+	metered prometheus.Registerer
+	// cached, when set, puts a cache (search/cache) in front of the backend.
+	cached *cache.Options
 }
 
 func withConfig(f func(*gateway.Config)) option { return func(s *setup) { f(&s.cfg) } }
@@ -178,6 +186,14 @@ func newHarness(t *testing.T, opts ...option) *harness {
 	s.cfg.RatePolicy = ratelimit.Policy{Limit: 1000, Window: 10 * time.Minute}
 	for _, o := range opts {
 		o(&s)
+	}
+	if s.metered != nil {
+		m := meter.New(s.backend)
+		s.metered.MustRegister(m)
+		s.backend = m
+	}
+	if s.cached != nil {
+		s.backend = cache.New(s.backend, *s.cached)
 	}
 	if s.limiter == nil {
 		s.limiter = ratelimit.NewMemory(s.cfg.RatePolicy, fixedNow)

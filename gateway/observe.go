@@ -13,6 +13,8 @@ import (
 	"github.com/labstack/echo/v5"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+
+	"mediagw/search"
 )
 
 // observe is the outermost middleware: it gives the request an id and its CORS headers, turns a
@@ -36,7 +38,9 @@ func (g *Gateway) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		c.Set(stateKey, st)
 		if g.metrics != nil {
-			c.SetRequest(req.WithContext(context.WithValue(req.Context(), engineClockKey{}, &st.engine)))
+			var ctx context.Context
+			ctx, st.engine = search.WithEngineClock(req.Context())
+			c.SetRequest(req.WithContext(ctx))
 		}
 		h := c.Response().Header()
 		h.Set(echo.HeaderXRequestID, id)
@@ -57,7 +61,7 @@ func (g *Gateway) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		status := responseStatus(c)
 		g.logRequest(c, status, latency)
 		if g.metrics != nil {
-			g.metrics.observeRequest(st.resource, status, latency, time.Duration(st.engine.Load()))
+			g.metrics.observeRequest(st.resource, status, latency, st.engine.Total())
 		}
 		return nil
 	}
@@ -86,15 +90,15 @@ func (g *Gateway) recovered(c *echo.Context, next echo.HandlerFunc) (err error) 
 }
 
 func (g *Gateway) logRequest(c *echo.Context, status int, latency time.Duration) {
+	st := state(c)
 	level := zapcore.InfoLevel
-	if status >= 500 && status != statusClientClosed {
-		level = zapcore.ErrorLevel
+	if st.cause != nil {
+		level = st.cause.logLevel()
 	}
 	ce := g.log.Check(level, "request")
 	if ce == nil {
 		return
 	}
-	st := state(c)
 	keep, skipped := g.sampler.keep(st.resource, status)
 	if !keep {
 		return

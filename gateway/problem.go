@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v5"
+	"go.uber.org/zap/zapcore"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
@@ -101,6 +102,8 @@ type apiError struct {
 	// RetryAfter, when positive, becomes the Retry-After header.
 	RetryAfter time.Duration
 	Cause      error
+	// kind is the backend error's kind (search.KindIn) when a backend error is the cause.
+	kind search.ErrorKind
 }
 
 func (e *apiError) Error() string {
@@ -181,32 +184,53 @@ func unavailable(detail string, cause error) *apiError {
 }
 
 // searchError maps the failure of a search for q: a cursor the backend refuses is the client's
-// (400 naming it, or 410 when its index version is gone), anything else is backendError.
+// (400 naming it), anything else is backendError.
 func searchError(ctx context.Context, q search.Query, err error) *apiError {
-	switch {
-	case errors.Is(err, search.ErrCursorInvalid):
+	if search.Kind(err) == search.KindCursorInvalid {
 		return invalidParams([]FieldError{fieldError("cursor", q.Cursor, cursorRule)})
-	case errors.Is(err, search.ErrCursorExpired):
-		return &apiError{Type: problemCursorExpired,
-			Detail: "the cursor belongs to an index version no longer served (the catalogue was reloaded); start the walk again with cursor=*", Cause: err}
 	}
 	return backendError(ctx, err)
 }
 
-// backendError maps a search engine failure to what the client may know about it.
+// backendError maps a backend's error, by its kind (search.KindIn: the classification the engine
+// call metrics and the cache read too), to what the client may know about it; the log line's
+// level follows the status.
 func backendError(ctx context.Context, err error) *apiError {
-	switch {
-	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return &apiError{Type: problemTimeout,
+	kind := search.KindIn(ctx, err)
+	var ae *apiError
+	switch kind {
+	case search.KindNotFound:
+		ae = notFound("no such item")
+	case search.KindCursorExpired:
+		ae = &apiError{Type: problemCursorExpired,
+			Detail: "the cursor belongs to an index version no longer served (the catalogue was reloaded); start the walk again with cursor=*", Cause: err}
+	case search.KindTimeout:
+		ae = &apiError{Type: problemTimeout,
 			Detail: "the search engine did not answer in time; try again or narrow the query", Cause: err}
-	case errors.Is(err, context.Canceled):
-		return &apiError{Type: problemClientClosed, Detail: "the client went away before the answer", Cause: err}
-	case errors.Is(err, search.ErrUnavailable):
-		return unavailable("the search engine cannot be reached right now; try again later", err)
-	case errors.Is(err, search.ErrOverloaded):
-		return unavailable("the server is at its limit of searches in progress; try again later", err)
+	case search.KindCanceled:
+		ae = &apiError{Type: problemClientClosed, Detail: "the client went away before the answer", Cause: err}
+	case search.KindUnavailable:
+		ae = unavailable("the search engine cannot be reached right now; try again later", err)
+	case search.KindOverloaded:
+		ae = unavailable("the server is at its limit of searches in progress; try again later", err)
+	default:
+		ae = internalError(err)
 	}
-	return internalError(err)
+	ae.kind = kind
+	return ae
+}
+
+// logLevel is how loud the log line of a request answered with e is: an error when the service or
+// its engine failed it (a 5xx), except a warning when admission refused it (load shed as designed,
+// counted by mediagw_admission_total); info for the client's own problems.
+func (e *apiError) logLevel() zapcore.Level {
+	switch {
+	case e.Type.Status < 500 || e.Type == problemClientClosed:
+		return zapcore.InfoLevel
+	case e.kind == search.KindOverloaded:
+		return zapcore.WarnLevel
+	}
+	return zapcore.ErrorLevel
 }
 
 // problem is the RFC 9457 body.

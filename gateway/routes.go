@@ -114,11 +114,6 @@ func New(cfg Config, backend search.Backend, limiter Limiter, logger *zap.Logger
 		if err := cfg.Metrics.Register(g.metrics); err != nil {
 			return nil, fmt.Errorf("gateway: register metrics: %w", err)
 		}
-		metered := meteredBackend{next: backend, m: g.metrics}
-		g.backend = metered
-		if g.extras != nil {
-			g.extras = meteredExtras{next: g.extras, meteredBackend: metered}
-		}
 	}
 
 	e := echo.New()

@@ -1,8 +1,6 @@
 package gateway
 
 import (
-	"sync/atomic"
-
 	"github.com/labstack/echo/v5"
 
 	"mediagw/search"
@@ -27,9 +25,9 @@ type requestState struct {
 	// counted marks a request whose rate-limit headers are set already: the limiter counted it (or
 	// tried to), or its standing was inspected.
 	counted bool
-	// engine sums the time of the request's search engine calls in nanoseconds, when metrics are
-	// on: the part of its time that is not the gateway's own.
-	engine atomic.Int64
+	// engine sums the time the request waited on calls that reached the search engine, when
+	// metrics are on (nil otherwise): the part of its time that is not the gateway's own.
+	engine *search.EngineClock
 }
 
 // stateKey is the echo context key of the requestState.

@@ -148,7 +148,7 @@ func TestMemoryFractionalClock(t *testing.T) {
 }
 
 func TestPolicyValidate(t *testing.T) {
-	for _, p := range []Policy{{0, time.Minute}, {-1, time.Minute}, {1, 0}, {1, -time.Second}} {
+	for _, p := range []Policy{{0, time.Minute}, {-1, time.Minute}, {1, 0}, {1, -time.Second}, {1, MinWindow - 1}} {
 		if err := p.Validate(); !errors.Is(err, ErrInvalidPolicy) {
 			t.Errorf("%+v: Validate() = %v, want ErrInvalidPolicy", p, err)
 		}

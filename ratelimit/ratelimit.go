@@ -5,6 +5,7 @@ package ratelimit
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -17,14 +18,26 @@ type Policy struct {
 	Window time.Duration
 }
 
+// DefaultPolicy is the contract's limit when the operator sets none (MEDIA_RATE_LIMIT,
+// MEDIA_RATE_WINDOW): 120 requests per 10 minutes.
+var DefaultPolicy = Policy{Limit: 120, Window: 10 * time.Minute}
+
+// MinWindow is the shortest window a policy may have: the headers announce the window and every
+// wait in whole seconds (RateLimit-Policy's w, Retry-After), which a shorter window would misstate.
+const MinWindow = time.Second
+
 // Validate reports whether p can be enforced. Call it at start-up: limiters built from an invalid
 // policy answer every Allow with the same error instead of panicking.
 func (p Policy) Validate() error {
+	var problems []string
 	if p.Limit < 1 {
-		return fmt.Errorf("%w: limit %d, want at least 1", ErrInvalidPolicy, p.Limit)
+		problems = append(problems, fmt.Sprintf("rate limit %d requests, want at least 1", p.Limit))
 	}
-	if p.Window <= 0 {
-		return fmt.Errorf("%w: window %s, want more than 0", ErrInvalidPolicy, p.Window)
+	if p.Window < MinWindow {
+		problems = append(problems, fmt.Sprintf("rate window %s, want at least %s", p.Window, MinWindow))
+	}
+	if problems != nil {
+		return fmt.Errorf("%w: %s", ErrInvalidPolicy, strings.Join(problems, "; "))
 	}
 	return nil
 }

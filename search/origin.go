@@ -2,7 +2,6 @@ package search
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 )
@@ -55,21 +54,4 @@ func NoteOrigin(ctx context.Context, o Origin) {
 	if !n.noted {
 		n.origin, n.noted = o, true
 	}
-}
-
-// EngineFailed reports whether err is the engine's failure: it could not be reached, was
-// overloaded (ErrOverloaded included: an answer from memory beats a refusal), did not answer in
-// time, or failed on its side (an error that says so with an EngineFault method, such as a 5xx of
-// OpenSearch). The question's faults (ErrNotFound, a bad
-// cursor, a query the engine refuses) and a caller that went away are not: stale answers must not
-// hide them, and a circuit breaker must not count them.
-func EngineFailed(err error) bool {
-	if err == nil || errors.Is(err, context.Canceled) {
-		return false
-	}
-	if errors.Is(err, ErrUnavailable) || errors.Is(err, ErrOverloaded) || errors.Is(err, context.DeadlineExceeded) {
-		return true
-	}
-	var f interface{ EngineFault() bool }
-	return errors.As(err, &f) && f.EngineFault()
 }

@@ -133,6 +133,12 @@ type Author struct {
 	Count int
 }
 
+// DefaultTimeout is the deadline of one search engine call when the operator sets none
+// (MEDIA_BACKEND_TIMEOUT): past it the gateway answers 504. Every caller that bounds a call takes
+// it (the gateway, the cache's shared calls, the engine's calls made without a deadline), so one
+// call is not bounded otherwise depending on who makes it.
+const DefaultTimeout = 5 * time.Second
+
 // Backend answers the API's questions from one index. Implementations must be safe for concurrent
 // use, honour the context's deadline, and return the errors below where they apply. Callers must
 // not modify what they get back (slices, and the slices and pointers inside items): a caching

@@ -31,6 +31,7 @@ import (
 	"mediagw/ratelimit"
 	"mediagw/search/admit"
 	"mediagw/search/cache"
+	"mediagw/search/meter"
 )
 
 func main() {
@@ -95,7 +96,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err := reg.Register(admitted); err != nil {
 		return fmt.Errorf("register admission metrics: %w", err)
 	}
-	backend = admitted
+	// Between the cache and admission: an answer from memory is not engine time, a wait for a slot is.
+	metered := meter.New(admitted)
+	if err := reg.Register(metered); err != nil {
+		return fmt.Errorf("register engine call metrics: %w", err)
+	}
+	backend = metered
 	cacheMax := cacheBytes(cfg, mem)
 	if cfg.Cache {
 		cached := cache.New(backend, cache.Options{TTL: cfg.CacheTTL, StaleMax: cfg.StaleMax, CallTimeout: cfg.BackendTimeout, Prewarm: true,

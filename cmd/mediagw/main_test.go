@@ -357,14 +357,22 @@ func TestAdminMetrics(t *testing.T) {
 	if err := fetch(c, s.public+"/openapi.json", "openapi-1"); err != nil {
 		t.Errorf("openapi.json: %v", err)
 	}
-	resp, err := c.Get(s.admin + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("metrics: %d %v", resp.StatusCode, err)
+	// A request is counted once its handler has returned, which may be a moment after its client
+	// read the last byte: the scrape is repeated until the last request shows.
+	var body []byte
+	for end := time.Now().Add(waitLimit); ; time.Sleep(10 * time.Millisecond) {
+		resp, err := c.Get(s.admin + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("metrics: %d %v", resp.StatusCode, err)
+		}
+		if bytes.Contains(body, []byte(`mediagw_http_requests_in_flight 0`)) || time.Now().After(end) {
+			break
+		}
 	}
 	for _, want := range []string{
 		`mediagw_http_requests_total{resource="categories",status="200"} 1`,

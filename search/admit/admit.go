@@ -30,9 +30,10 @@ import (
 type Options struct {
 	// Limit is how many calls may run at once (default GOMAXPROCS).
 	Limit int
-	// Wait is how long a call beyond Limit waits for a slot before it is refused (default 10ms):
-	// long enough to ride out a burst of short calls, short enough that a refusal comes well within
-	// the 50 ms a client should wait for one, which on busy CPUs takes more than the wait itself.
+	// Wait is how long a call beyond Limit waits for a slot before it is refused (default
+	// DefaultWait, MEDIA_ADMIT_WAIT's too): long enough to ride out a burst of short calls, short
+	// enough that a refusal comes well within the 50 ms a client should wait for one, which on
+	// busy CPUs takes more than the wait itself.
 	Wait time.Duration
 	// Queue is how many calls may wait for a slot (default 4 x Limit); the next are refused
 	// without waiting. More waiters could not all get a slot within Wait, and each would only
@@ -43,6 +44,9 @@ type Options struct {
 	RetryAfter time.Duration
 }
 
+// DefaultWait is Options.Wait's default.
+const DefaultWait = 10 * time.Millisecond
+
 func (o Options) withDefaults() Options {
 	if o.Limit <= 0 {
 		o.Limit = runtime.GOMAXPROCS(0)
@@ -51,7 +55,7 @@ func (o Options) withDefaults() Options {
 		o.Queue = 4 * o.Limit
 	}
 	if o.Wait <= 0 {
-		o.Wait = 10 * time.Millisecond
+		o.Wait = DefaultWait
 	}
 	if o.RetryAfter <= 0 {
 		o.RetryAfter = time.Second

@@ -74,7 +74,7 @@ func TestRefusedPastTheLimit(t *testing.T) {
 	if took < 20*time.Millisecond || took > time.Second {
 		t.Errorf("refused after %v, want about the 20ms wait", took)
 	}
-	if !search.EngineFailed(err) {
+	if !search.Kind(err).EngineFailed() {
 		t.Error("a refusal is not an engine failure: the cache would not serve a stale answer for it")
 	}
 	// What is never held: items, readiness.

@@ -1,7 +1,7 @@
 // Package breaker wraps a search engine reached over the network in a circuit breaker
 // (github.com/sony/gobreaker/v2), so that an engine that hangs or cannot be reached costs callers
 // an immediate error instead of a deadline each: after Options.Failures engine failures in a row
-// (search.EngineFailed: timeouts, connection failures, 5xx) it opens, and every call fails at once
+// (search.ErrorKind.EngineFailed: timeouts, connection failures, 5xx) it opens, and every call fails at once
 // with an *OpenError (a search.ErrUnavailable) for Options.OpenFor; then one call at a time probes
 // the engine (half-open), and the first that gets an answer closes it. The question's errors (not
 // found, a bad cursor, a query the engine refuses) are answers: they never count as failures.
@@ -9,7 +9,6 @@ package breaker
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -31,13 +30,21 @@ type Engine interface {
 
 // Options tune a Backend. Zero values take the defaults.
 type Options struct {
-	// Failures is how many engine failures in a row open the breaker (default 5).
+	// Failures is how many engine failures in a row open the breaker (default DefaultFailures).
 	Failures int
-	// OpenFor is how long it stays open before a call probes the engine (default 5s).
+	// OpenFor is how long it stays open before a call probes the engine (default DefaultOpenFor).
 	OpenFor time.Duration
 	// Log receives one line per change of state (default none).
 	Log *zap.Logger
 }
+
+// The defaults, and the configuration's (MEDIA_BREAKER_FAILURES, MEDIA_BREAKER_OPEN): five
+// failures in a row are no passing hiccup, and five seconds let an engine restart or a node
+// rejoin while costing visitors without a stale answer no more than a few seconds of 503.
+const (
+	DefaultFailures = 5
+	DefaultOpenFor  = 5 * time.Second
+)
 
 // Backend is an Engine behind a circuit breaker. It is safe for concurrent use.
 type Backend struct {
@@ -72,10 +79,10 @@ func (e *OpenError) RetryAfter() time.Duration { return e.Retry }
 // New wraps next.
 func New(next Engine, opts Options) *Backend {
 	if opts.Failures <= 0 {
-		opts.Failures = 5
+		opts.Failures = DefaultFailures
 	}
 	if opts.OpenFor <= 0 {
-		opts.OpenFor = 5 * time.Second
+		opts.OpenFor = DefaultOpenFor
 	}
 	if opts.Log == nil {
 		opts.Log = zap.NewNop()
@@ -94,8 +101,8 @@ func New(next Engine, opts Options) *Backend {
 		ReadyToTrip: func(c gobreaker.Counts) bool {
 			return c.ConsecutiveFailures >= uint32(opts.Failures)
 		},
-		IsSuccessful:  func(err error) bool { return !search.EngineFailed(err) },
-		IsExcluded:    func(err error) bool { return errors.Is(err, context.Canceled) },
+		IsSuccessful:  func(err error) bool { return !search.Kind(err).EngineFailed() },
+		IsExcluded:    func(err error) bool { return search.Kind(err) == search.KindCanceled },
 		OnStateChange: b.changed,
 	})
 	// Read when scraped: an open breaker turns half-open when asked for its state, not by a timer.

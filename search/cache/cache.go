@@ -33,7 +33,7 @@ type RemoteVersioner interface {
 
 // Options tune a Backend. Zero values take the defaults.
 type Options struct {
-	// TTL is how long a Search or Item answer is served from memory (default 10s). Categories and
+	// TTL is how long a Search or Item answer is served from memory (default DefaultTTL). Categories and
 	// authors are kept for the whole index version instead, when the backend has one.
 	TTL time.Duration
 	// StaleMax is how long past its freshness an answer is still served when the engine fails or
@@ -48,7 +48,7 @@ type Options struct {
 	// VersionInterval is how often a RemoteVersioner is asked for its version (default 2s). An
 	// alias move goes unnoticed for at most twice this.
 	VersionInterval time.Duration
-	// CallTimeout bounds an engine call shared by several callers (default 5s). No single
+	// CallTimeout bounds an engine call shared by several callers (default search.DefaultTimeout). No single
 	// caller's context governs it, so that one caller leaving does not fail the others; it is
 	// cancelled when the last caller waiting on it has gone (its context cancelled, not past its
 	// deadline).
@@ -64,9 +64,13 @@ type Options struct {
 	Now func() time.Time
 }
 
+// DefaultTTL is how long an answer is served from memory when the operator sets nothing
+// (MEDIA_CACHE_TTL): a popular search costs the engine at most one call per TTL.
+const DefaultTTL = 10 * time.Second
+
 func (o Options) withDefaults() Options {
 	if o.TTL <= 0 {
-		o.TTL = 10 * time.Second
+		o.TTL = DefaultTTL
 	}
 	if o.MaxEntries <= 0 {
 		o.MaxEntries = 10_000
@@ -78,7 +82,7 @@ func (o Options) withDefaults() Options {
 		o.VersionInterval = 2 * time.Second
 	}
 	if o.CallTimeout <= 0 {
-		o.CallTimeout = 5 * time.Second
+		o.CallTimeout = search.DefaultTimeout
 	}
 	if o.PrewarmTimeout <= 0 {
 		o.PrewarmTimeout = time.Minute
@@ -280,6 +284,7 @@ func lookup[T any](ctx context.Context, b *Backend, op, v string, ok bool, keyOf
 	timeout time.Duration, size func(T) int64, call func(context.Context) (T, error)) (T, error) {
 	var zero T
 	if err := ctx.Err(); err != nil {
+		b.metrics.count(op, resultError)
 		return zero, fmt.Errorf("%s: %w", op, err)
 	}
 	key := keyOf(v)
@@ -290,7 +295,11 @@ func lookup[T any](ctx context.Context, b *Backend, op, v string, ok bool, keyOf
 			return val.(T), nil
 		}
 	}
-	f, led := b.flights.join(ctx, key, timeout, func(cctx context.Context) (val any, err error) {
+	// The call is made for every caller that joins it, so no one caller's engine clock times it:
+	// each adds the time it waited on it, from before the call can start.
+	waiting := time.Now()
+	defer func() { search.EngineClockOf(ctx).Add(time.Since(waiting)) }()
+	f, led := b.flights.join(search.WithoutEngineClock(ctx), key, timeout, func(cctx context.Context) (val any, err error) {
 		// A panic on the call's own goroutine would end the process; the error reaches every caller instead.
 		defer func() {
 			if p := recover(); p != nil {
@@ -304,19 +313,18 @@ func lookup[T any](ctx context.Context, b *Backend, op, v string, ok bool, keyOf
 		return res, err
 	})
 	defer func() { b.flights.leave(key, f, errors.Is(ctx.Err(), context.Canceled)) }()
-	if led {
-		b.metrics.count(op, resultMiss)
-	}
 	if b.onJoin != nil {
 		b.onJoin()
 	}
 	select {
 	case <-f.done:
-		if !led {
-			b.metrics.count(op, resultShared)
-		}
 		if f.err != nil {
 			return serveStale[T](ctx, b, op, keyOf, pin, f.err)
+		}
+		if led {
+			b.metrics.count(op, resultMiss)
+		} else {
+			b.metrics.count(op, resultShared)
 		}
 		search.NoteOrigin(ctx, search.Origin{Collapsed: !led})
 		return f.val.(T), nil
@@ -329,13 +337,14 @@ func lookup[T any](ctx context.Context, b *Backend, op, v string, ok bool, keyOf
 // the engine is at fault and that answer is at most StaleMax past its freshness; otherwise it
 // returns err.
 func serveStale[T any](ctx context.Context, b *Backend, op string, keyOf func(v string) string, pin bool, err error) (T, error) {
-	if b.opts.StaleMax > 0 && search.EngineFailed(err) {
+	if b.opts.StaleMax > 0 && search.Kind(err).EngineFailed() {
 		if val, stored, ok := b.getStale(keyOf, pin); ok {
 			b.metrics.count(op, resultStale)
 			search.NoteOrigin(ctx, search.Origin{Cached: true, Stale: true, Age: b.opts.Now().Sub(stored)})
 			return val.(T), nil
 		}
 	}
+	b.metrics.count(op, resultError)
 	search.NoteOrigin(ctx, search.Origin{})
 	var zero T
 	return zero, err

@@ -36,12 +36,17 @@ type counting struct {
 	fail                                 atomic.Bool
 	// callErr is the context error the engine call saw when it finished.
 	callErr atomic.Pointer[error]
+	// sawClock is set when a call carried a caller's search.EngineClock.
+	sawClock atomic.Bool
 }
 
 func (c *counting) Version() string { return c.b.Version() }
 
 func (c *counting) enter(ctx context.Context, n *atomic.Int64) error {
 	n.Add(1)
+	if search.EngineClockOf(ctx) != nil {
+		c.sawClock.Store(true)
+	}
 	if c.gate != nil {
 		select {
 		case <-c.gate:
@@ -388,16 +393,35 @@ func TestConcurrentCallsCollapse(t *testing.T) {
 			b.onJoin = func() { joined <- struct{}{} }
 			answers := make([]any, n)
 			errs := make([]error, n)
+			clocks := make([]*search.EngineClock, n)
 			var wg sync.WaitGroup
 			for i := range n {
-				wg.Go(func() { answers[i], errs[i] = op.call(t.Context(), b) })
+				var ctx context.Context
+				ctx, clocks[i] = search.WithEngineClock(t.Context())
+				wg.Go(func() { answers[i], errs[i] = op.call(ctx, b) })
 			}
 			// The engine call cannot finish before every caller has joined it.
 			for range n {
 				<-joined
 			}
+			const held = 10 * time.Millisecond
+			time.Sleep(held)
 			close(c.gate)
 			wg.Wait()
+			// Every caller waited on the one engine call, and its time counts for each.
+			for i, clock := range clocks {
+				if clock.Total() < held {
+					t.Errorf("caller %d's engine clock: %v, want at least the %v it waited", i, clock.Total(), held)
+				}
+			}
+			if c.sawClock.Load() {
+				t.Error("the shared engine call carried a caller's engine clock")
+			}
+			// An answer from memory is no engine time.
+			ctx, clock := search.WithEngineClock(t.Context())
+			if _, err := op.call(ctx, b); err != nil || clock.Total() != 0 {
+				t.Errorf("answer from memory: %v, engine clock %v; want none", err, clock.Total())
+			}
 			for i := range n {
 				if errs[i] != nil {
 					t.Fatalf("caller %d: %v", i, errs[i])
@@ -547,6 +571,10 @@ func TestErrorsAreNotCached(t *testing.T) {
 			}
 			if got := op.count(c); got != 2 {
 				t.Errorf("engine called %d times, want 2", got)
+			}
+			// Each question counts once, as what the cache answered it with.
+			if errs, miss := counted(b, op.name, resultError), counted(b, op.name, resultMiss); errs != 1 || miss != 1 {
+				t.Errorf("counted %d errors and %d misses, want 1 and 1", errs, miss)
 			}
 		})
 	}
@@ -810,8 +838,8 @@ func TestMetrics(t *testing.T) {
 	if err := reg.Register(b); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := testutil.GatherAndCount(reg, "mediagw_cache_requests_total"); err != nil || n != 28 {
-		t.Errorf("mediagw_cache_requests_total has %d series (%v), want 28 (7 operations × hit, miss, shared, stale)", n, err)
+	if n, err := testutil.GatherAndCount(reg, "mediagw_cache_requests_total"); err != nil || n != 35 {
+		t.Errorf("mediagw_cache_requests_total has %d series (%v), want 35 (7 operations × hit, miss, shared, stale, error)", n, err)
 	}
 	for range 3 {
 		if _, err := b.Search(t.Context(), search.Query{Sort: search.SortNewest, Page: 1, PerPage: 10}); err != nil {

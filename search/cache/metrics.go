@@ -2,12 +2,13 @@ package cache
 
 import "github.com/prometheus/client_golang/prometheus"
 
-// How a request was answered, as the metrics label it.
+// What the cache answered a question with, as the metrics label it: each question counts once.
 const (
 	resultHit    = "hit"
 	resultMiss   = "miss"
 	resultShared = "shared"
 	resultStale  = "stale"
+	resultError  = "error"
 )
 
 type metrics struct {
@@ -20,7 +21,7 @@ func newMetrics(c *lru) *metrics {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mediagw_cache_requests_total",
-			Help: "Questions to the search engine through the cache, by operation and result: hit (answered from memory), miss (one engine call), shared (answered by another caller's concurrent engine call), stale (the engine failed and an answer past its freshness stood in).",
+			Help: "Questions to the cache, by operation and what the cache answered, once each: hit (from memory), miss (the answer of an engine call it made for this question), shared (the answer of an engine call made for another caller's same question), stale (the engine failed and an answer past its freshness stood in), error (no answer: the engine failed with no stale answer to stand in, or the caller went away).",
 		}, []string{"op", "result"}),
 		entries: prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "mediagw_cache_entries",
@@ -33,7 +34,7 @@ func newMetrics(c *lru) *metrics {
 	}
 	// Series that exist from the start make rate() work before the first event.
 	for _, op := range []string{opSearch, opItem, opCategories, opAuthors, opComplete, opRelated, opTotals} {
-		for _, r := range []string{resultHit, resultMiss, resultShared, resultStale} {
+		for _, r := range []string{resultHit, resultMiss, resultShared, resultStale, resultError} {
 			m.requests.WithLabelValues(op, r)
 		}
 	}

@@ -63,8 +63,8 @@ func TestStaleIfError(t *testing.T) {
 				if !o.Cached || !o.Stale || o.Age < ttl+staleMax-2*time.Second || o.Age > ttl+staleMax {
 					t.Errorf("noted %+v, want cached, stale, about %v old", o, ttl+staleMax-time.Second)
 				}
-				if n := counted(b, op.name, resultStale); n != 1 {
-					t.Errorf("counted %d stale answers, want 1", n)
+				if n, miss := counted(b, op.name, resultStale), counted(b, op.name, resultMiss); n != 1 || miss != 1 {
+					t.Errorf("counted %d stale answers and %d misses, want 1 and 1 (the fresh answer)", n, miss)
 				}
 				clk.Advance(time.Second)
 				if _, err := op.call(t.Context(), b); !errors.Is(err, search.ErrUnavailable) {

@@ -48,7 +48,8 @@ type Config struct {
 	Alias string
 	// Mapping is the index definition (settings and mappings) new indices get; default mappings.Items.
 	Mapping []byte
-	// Timeout bounds each query whose context has no deadline of its own. Default 10s.
+	// Timeout bounds each query whose context has no deadline of its own. Default
+	// search.DefaultTimeout.
 	Timeout time.Duration
 	// MaxConns is the number of keep-alive connections per node. Default 32.
 	MaxConns int
@@ -100,7 +101,7 @@ func (c Config) withDefaults() Config {
 		c.Mapping = mappings.Items
 	}
 	if c.Timeout <= 0 {
-		c.Timeout = 10 * time.Second
+		c.Timeout = search.DefaultTimeout
 	}
 	if c.MaxConns <= 0 {
 		c.MaxConns = 32
@@ -141,8 +142,6 @@ type Backend struct {
 	refreshInterval any
 	// names are the category names facets give, of the index that answered last.
 	names nameCache
-	// mappingVersion is the mapping's _meta.mapping_version (mappings.ReadMeta).
-	mappingVersion int
 	// engine is what Detect found.
 	engine atomic.Pointer[Engine]
 }
@@ -163,8 +162,8 @@ func New(cfg Config) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opensearch: index definition: %w", err)
 	}
-	meta, err := mappings.ReadMeta(cfg.Mapping)
-	if err != nil {
+	// The definition must say its version: Status compares it with search.IndexVersion.
+	if _, err := mappings.ReadMeta(cfg.Mapping); err != nil {
 		return nil, fmt.Errorf("opensearch: index definition: %w", err)
 	}
 	if _, ok := majors[cfg.Product]; !ok {
@@ -207,8 +206,7 @@ func New(cfg Config) (*Backend, error) {
 		client.Close()
 		return nil, fmt.Errorf("opensearch: %w", err)
 	}
-	return &Backend{cfg: cfg, client: client, reads: readClient, limits: maps.Clone(defaultLimits), refreshInterval: refresh,
-		mappingVersion: meta.Version}, nil
+	return &Backend{cfg: cfg, client: client, reads: readClient, limits: maps.Clone(defaultLimits), refreshInterval: refresh}, nil
 }
 
 // newTransport is the HTTP transport of a configuration that brings none: keep-alive connections

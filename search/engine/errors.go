@@ -31,7 +31,7 @@ func (e *EngineError) Error() string {
 }
 
 // EngineFault reports whether the error is the engine's own (a 5xx) rather than the question's
-// (a 4xx), for search.EngineFailed.
+// (a 4xx), for search.Kind.
 func (e *EngineError) EngineFault() bool { return e.Status >= http.StatusInternalServerError }
 
 // classify maps an error of the client to what callers branch on: a deadline wraps

@@ -35,23 +35,29 @@ func TestClassify(t *testing.T) {
 		err    error
 		// want is the sentinel the result must wrap, or nil for a plain *EngineError.
 		want error
+		// kind is what callers make of it: a question the engine refuses is no fault of the
+		// engine's, a 5xx is.
+		kind search.ErrorKind
 	}{
-		{"refused", context.Background(), 0, fmt.Errorf("POST: %w", refused), search.ErrUnavailable},
-		{"no index behind the alias", context.Background(), 404, structErr(404, "index_not_found_exception", "no such index [secret]"), search.ErrUnavailable},
-		{"busy", context.Background(), 429, structErr(429, "rejected_execution_exception", "secret queue"), search.ErrUnavailable},
-		{"unavailable", context.Background(), 503, structErr(503, "cluster_block_exception", "secret block"), search.ErrUnavailable},
-		{"bad gateway without JSON", context.Background(), 502, fmt.Errorf("%w: body: secret html", opensearch.ErrJSONUnmarshalBody), search.ErrUnavailable},
-		{"gateway timeout", context.Background(), 504, fmt.Errorf("%w: secret", opensearch.ErrJSONUnmarshalBody), context.DeadlineExceeded},
-		{"deadline", context.Background(), 0, fmt.Errorf("POST: %w", context.DeadlineExceeded), context.DeadlineExceeded},
-		{"cancelled", cancelled, 0, errors.New("POST: secret"), context.Canceled},
-		{"bad request", context.Background(), 400, structErr(400, "search_phase_execution_exception", "secret field [title]"), nil},
-		{"internal", context.Background(), 500, fmt.Errorf("%w: body: %q", opensearch.ErrJSONUnmarshalBody, "secret trace"), nil},
+		{"refused", context.Background(), 0, fmt.Errorf("POST: %w", refused), search.ErrUnavailable, search.KindUnavailable},
+		{"no index behind the alias", context.Background(), 404, structErr(404, "index_not_found_exception", "no such index [secret]"), search.ErrUnavailable, search.KindUnavailable},
+		{"busy", context.Background(), 429, structErr(429, "rejected_execution_exception", "secret queue"), search.ErrUnavailable, search.KindUnavailable},
+		{"unavailable", context.Background(), 503, structErr(503, "cluster_block_exception", "secret block"), search.ErrUnavailable, search.KindUnavailable},
+		{"bad gateway without JSON", context.Background(), 502, fmt.Errorf("%w: body: secret html", opensearch.ErrJSONUnmarshalBody), search.ErrUnavailable, search.KindUnavailable},
+		{"gateway timeout", context.Background(), 504, fmt.Errorf("%w: secret", opensearch.ErrJSONUnmarshalBody), context.DeadlineExceeded, search.KindTimeout},
+		{"deadline", context.Background(), 0, fmt.Errorf("POST: %w", context.DeadlineExceeded), context.DeadlineExceeded, search.KindTimeout},
+		{"cancelled", cancelled, 0, errors.New("POST: secret"), context.Canceled, search.KindCanceled},
+		{"bad request", context.Background(), 400, structErr(400, "search_phase_execution_exception", "secret field [title]"), nil, search.KindInternal},
+		{"internal", context.Background(), 500, fmt.Errorf("%w: body: %q", opensearch.ErrJSONUnmarshalBody, "secret trace"), nil, search.KindEngineFault},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := classify(tt.ctx, "search", tt.status, tt.err)
 			if tt.want != nil && !errors.Is(err, tt.want) {
 				t.Errorf("classify = %v, want one wrapping %v", err, tt.want)
+			}
+			if got := search.Kind(err); got != tt.kind {
+				t.Errorf("search.Kind(%v) = %v, want %v", err, got, tt.kind)
 			}
 			if tt.status != 0 {
 				// The engine's own text never travels up; status and type do.

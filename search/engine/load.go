@@ -411,8 +411,9 @@ var _ search.Admin = (*Backend)(nil)
 
 // Status lists the alias's versioned indices, oldest first, with their document counts: the live
 // one, the kept ones, and those unfinished loads left. An index built from an older mapping than
-// the backend's (a lower _meta.mapping_version) is outdated: it lacks fields that newer queries
-// read (completions and neighbours find nothing in it), and a load or reindex builds a current one.
+// this code reads (a _meta.mapping_version lower than search.IndexVersion) is outdated, whatever
+// definition the backend was configured with: it lacks fields that newer queries read
+// (completions and neighbours find nothing in it), and a load or reindex builds a current one.
 func (b *Backend) Status(ctx context.Context) ([]search.IndexInfo, error) {
 	live, err := b.aliasTargets(ctx)
 	if err != nil {
@@ -426,13 +427,13 @@ func (b *Backend) Status(ctx context.Context) ([]search.IndexInfo, error) {
 	for _, l := range live {
 		if !slices.ContainsFunc(vs, func(v version) bool { return v.name == l }) {
 			// Its mapping is the operator's business: it is not reported outdated.
-			vs = append(vs, version{name: l, finished: true, mapping: mappings.Meta{Version: b.mappingVersion}})
+			vs = append(vs, version{name: l, finished: true, mapping: mappings.Meta{Version: search.IndexVersion}})
 		}
 	}
 	var out []search.IndexInfo
 	for _, v := range vs {
 		in := search.IndexInfo{Name: v.name, Live: slices.Contains(live, v.name), Unfinished: !v.finished,
-			Version: v.mapping.Version, MappingHash: v.mapping.Hash, Outdated: v.mapping.Version < b.mappingVersion}
+			Version: v.mapping.Version, MappingHash: v.mapping.Hash, Outdated: v.mapping.Version < search.IndexVersion}
 		in.Docs, in.Err = b.count(ctx, v.name)
 		out = append(out, in)
 	}

@@ -490,6 +490,11 @@ func TestStatusOutdated(t *testing.T) {
 	clock := stepClock()
 	old := newBackend(t, Config{Mapping: older, Keep: 1, Now: clock})
 	first := load(t, old, items)
+	// Outdated by the version this code reads (search.IndexVersion), not by the definition a
+	// backend was configured with: the one that built the index from the older file says so too.
+	if st, err := old.Status(t.Context()); err != nil || len(st) != 1 || !st[0].Outdated || st[0].Version != v-1 {
+		t.Errorf("Status of the backend configured with the older definition = %+v, %v; want its index outdated", st, err)
+	}
 	b := newBackend(t, Config{Alias: old.Alias(), Keep: 1, Now: clock})
 	st, err := b.Status(t.Context())
 	if want := stamped(t, older, []search.IndexInfo{{Name: first.Index, Docs: int64(len(items)), Live: true, Version: v - 1, Outdated: true}}); err != nil || !slices.Equal(st, want) {

@@ -126,9 +126,9 @@ func (b *Backend) checkDefinition(def []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if meta.Version < b.mappingVersion {
+	if meta.Version < search.IndexVersion {
 		return nil, fmt.Errorf("index definition: its _meta.mapping_version %d is older than this mediagw's %d: it lacks fields the queries read (start from mappings/items.json)",
-			meta.Version, b.mappingVersion)
+			meta.Version, search.IndexVersion)
 	}
 	return mappings.RefreshInterval(def)
 }

@@ -1,0 +1,33 @@
+package openapi_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"mediagw/gateway"
+	"mediagw/openapi"
+	"mediagw/ratelimit"
+)
+
+// TestDocumentStatesTheDefaults: the numbers the document's prose and examples give are the
+// defaults of the packages that own them, so a changed default cannot leave the document behind.
+func TestDocumentStatesTheDefaults(t *testing.T) {
+	p := ratelimit.DefaultPolicy
+	ages := gateway.DefaultConfig().MaxAge
+	secs := func(d time.Duration) int { return int(d / time.Second) }
+	if ages.Item != ages.Categories || ages.Item != ages.Authors {
+		t.Fatalf("the document says item, categories and authors share a max-age; they are %v, %v, %v", ages.Item, ages.Categories, ages.Authors)
+	}
+	for _, want := range []string{
+		fmt.Sprintf("%d requests per %d minutes per visitor", p.Limit, int(p.Window/time.Minute)),
+		fmt.Sprintf(`q=%d;w=%d`, p.Limit, secs(p.Window)),
+		fmt.Sprintf("at most %d requests per %d seconds per visitor", p.Limit, secs(p.Window)),
+		fmt.Sprintf("items %d, item,\\ncategories and authors %d, QR codes %d by default", secs(ages.Items), secs(ages.Item), secs(ages.QR)),
+	} {
+		if !strings.Contains(string(openapi.Document), want) {
+			t.Errorf("the document does not say %q", want)
+		}
+	}
+}

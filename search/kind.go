@@ -1,0 +1,99 @@
+package search
+
+import (
+	"context"
+	"errors"
+)
+
+// ErrorKind is what a backend's error means to its callers: the one classification the
+// gateway's answer (problem type and status), its log level, the engine call metrics, the cache's
+// stale answers and the circuit breaker all read.
+type ErrorKind uint8
+
+// The kinds of error, the question's first, then the caller's, then the engine's.
+const (
+	// KindNone is no error.
+	KindNone ErrorKind = iota
+	// KindNotFound is ErrNotFound: the item asked for does not exist.
+	KindNotFound
+	// KindCursorInvalid is ErrCursorInvalid: the cursor does not fit the query.
+	KindCursorInvalid
+	// KindCursorExpired is ErrCursorExpired: the cursor's index version is no longer served.
+	KindCursorExpired
+	// KindCanceled is context.Canceled: the caller went away before the answer.
+	KindCanceled
+	// KindTimeout is context.DeadlineExceeded: the engine did not answer in time.
+	KindTimeout
+	// KindUnavailable is ErrUnavailable: the engine cannot be reached, has no index, or its
+	// circuit breaker is open.
+	KindUnavailable
+	// KindOverloaded is ErrOverloaded: the call was refused before reaching the engine (search/admit).
+	KindOverloaded
+	// KindEngineFault is a failure on the engine's side, an error whose EngineFault method says so
+	// (a 5xx of OpenSearch).
+	KindEngineFault
+	// KindInternal is any other error: a question the engine refused, a bug.
+	KindInternal
+)
+
+var kindNames = [...]string{
+	KindNone: "none", KindNotFound: "not_found", KindCursorInvalid: "cursor_invalid", KindCursorExpired: "cursor_expired",
+	KindCanceled: "canceled", KindTimeout: "timeout", KindUnavailable: "unavailable", KindOverloaded: "overloaded",
+	KindEngineFault: "engine_fault", KindInternal: "internal",
+}
+
+func (k ErrorKind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "internal"
+}
+
+// Kind classifies err. An error that is several things at once is the first of: an answer to the
+// question (not found, a bad cursor), a timeout, the caller gone, the engine unavailable,
+// overloaded, at fault.
+func Kind(err error) ErrorKind {
+	switch {
+	case err == nil:
+		return KindNone
+	case errors.Is(err, ErrNotFound):
+		return KindNotFound
+	case errors.Is(err, ErrCursorInvalid):
+		return KindCursorInvalid
+	case errors.Is(err, ErrCursorExpired):
+		return KindCursorExpired
+	case errors.Is(err, context.DeadlineExceeded):
+		return KindTimeout
+	case errors.Is(err, context.Canceled):
+		return KindCanceled
+	case errors.Is(err, ErrUnavailable):
+		return KindUnavailable
+	case errors.Is(err, ErrOverloaded):
+		return KindOverloaded
+	}
+	var f interface{ EngineFault() bool }
+	if errors.As(err, &f) && f.EngineFault() {
+		return KindEngineFault
+	}
+	return KindInternal
+}
+
+// KindIn is Kind of err, the error of a call made under ctx: once ctx's deadline has passed, a
+// failure is a timeout whatever it says, as a wrapper cut short may report it otherwise.
+func KindIn(ctx context.Context, err error) ErrorKind {
+	k := Kind(err)
+	if k.Failed() && k != KindTimeout && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return KindTimeout
+	}
+	return k
+}
+
+// Failed reports whether the call failed to get an answer: the answers to the question (not
+// found, a bad cursor) and no error are not failures.
+func (k ErrorKind) Failed() bool { return k >= KindCanceled }
+
+// EngineFailed reports whether the kind is the engine's failure: it could not be reached, was
+// overloaded (an answer from memory beats a refusal), did not answer in time, or failed on its
+// side. The question's faults and a caller that went away are not: stale answers must not hide
+// them, and a circuit breaker must not count them.
+func (k ErrorKind) EngineFailed() bool { return k >= KindTimeout && k <= KindEngineFault }
