@@ -31,8 +31,9 @@ type GatewayStats struct {
 	// Cache counts the cache's answers by operation, then result (mediagw_cache_requests_total);
 	// empty when the gateway has no cache.
 	Cache map[string]map[string]float64
-	// Calls counts the backend's calls by operation (mediagw_backend_duration_seconds), and
-	// Requests the requests answered by resource (mediagw_http_request_duration_seconds).
+	// Calls counts the engine calls by operation (mediagw_backend_duration_seconds, metered below
+	// the cache), and Requests the requests answered by resource
+	// (mediagw_http_request_duration_seconds).
 	Calls, Requests map[string]float64
 }
 
@@ -303,7 +304,7 @@ func writeGatewayStats(w io.Writer, target string, s *GatewayStats) error {
 		for _, op := range slices.Sorted(maps.Keys(byOp)) {
 			parts = append(parts, fmt.Sprintf("%s %.3f", op, byOp[op]))
 		}
-		fmt.Fprintf(&b, "  backend calls per request (as the gateway asks them, above its cache): %.3f: %s\n", all, strings.Join(parts, ", "))
+		fmt.Fprintf(&b, "  engine calls per request (below the cache: what reached admission): %.3f: %s\n", all, strings.Join(parts, ", "))
 	}
 	var parts []string
 	for _, op := range slices.Sorted(maps.Keys(s.Cache)) {
