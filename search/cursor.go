@@ -181,6 +181,9 @@ func (q Query) Walk() (Cursor, bool, error) {
 	case StartCursor:
 		return Cursor{}, true, nil
 	}
+	if q.Position != nil {
+		return *q.Position, true, nil
+	}
 	c, err := ParseCursor(q.Cursor, q)
 	return c, true, err
 }
