@@ -103,7 +103,7 @@ var queryParams = []param{
 		field: textField(func(q *search.Query) *string { return &q.Category })},
 	{name: "author", resources: onlyItems, kind: kindText, maxRunes: search.MaxAuthorRunes,
 		field: textField(func(q *search.Query) *string { return &q.Author })},
-	{name: "language", resources: onlyItems, kind: kindLanguage,
+	{name: "language", resources: onlyItems, kind: kindLanguage, trim: true,
 		field: textField(func(q *search.Query) *string { return &q.Language })},
 	{name: "from", resources: onlyItems, kind: kindDate,
 		field: textField(func(q *search.Query) *string { return &q.From })},
