@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -19,17 +18,17 @@ func OpenAPIParameters(doc []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gateway: openapi document: %w", err)
 	}
-	err = root.editRaw("components", func(components *jsonObject) error {
-		return components.editRaw("parameters", func(params *jsonObject) error {
+	err = root.edit("components", func(components *jsonObject) error {
+		return components.edit("parameters", func(params *jsonObject) error {
 			for _, name := range paramNames() {
-				err := params.editRaw(name, func(p *jsonObject) error {
-					p.set("name", rawJSON(name))
-					p.set("in", rawJSON("query"))
+				err := params.edit(name, func(p *jsonObject) error {
+					p.set("name", mustJSON(name))
+					p.set("in", mustJSON("query"))
 					// The document has one path for every resource: required there means by all.
 					if w := schemaParam(name); w.required != "" && len(w.resources) == len(resources) {
-						p.set("required", rawJSON(true))
+						p.set("required", mustJSON(true))
 					}
-					return p.editRaw("schema", func(s *jsonObject) error {
+					return p.edit("schema", func(s *jsonObject) error {
 						for _, kv := range schemaOf(name) {
 							s.set(kv.key, kv.value)
 						}
@@ -43,15 +42,45 @@ func OpenAPIParameters(doc []byte) ([]byte, error) {
 			return nil
 		})
 	})
-	if err != nil {
-		return nil, fmt.Errorf("gateway: openapi document: %w", err)
+	for _, method := range []string{"get", "head"} {
+		if err == nil {
+			err = root.edit("paths", func(paths *jsonObject) error {
+				return paths.edit("/", func(path *jsonObject) error {
+					return path.edit(method, listParameters)
+				})
+			})
+		}
 	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, rawJSON(root), "", "  "); err != nil {
-		return nil, fmt.Errorf("gateway: openapi document: %w", err)
+	return indentDocument(root, err)
+}
+
+// listParameters adds to an operation of the base path a reference to each parameter of the
+// table it lacks, after those it has, in their order.
+func listParameters(op *jsonObject) error {
+	var refs []json.RawMessage
+	for _, m := range *op {
+		if m.key == "parameters" {
+			if err := json.Unmarshal(m.value, &refs); err != nil {
+				return fmt.Errorf("parameters: %w", err)
+			}
+		}
 	}
-	out.WriteByte('\n')
-	return out.Bytes(), nil
+	has := map[string]bool{}
+	for _, r := range refs {
+		var ref struct {
+			Ref string `json:"$ref"`
+		}
+		if json.Unmarshal(r, &ref) == nil {
+			has[ref.Ref] = true
+		}
+	}
+	for _, name := range paramNames() {
+		if ref := "#/components/parameters/" + name; !has[ref] {
+			refs = append(refs, mustJSON(map[string]string{"$ref": ref}))
+		}
+	}
+	op.set("parameters", mustJSON(refs))
+	return nil
 }
 
 // paramNames are the names of queryParams, each once, in the table's order.
@@ -94,66 +123,36 @@ func schemaParam(name string) param {
 // schemaOf is the part of name's JSON Schema that the table states.
 func schemaOf(name string) jsonObject {
 	p := schemaParam(name)
-	s := jsonObject{{"type", rawJSON("string")}}
+	s := jsonObject{{"type", mustJSON("string")}}
 	switch p.kind {
 	case kindText:
-		s.set("maxLength", rawJSON(p.maxRunes))
+		s.set("maxLength", mustJSON(p.maxRunes))
 	case kindEnum, kindBool:
-		s.set("enum", rawJSON(p.enumValues()))
+		s.set("enum", mustJSON(p.enumValues()))
 	case kindList:
 		one := "(" + strings.Join(p.enum, "|") + ")"
-		s.set("pattern", rawJSON("^"+one+"( *, *"+one+")*$"))
+		s.set("pattern", mustJSON("^"+one+"( *, *"+one+")*$"))
 	case kindInt:
-		s.set("type", rawJSON("integer"))
-		s.set("minimum", rawJSON(p.min))
-		s.set("maximum", rawJSON(p.max))
+		s.set("type", mustJSON("integer"))
+		s.set("minimum", mustJSON(p.min))
+		s.set("maximum", mustJSON(p.max))
 		if p.def != "" {
 			s.set("default", json.RawMessage(p.def))
 		}
 	case kindSlug:
-		s.set("pattern", rawJSON(fmt.Sprintf("^[a-z0-9-]{1,%d}$", search.MaxSlugLen)))
-		s.set("minLength", rawJSON(1))
-		s.set("maxLength", rawJSON(search.MaxSlugLen))
+		s.set("pattern", mustJSON(fmt.Sprintf("^[a-z0-9-]{1,%d}$", search.MaxSlugLen)))
+		s.set("minLength", mustJSON(1))
+		s.set("maxLength", mustJSON(search.MaxSlugLen))
 	case kindLanguage:
-		s.set("minLength", rawJSON(1))
+		s.set("minLength", mustJSON(1))
 	case kindDate:
-		s.set("format", rawJSON("date"))
+		s.set("format", mustJSON("date"))
 	case kindID:
-		s.set("minLength", rawJSON(1))
-		s.set("maxLength", rawJSON(search.MaxIDBytes))
+		s.set("minLength", mustJSON(1))
+		s.set("maxLength", mustJSON(search.MaxIDBytes))
 	case kindCursor:
-		s.set("minLength", rawJSON(1))
-		s.set("maxLength", rawJSON(search.MaxCursorBytes))
+		s.set("minLength", mustJSON(1))
+		s.set("maxLength", mustJSON(search.MaxCursorBytes))
 	}
 	return s
-}
-
-// editRaw is edit for a document written back without HTML escapes, as the committed one is.
-func (o *jsonObject) editRaw(key string, change func(*jsonObject) error) error {
-	for i := range *o {
-		if (*o)[i].key != key {
-			continue
-		}
-		inner, err := decodeObject((*o)[i].value)
-		if err != nil {
-			return fmt.Errorf("%s: %w", key, err)
-		}
-		if err := change(&inner); err != nil {
-			return fmt.Errorf("%s: %w", key, err)
-		}
-		(*o)[i].value = rawJSON(inner)
-		return nil
-	}
-	return fmt.Errorf("no %s", key)
-}
-
-// rawJSON encodes values that always encode, leaving <, > and & as they are.
-func rawJSON(v any) json.RawMessage {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		panic("gateway: " + err.Error())
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }

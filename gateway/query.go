@@ -378,28 +378,16 @@ func itemsQueryValues(q search.Query, page int) url.Values {
 	return v
 }
 
-// completeParams is a validated resource=suggest request.
-type completeParams struct {
-	text string
-	n    int
-}
-
-// parseSuggest validates resource=suggest.
-func parseSuggest(rq rawQuery) (completeParams, []FieldError) {
-	vals, errs := parseParams(rq, paramsOf(resSuggest))
-	n, _ := strconv.Atoi(vals["per_page"])
-	return completeParams{text: vals["q"], n: n}, errs
-}
-
-// relatedParams is a validated resource=related request.
-type relatedParams struct {
-	id string
+// listParams is a validated request for a short list (resource=suggest, resource=related): what
+// it is about (the text typed so far, an item's id) and how many entries it may hold.
+type listParams struct {
+	of string
 	n  int
 }
 
-// parseRelated validates resource=related.
-func parseRelated(rq rawQuery) (relatedParams, []FieldError) {
-	vals, errs := parseParams(rq, paramsOf(resRelated))
+// parseList reads the parameters of resource, which asks for a list about its parameter of.
+func parseList(rq rawQuery, resource, of string) (listParams, []FieldError) {
+	vals, errs := parseParams(rq, paramsOf(resource))
 	n, _ := strconv.Atoi(vals["per_page"])
-	return relatedParams{id: vals["id"], n: n}, errs
+	return listParams{of: vals[of], n: n}, errs
 }

@@ -80,27 +80,27 @@ func TestParamRead(t *testing.T) {
 func TestParseOtherResources(t *testing.T) {
 	tests := []struct {
 		raw      string
-		suggest  completeParams
-		related  relatedParams
+		suggest  listParams
+		related  listParams
 		messages []string
 	}{
-		{raw: "q=+har+&id=x", suggest: completeParams{"har", search.DefaultCompletions}, related: relatedParams{"x", search.DefaultRelated}},
-		{raw: "q=h&id=x&per_page=7", suggest: completeParams{"h", 7}, related: relatedParams{"x", 7}},
-		{raw: "q=h&id=x&per_page=11", related: relatedParams{"x", 11}, messages: []string{"per_page must be an integer from 1 to 10"}},
+		{raw: "q=+har+&id=x", suggest: listParams{"har", search.DefaultCompletions}, related: listParams{"x", search.DefaultRelated}},
+		{raw: "q=h&id=x&per_page=7", suggest: listParams{"h", 7}, related: listParams{"x", 7}},
+		{raw: "q=h&id=x&per_page=11", related: listParams{"x", 11}, messages: []string{"per_page must be an integer from 1 to 10"}},
 		{raw: "q=++&id=x&per_page=51", messages: []string{"q is required: the text typed so far", "per_page must be an integer from 1 to 10", "per_page must be an integer from 1 to 50"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.raw, func(t *testing.T) {
 			rq := splitQuery(tt.raw)
 			var got []string
-			s, errs := parseSuggest(rq)
+			s, errs := parseList(rq, resSuggest, "q")
 			for _, e := range errs {
 				got = append(got, e.Parameter+" "+e.Message)
 			}
 			if errs == nil && s != tt.suggest {
 				t.Errorf("suggest %+v, want %+v", s, tt.suggest)
 			}
-			r, errs := parseRelated(rq)
+			r, errs := parseList(rq, resRelated, "id")
 			for _, e := range errs {
 				got = append(got, e.Parameter+" "+e.Message)
 			}
@@ -128,7 +128,7 @@ func TestSchemaFromTable(t *testing.T) {
 		{"facets", `{"type":"string","pattern":"^(type|category|language|year)( *, *(type|category|language|year))*$"}`},
 	}
 	for _, tt := range tests {
-		if got := string(rawJSON(schemaOf(tt.name))); got != tt.want {
+		if got := string(mustJSON(schemaOf(tt.name))); got != tt.want {
 			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
 		}
 	}
