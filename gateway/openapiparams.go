@@ -10,7 +10,8 @@ import (
 )
 
 // OpenAPIParameters is the OpenAPI document doc with the schema of each parameter under
-// components.parameters stated by queryParams: its type, enum values, bounds and default. The
+// components.parameters stated by queryParams (its type, enum values, bounds and default), each
+// listed on the base path's operations, and the item types (ItemType) search.Types. The
 // prose (descriptions, examples) and every other key stay as written, in their order. The
 // committed openapi/openapi.json is its own image (go generate ./openapi/ writes it).
 func OpenAPIParameters(doc []byte) ([]byte, error) {
@@ -19,6 +20,15 @@ func OpenAPIParameters(doc []byte) ([]byte, error) {
 		return nil, fmt.Errorf("gateway: openapi document: %w", err)
 	}
 	err = root.edit("components", func(components *jsonObject) error {
+		err := components.edit("schemas", func(schemas *jsonObject) error {
+			return schemas.edit("ItemType", func(s *jsonObject) error {
+				s.set("enum", mustJSON(search.Types))
+				return nil
+			})
+		})
+		if err != nil {
+			return err
+		}
 		return components.edit("parameters", func(params *jsonObject) error {
 			for _, name := range paramNames() {
 				err := params.edit(name, func(p *jsonObject) error {
