@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"mediagw/search"
 )
 
 const (
@@ -25,19 +23,23 @@ const (
 	// longestLanguage is room for a language tag, not a limit on the parameter: RFC 5646 asks
 	// parsers to take tags of at least 35 characters, and the English names are shorter.
 	longestLanguage = 35
-	// longestQuery is the longest legal query, unencoded: every parameter of the contract at
-	// its longest, with q and author made of 4-byte characters.
-	longestQuery = len("resource=categories") + len("&id=") + search.MaxIDBytes +
-		len("&q=") + 4*search.MaxTextRunes + len("&author=") + 4*search.MaxAuthorRunes +
-		len("&type=document") + len("&category=") + search.MaxSlugLen + len("&language=") + longestLanguage +
-		len("&from=YYYY-MM-DD&to=YYYY-MM-DD") + len("&sort=relevance") +
-		len("&page=123456789") + len("&per_page=123456789") +
-		len("&facets=type,category,language,year") + len("&highlight=false") + len("&cursor=") + search.MaxCursorBytes
+	// maxQueryParams is about four times the 15 parameters the API reads: room for ignored ones.
+	maxQueryParams = 64
+)
+
+var (
+	// longestQuery is the longest legal query, unencoded: every parameter of the query table at
+	// its longest (param.longest), q and author made of 4-byte characters.
+	longestQuery = func() int {
+		n := -len("&")
+		for _, name := range paramNames() {
+			n += len("&"+name+"=") + schemaParam(name).longest()
+		}
+		return n
+	}()
 	// maxQueryBytes is longestQuery with every byte percent-encoded, plus 2 KiB for parameters
 	// the API ignores (a form's submit button, tracking tags): 21,695 bytes.
 	maxQueryBytes = 3*longestQuery + 2<<10
-	// maxQueryParams is about four times the 15 parameters the API reads: room for ignored ones.
-	maxQueryParams = 64
 )
 
 // Resources the base path serves.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"mediagw/search"
@@ -218,6 +219,29 @@ func (p param) read(s string) (string, string) {
 		return s, ""
 	}
 	return "", p.rule()
+}
+
+// longest is the length in bytes of the parameter's longest legal value.
+func (p param) longest() int {
+	switch p.kind {
+	case kindText:
+		return utf8.UTFMax * p.maxRunes
+	case kindEnum, kindBool:
+		return len(slices.MaxFunc(p.enumValues(), func(a, b string) int { return len(a) - len(b) }))
+	case kindList:
+		return len(strings.Join(p.enum, ","))
+	case kindInt:
+		return len("123456789") // parsePositive reads nine digits
+	case kindSlug:
+		return search.MaxSlugLen
+	case kindLanguage:
+		return longestLanguage
+	case kindDate:
+		return len(time.DateOnly)
+	case kindID:
+		return search.MaxIDBytes
+	}
+	return search.MaxCursorBytes
 }
 
 func (p param) enumValues() []string {
