@@ -74,12 +74,22 @@ const cursorRule = "must be * to start a walk, or the cursor a page of the same 
 
 var (
 	onlyItems  = []string{resItems}
-	facetNames = func() []string { return mapNames(search.Facets, search.Facet.String) }()
-	sortNames  = func() []string { return mapNames(search.Sorts, func(s search.Sort) string { return string(s) }) }()
-	textField  = func(get func(*search.Query) *string) *field {
-		return &field{get: func(q search.Query) string { return *get(&q) }, set: func(q *search.Query, v string) { *get(q) = v }}
-	}
+	facetNames = mapNames(search.Facets, search.Facet.String)
+	sortNames  = mapNames(search.Sorts, func(s search.Sort) string { return string(s) })
 )
+
+// textField binds a parameter to a string of search.Query.
+func textField(get func(*search.Query) *string) *field {
+	return &field{get: func(q search.Query) string { return *get(&q) }, set: func(q *search.Query, v string) { *get(q) = v }}
+}
+
+// intField binds a parameter to a whole number of search.Query.
+func intField(get func(*search.Query) *int) *field {
+	return &field{
+		get: func(q search.Query) string { return strconv.Itoa(*get(&q)) },
+		set: func(q *search.Query, v string) { *get(q), _ = strconv.Atoi(v) },
+	}
+}
 
 func mapNames[T any](xs []T, name func(T) string) []string {
 	out := make([]string, len(xs))
@@ -141,13 +151,6 @@ var queryParams = []param{
 		def: strconv.Itoa(search.DefaultRelated)},
 	{name: "cursor", resources: onlyItems, kind: kindCursor,
 		field: textField(func(q *search.Query) *string { return &q.Cursor })},
-}
-
-func intField(get func(*search.Query) *int) *field {
-	return &field{
-		get: func(q search.Query) string { return strconv.Itoa(*get(&q)) },
-		set: func(q *search.Query, v string) { *get(q), _ = strconv.Atoi(v) },
-	}
 }
 
 // paramsOf are the parameters resource takes besides resource itself.
