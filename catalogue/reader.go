@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -231,12 +232,11 @@ func (r *Reader) parse(line []byte) (search.Item, *LineError) {
 	if prev, dup := r.seen[it.ID]; dup {
 		return search.Item{}, bad("id", "%q already used on line %d", it.ID, prev)
 	}
-	switch it.Type {
-	case search.TypePhoto, search.TypeVideo, search.TypeDocument:
-	case "":
+	switch {
+	case it.Type == "":
 		return search.Item{}, bad("type", "required")
-	default:
-		return search.Item{}, bad("type", "%q is not photo, video or document", it.Type)
+	case !slices.Contains(search.Types, it.Type):
+		return search.Item{}, bad("type", "%q is not one of %s", it.Type, strings.Join(search.Types, ", "))
 	}
 	if strings.TrimSpace(it.Title) == "" {
 		return search.Item{}, bad("title", "required and non-empty")

@@ -34,7 +34,7 @@ type relatedBody struct {
 }
 
 func (g *Gateway) suggest(c *echo.Context, rq rawQuery) error {
-	p, errs := parseSuggest(rq)
+	p, errs := parseList(rq, resSuggest, "q")
 	if errs != nil {
 		return invalidParams(errs)
 	}
@@ -43,7 +43,7 @@ func (g *Gateway) suggest(c *echo.Context, rq rawQuery) error {
 	}
 	ctx, cancel := g.answerCtx(c)
 	defer cancel()
-	cs, err := g.extras.Complete(ctx, p.text, p.n)
+	cs, err := g.extras.Complete(ctx, p.of, p.n)
 	if err != nil {
 		return backendError(ctx, err)
 	}
@@ -55,7 +55,7 @@ func (g *Gateway) suggest(c *echo.Context, rq rawQuery) error {
 }
 
 func (g *Gateway) related(c *echo.Context, rq rawQuery) error {
-	p, errs := parseRelated(rq)
+	p, errs := parseList(rq, resRelated, "id")
 	if errs != nil {
 		return invalidParams(errs)
 	}
@@ -64,9 +64,9 @@ func (g *Gateway) related(c *echo.Context, rq rawQuery) error {
 	}
 	ctx, cancel := g.answerCtx(c)
 	defer cancel()
-	items, err := g.extras.Related(ctx, p.id, p.n)
+	items, err := g.extras.Related(ctx, p.of, p.n)
 	if errors.Is(err, search.ErrNotFound) {
-		return notFound("no item with id " + shorten(p.id))
+		return notFound("no item with id " + shorten(p.of))
 	}
 	if err != nil {
 		return backendError(ctx, err)

@@ -56,6 +56,11 @@ func servedOpenAPI(cfg Config) ([]byte, error) {
 			return nil
 		})
 	}
+	return indentDocument(root, err)
+}
+
+// indentDocument writes root as the committed document is written, unless err is set.
+func indentDocument(root jsonObject, err error) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gateway: openapi document: %w", err)
 	}
@@ -147,11 +152,14 @@ func (o jsonObject) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// mustJSON encodes values that always encode: strings, maps of strings and jsonObjects.
+// mustJSON encodes values that always encode (strings, numbers, maps of strings, jsonObjects),
+// leaving <, > and & as they are, as the committed document has them.
 func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		panic("gateway: " + err.Error())
 	}
-	return b
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }

@@ -169,8 +169,9 @@ func tagAPI(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c *echo.Context) error {
 		st := state(c)
 		st.query = splitQuery(c.Request().URL.RawQuery)
-		if res, errs := parseResource(st.query); errs == nil {
-			st.resource = res
+		st.apiResource, st.resourceErrs = parseResource(st.query)
+		if st.resourceErrs == nil {
+			st.resource = st.apiResource
 		}
 		return next(c)
 	}
@@ -178,15 +179,15 @@ func tagAPI(next echo.HandlerFunc) echo.HandlerFunc {
 
 // api serves the base path: the resource parameter picks the handler.
 func (g *Gateway) api(c *echo.Context) error {
-	// api runs behind tagAPI, which decoded the query.
-	rq := state(c).query
+	// api runs behind tagAPI, which decoded the query and read its resource.
+	st := state(c)
+	rq, res := st.query, st.apiResource
 	if rq.oversized {
 		// Refused only here, behind the limiter, so it counts like any other bad request.
 		return queryTooLong()
 	}
-	res, errs := parseResource(rq)
-	if errs != nil {
-		return invalidParams(errs)
+	if st.resourceErrs != nil {
+		return invalidParams(st.resourceErrs)
 	}
 	// parseResource accepts only the names of apiResources.
 	i := slices.IndexFunc(apiResources, func(r apiResource) bool { return r.name == res })

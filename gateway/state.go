@@ -17,6 +17,10 @@ type requestState struct {
 	resource string
 	// query is the base path's decoded query string, kept by tagAPI for api.
 	query rawQuery
+	// apiResource is the query's resource parameter as tagAPI read it for api, or
+	// resourceErrs what is wrong with it.
+	apiResource  string
+	resourceErrs []FieldError
 	// cause is the error the response answers, set by handleError.
 	cause *apiError
 	// origin, when the response carries a search engine's answer, notes where the answer came

@@ -5,6 +5,11 @@ package openapi
 
 import _ "embed"
 
+// The schema of each query parameter is the gateway's query table's (gateway.OpenAPIParameters);
+// this rewrites it after a change of the table:
+//
+//go:generate go test -run TestParametersFromQueryTable -update .
+
 // Document is openapi.json: the OpenAPI 3.1 description of every path, parameter, body, header and
 // status of the public API.
 //

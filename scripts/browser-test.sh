@@ -27,8 +27,8 @@ command -v npm >/dev/null || apt_install nodejs npm
 (cd demo && { [[ -d node_modules ]] || npm ci --no-audit --no-fund --loglevel=error; })
 
 log "checking the typed client and the compiled page are up to date"
-(cd demo && npx --no-install openapi-typescript ../openapi/openapi.json -o "$WORK/api.d.ts" >/dev/null 2>&1)
-diff -u demo/src/api.d.ts "$WORK/api.d.ts" || { log "demo/src/api.d.ts is stale: run 'cd demo && npm run client && npm run build'"; exit 1; }
+(cd demo && npx --no-install openapi-typescript ../openapi/openapi.json --enum-values -o "$WORK/api.ts" >/dev/null 2>&1)
+diff -u demo/src/api.ts "$WORK/api.ts" || { log "demo/src/api.ts is stale: run 'cd demo && npm run client && npm run build'"; exit 1; }
 (cd demo && npx --no-install tsc -p . --outDir "$WORK/static")
 for f in "$WORK"/static/*.js; do
 	diff -u "demo/static/$(basename "$f")" "$f" || { log "demo/static is stale: run 'cd demo && npm run build'"; exit 1; }

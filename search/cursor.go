@@ -55,9 +55,9 @@ const cursorFormat = 1
 const sumLen = 8
 
 // walkKey is what binds a cursor to its query: everything that decides which items a walk gives
-// and in which order. Facets and highlighting do not, so a walk may change them.
+// and in which order. Facets and highlighting do not, so a walk may change them. q is normalized
+// (Normalize) by whoever reads or makes the cursor: the gateway, or a backend's Search.
 func walkKey(q Query) []byte {
-	q.Normalize()
 	return []byte(strings.Join([]string{
 		strings.Join(strings.Fields(q.Text), " "), q.Type, q.Category, q.Author, q.Language, q.From, q.To,
 		string(q.Sort), strconv.Itoa(q.PerPage),
@@ -180,6 +180,9 @@ func (q Query) Walk() (Cursor, bool, error) {
 		return Cursor{}, false, nil
 	case StartCursor:
 		return Cursor{}, true, nil
+	}
+	if q.Position != nil {
+		return *q.Position, true, nil
 	}
 	c, err := ParseCursor(q.Cursor, q)
 	return c, true, err

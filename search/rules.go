@@ -105,9 +105,9 @@ var languageNames = func() map[string]string {
 
 // ParseLanguage turns what a client may give as a language into an ISO 639-1 code: a code (en),
 // a BCP 47 tag whose primary subtag is one (en-GB), or an English name (English), ignoring case.
-// A catalogue gives codes only, and is checked with LanguageCode.
+// A catalogue gives codes only, and is checked with LanguageCode. The gateway trims what a client
+// sends before.
 func ParseLanguage(s string) (string, bool) {
-	s = strings.TrimSpace(s)
 	primary, rest, isTag := strings.Cut(strings.ReplaceAll(s, "_", "-"), "-")
 	if code, ok := LanguageCode(primary); ok {
 		// The rest of a tag must be well-formed BCP 47 (en-GB yes, en-!! no), though only the
@@ -126,9 +126,10 @@ func ParseLanguage(s string) (string, bool) {
 	return code, ok
 }
 
-// DefaultSort is the order of a query that names none: relevance with text, newest without.
+// DefaultSort is the order of a query that names none: relevance with text, newest without
+// (white space alone is no text).
 func DefaultSort(text string) Sort {
-	if text != "" {
+	if strings.TrimSpace(text) != "" {
 		return SortRelevance
 	}
 	return SortNewest
@@ -144,7 +145,7 @@ func (q *Query) Normalize() {
 	if q.PerPage < 1 {
 		q.PerPage = DefaultPerPage
 	}
-	if q.Sort == "" || (q.Sort == SortRelevance && q.Text == "") {
+	if q.Sort == "" || (q.Sort == SortRelevance && DefaultSort(q.Text) != SortRelevance) {
 		q.Sort = DefaultSort(q.Text)
 	}
 }

@@ -49,6 +49,9 @@ const (
 	TypeDocument = "document"
 )
 
+// Types lists every item type, in the order the contract names them.
+var Types = []string{TypePhoto, TypeVideo, TypeDocument}
+
 // Sort is a total order of results; every order ends with id ascending.
 type Sort string
 
@@ -89,6 +92,9 @@ type Query struct {
 	// Cursor, when set, asks for a page of a walk instead of a numbered page: StartCursor for
 	// the first, then the Result.Next of the page before (see Walk).
 	Cursor string
+	// Position is Cursor decoded, when whoever read it (the gateway) kept it, so that no one
+	// decodes it again; nil otherwise, and always at the walk's start.
+	Position *Cursor
 	// Facets asks for the counts of these facets' values (Result.Facets).
 	Facets FacetSet
 	// Highlight asks to show each item's matched fields (Matched). Matched needs only the item,

@@ -1,6 +1,6 @@
 // The search page: everything it shows comes from the public API through the typed client, and
 // everything it shows follows from its URL, so a view can be shared and the back button works.
-import { ApiError, Client, type ItemSummary, type ItemsParams, type Reply, type Standing } from "./client.js";
+import { ApiError, Client, itemTypes, sorts, type ItemSummary, type ItemsParams, type Reply, type Sort, type Standing } from "./client.js";
 
 // The API answers on the base path this page is served under ({base}demo/ -> {base}); ?api=
 // points the page at another origin's API.
@@ -15,8 +15,11 @@ const view = $<HTMLDivElement>("#view");
 const message = $<HTMLParagraphElement>("#message");
 const title = document.title;
 
-const FILTERS = ["q", "type", "category", "author", "language", "from", "to", "sort"] as const;
-const FACETS = "type,category,language,year";
+const FILTERS = ["q", "type", "category", "author", "language", "from", "to", "sort"] as const satisfies readonly (keyof ItemsParams)[];
+const FACETS = "type,category,language,year" satisfies ItemsParams["facets"];
+// The words of each order the API has (a new one fails the build until it has its words);
+// relevance is the default, the form's empty choice.
+const SORT_NAMES: Record<Exclude<Sort, "relevance">, string> = { newest: "newest", oldest: "oldest", downloads: "most downloaded", az: "title A–Z" };
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> = {}, ...kids: (Node | string)[]) {
   const e = Object.assign(document.createElement(tag), props);
@@ -107,6 +110,13 @@ function result(it: ItemSummary): HTMLLIElement {
     li.append(dl);
   }
   return li;
+}
+
+/** The type and sort choices, as the OpenAPI document lists them. */
+function fillChoices() {
+  const select = (name: string) => form.elements.namedItem(name) as HTMLSelectElement;
+  for (const t of itemTypes) select("type").append(el("option", {}, t));
+  for (const s of sorts) if (s !== "relevance") select("sort").append(el("option", { value: s }, SORT_NAMES[s]));
 }
 
 function fillForm(p: URLSearchParams) {
@@ -314,4 +324,5 @@ void client.categories().then(
   },
   () => {}, // the filter keeps "any"; the view shows the API's trouble
 );
+fillChoices();
 void render();

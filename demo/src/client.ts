@@ -1,7 +1,7 @@
-// A typed client of the mediagw API, its types generated from the served OpenAPI document
-// (src/api.d.ts, by openapi-typescript). It works from any origin: the API's CORS headers expose
+// A typed client of the mediagw API, its types and enum values generated from the served OpenAPI
+// document (src/api.ts, by openapi-typescript --enum-values). It works from any origin: the API's CORS headers expose
 // every header it reads.
-import type { components, operations } from "./api";
+import type { components, operations } from "./api.js";
 
 type Schemas = components["schemas"];
 export type ItemsPage = Schemas["ItemsPage"];
@@ -14,6 +14,8 @@ export type RelatedItems = Schemas["RelatedItems"];
 export type Problem = Schemas["Problem"];
 export type QueryParams = NonNullable<operations["getResource"]["parameters"]["query"]>;
 export type ItemsParams = Omit<QueryParams, "resource" | "id">;
+export type Sort = components["parameters"]["sort"];
+export { componentsParametersSortValues as sorts, componentsParametersTypeValues as itemTypes } from "./api.js";
 
 /** Where a visitor stands against the rate limit, from the RateLimit headers of a response. */
 export interface Standing {

@@ -1,6 +1,6 @@
 // The search page: everything it shows comes from the public API through the typed client, and
 // everything it shows follows from its URL, so a view can be shared and the back button works.
-import { ApiError, Client } from "./client.js";
+import { ApiError, Client, itemTypes, sorts } from "./client.js";
 // The API answers on the base path this page is served under ({base}demo/ -> {base}); ?api=
 // points the page at another origin's API.
 const pageURL = new URL(location.href);
@@ -14,6 +14,9 @@ const message = $("#message");
 const title = document.title;
 const FILTERS = ["q", "type", "category", "author", "language", "from", "to", "sort"];
 const FACETS = "type,category,language,year";
+// The words of each order the API has (a new one fails the build until it has its words);
+// relevance is the default, the form's empty choice.
+const SORT_NAMES = { newest: "newest", oldest: "oldest", downloads: "most downloaded", az: "title A–Z" };
 function el(tag, props = {}, ...kids) {
     const e = Object.assign(document.createElement(tag), props);
     e.append(...kids);
@@ -107,6 +110,15 @@ function result(it) {
         li.append(dl);
     }
     return li;
+}
+/** The type and sort choices, as the OpenAPI document lists them. */
+function fillChoices() {
+    const select = (name) => form.elements.namedItem(name);
+    for (const t of itemTypes)
+        select("type").append(el("option", {}, t));
+    for (const s of sorts)
+        if (s !== "relevance")
+            select("sort").append(el("option", { value: s }, SORT_NAMES[s]));
 }
 function fillForm(p) {
     for (const name of FILTERS) {
@@ -331,4 +343,5 @@ void client.categories().then(({ body }) => {
     for (const c of body.data)
         select.append(el("option", { value: c.slug, selected: c.slug === chosen }, `${c.name} (${c.count})`));
 }, () => { });
+fillChoices();
 void render();

@@ -32,7 +32,6 @@ type obj = map[string]any
 // (cached, unscored) and the text, if any, in match queries that never parse query syntax.
 // A walk's page (q.Cursor) starts at the first match; pageBody starts it after its cursor.
 func searchBody(q search.Query) obj {
-	q.Normalize()
 	page, perPage := q.Page, q.PerPage
 	from := (page - 1) * perPage
 	size := perPage
@@ -152,13 +151,9 @@ func sortClauses(q search.Query) []any {
 	dateDesc := obj{"date": obj{"order": "desc", "missing": "_last"}}
 	dateAsc := obj{"date": obj{"order": "asc", "missing": "_last"}}
 	byID := obj{"id": obj{"order": "asc"}}
-	q.Normalize()
 	switch q.Sort {
 	case search.SortRelevance:
-		if strings.TrimSpace(q.Text) == "" {
-			// Without text every score is equal: the order is newest.
-			return []any{dateDesc, byID}
-		}
+		// q is normalized (Search, SearchRequest): relevance has text.
 		return []any{obj{"_score": obj{"order": "desc"}}, dateDesc, byID}
 	case search.SortOldest:
 		return []any{dateAsc, byID}

@@ -13,6 +13,7 @@ import (
 // SearchRequest is the JSON body Search sends to <alias>/_search for q. A walk's cursor that
 // does not fit q is an error wrapping search.ErrCursorInvalid.
 func SearchRequest(q search.Query) ([]byte, error) {
+	q.Normalize()
 	cur, _, err := walkOf(q)
 	if err != nil {
 		return nil, err

@@ -1717,3 +1717,17 @@ export interface operations {
         };
     };
 }
+type FlattenedDeepRequired<T> = {
+    [K in keyof T]-?: FlattenedDeepRequired<T[K] extends unknown[] | undefined | null ? Extract<T[K], unknown[]>[number] : T[K]>;
+};
+type ReadonlyArray<T> = [
+    Exclude<T, undefined>
+] extends [
+    unknown[]
+] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
+export const itemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ItemType"]> = ["photo", "video", "document"];
+export const componentsParametersResourceValues: ReadonlyArray<FlattenedDeepRequired<components>["parameters"]["resource"]> = ["items", "item", "categories", "authors", "suggest", "related"];
+export const componentsParametersTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["parameters"]["type"]> = ["photo", "video", "document"];
+export const componentsParametersSortValues: ReadonlyArray<FlattenedDeepRequired<components>["parameters"]["sort"]> = ["relevance", "newest", "oldest", "downloads", "az"];
+export const componentsParametersHighlightValues: ReadonlyArray<FlattenedDeepRequired<components>["parameters"]["highlight"]> = ["true", "false"];
+export const componentsHeadersContentEncodingValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Content-Encoding"]> = ["zstd", "br", "gzip"];

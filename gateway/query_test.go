@@ -1,0 +1,171 @@
+package gateway
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"mediagw/search"
+)
+
+// paramFor is the entry of name for resource.
+func paramFor(t *testing.T, resource, name string) param {
+	t.Helper()
+	for _, p := range paramsOf(resource) {
+		if p.name == name {
+			return p
+		}
+	}
+	if name == "resource" {
+		return queryParams[0]
+	}
+	t.Fatalf("resource=%s takes no %s", resource, name)
+	return param{}
+}
+
+// TestParamRead: each kind of the table reads a value into its canonical form, or refuses it
+// with the rule the table words.
+func TestParamRead(t *testing.T) {
+	tests := []struct {
+		resource, name, in string
+		want               string // the canonical value, when accepted
+		rule               string // the message, when refused
+	}{
+		{resItems, "q", strings.Repeat("é", search.MaxTextRunes), strings.Repeat("é", search.MaxTextRunes), ""},
+		{resItems, "q", strings.Repeat("é", search.MaxTextRunes+1), "", "must be at most 200 characters"},
+		{resSuggest, "q", strings.Repeat("a", search.MaxCompleteRunes+1), "", "must be at most 100 characters"},
+		{resItems, "type", "video", "video", ""},
+		{resItems, "type", "Video", "", "must be one of photo, video, document"},
+		{resItems, "sort", "az", "az", ""},
+		{resItems, "sort", "best", "", "must be one of relevance, newest, oldest, downloads, az"},
+		{"", "resource", "items", "items", ""},
+		{"", "resource", "item ", "", "must be one of items, item, categories, authors, suggest, related"},
+		{resItems, "highlight", "true", "true", ""},
+		{resItems, "highlight", "1", "", "must be true or false"},
+		{resItems, "facets", "year, type,type", "type,year", ""},
+		{resItems, "facets", "type,", "", "must be a comma-separated list of type, category, language, year"},
+		{resItems, "per_page", "050", "50", ""},
+		{resItems, "per_page", "51", "", "must be an integer from 1 to 50"},
+		{resSuggest, "per_page", "11", "", "must be an integer from 1 to 10"},
+		{resRelated, "per_page", "0", "", "must be an integer from 1 to 50"},
+		{resItems, "page", "10001", "10001", ""}, // the depth rule judges it, knowing per_page
+		{resItems, "page", "99999999999999999999", strconv.Itoa(math.MaxInt), ""},
+		{resItems, "page", "-1", "", "must be an integer of at least 1"},
+		{resItems, "category", "a-b", "a-b", ""},
+		{resItems, "category", "A", "", search.SlugRule},
+		{resItems, "language", "en-GB", "en", ""},
+		{resItems, "language", "x-klingon", "", languageRule},
+		{resItems, "from", "2024-02-29", "2024-02-29", ""},
+		{resItems, "from", "2023-02-29", "", "must be a real date YYYY-MM-DD"},
+		{resItem, "id", "ph-full", "ph-full", ""},
+		{resRelated, "id", "a b", "", search.IDRule + "; this one holds white space (U+0020 at byte 1)"},
+		{resItems, "cursor", "*", "*", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.resource+"/"+tt.name+"="+tt.in, func(t *testing.T) {
+			got, rule := paramFor(t, tt.resource, tt.name).read(tt.in)
+			if got != tt.want || rule != tt.rule {
+				t.Errorf("read(%q) = %q, %q; want %q, %q", tt.in, got, rule, tt.want, tt.rule)
+			}
+		})
+	}
+}
+
+// TestParseOtherResources: suggest and related read their parameters from the same table, with
+// their own bounds and defaults.
+func TestParseOtherResources(t *testing.T) {
+	tests := []struct {
+		raw      string
+		suggest  listParams
+		related  listParams
+		messages []string
+	}{
+		{raw: "q=+har+&id=x", suggest: listParams{"har", search.DefaultCompletions}, related: listParams{"x", search.DefaultRelated}},
+		{raw: "q=h&id=x&per_page=7", suggest: listParams{"h", 7}, related: listParams{"x", 7}},
+		{raw: "q=h&id=x&per_page=11", related: listParams{"x", 11}, messages: []string{"per_page must be an integer from 1 to 10"}},
+		{raw: "q=++&id=x&per_page=51", messages: []string{"q is required: the text typed so far", "per_page must be an integer from 1 to 10", "per_page must be an integer from 1 to 50"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.raw, func(t *testing.T) {
+			rq := splitQuery(tt.raw)
+			var got []string
+			s, errs := parseList(rq, resSuggest, "q")
+			for _, e := range errs {
+				got = append(got, e.Parameter+" "+e.Message)
+			}
+			if errs == nil && s != tt.suggest {
+				t.Errorf("suggest %+v, want %+v", s, tt.suggest)
+			}
+			r, errs := parseList(rq, resRelated, "id")
+			for _, e := range errs {
+				got = append(got, e.Parameter+" "+e.Message)
+			}
+			if errs == nil && r != tt.related {
+				t.Errorf("related %+v, want %+v", r, tt.related)
+			}
+			if !slices.Equal(got, tt.messages) {
+				t.Errorf("errors %q, want %q", got, tt.messages)
+			}
+		})
+	}
+}
+
+// TestSchemaFromTable: the OpenAPI schema of a parameter is the widest of its table entries.
+func TestSchemaFromTable(t *testing.T) {
+	tests := []struct {
+		name string
+		want string
+	}{
+		{"per_page", `{"type":"integer","minimum":1,"maximum":50}`},
+		{"page", `{"type":"integer","minimum":1,"maximum":10000,"default":1}`},
+		{"q", `{"type":"string","maxLength":200}`},
+		{"type", `{"type":"string","enum":["photo","video","document"]}`},
+		{"highlight", `{"type":"string","enum":["true","false"]}`},
+		{"facets", `{"type":"string","pattern":"^(type|category|language|year)( *, *(type|category|language|year))*$"}`},
+	}
+	for _, tt := range tests {
+		if got := string(mustJSON(schemaOf(tt.name))); got != tt.want {
+			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestResourcesInRouteOrder(t *testing.T) {
+	if got := mapNames(apiResources, func(r apiResource) string { return r.name }); !slices.Equal(got, resources) {
+		t.Errorf("apiResources %q, resources %q", got, resources)
+	}
+}
+
+// FuzzQueryRoundTrip: every accepted query encodes back, as its links write it, to a query string
+// that parses to the same query.
+func FuzzQueryRoundTrip(f *testing.F) {
+	for _, s := range []string{
+		"", "q=+Élan+&language=French&per_page=5&sort=relevance&page=2", "q=x&sort=newest",
+		"sort=relevance", "type=photo&category=a-b&author=+Jane+&from=2020-01-01&to=2020-01-02",
+		"facets=year,+type&highlight=true", "highlight=false&facets=category", "cursor=*&per_page=7",
+		"page=200&per_page=50", "language=zh-Hant-TW", "q=a%20%20b",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		q, errs := parseItems(splitQuery(raw))
+		if errs != nil {
+			return
+		}
+		v := itemsQueryValues(q, q.Page)
+		if q.Cursor != "" {
+			v = itemsQueryValues(q, 0)
+			v.Set("cursor", q.Cursor)
+		}
+		again, errs := parseItems(splitQuery(v.Encode()))
+		if errs != nil || !reflect.DeepEqual(again, q) {
+			a, _ := json.Marshal(again)
+			b, _ := json.Marshal(q)
+			t.Fatalf("%q reads as %s; its encoding %q as %s %v", raw, b, v.Encode(), a, errs)
+		}
+	})
+}
