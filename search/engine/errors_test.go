@@ -142,6 +142,7 @@ func TestSearchBody(t *testing.T) {
 				continue
 			}
 			var words []string
+			fuzziness := fmt.Sprintf("AUTO:%d,%d", search.OneTypoFrom, search.TwoTyposFrom)
 			scored := must[0].(obj)["function_score"].(obj)["query"].(obj)["bool"].(obj)["must"].([]any)
 			for _, m := range scored {
 				var word any

@@ -21,9 +21,31 @@ var indexFields = map[search.Field]string{
 	search.FieldAuthor:      "w_author",
 }
 
-// fuzziness is search's typo allowance in OpenSearch's terms, applied to each token of a word as
-// search/bleve applies it to each term.
-var fuzziness = fmt.Sprintf("AUTO:%d,%d", search.OneTypoFrom, search.TwoTyposFrom)
+// typoRule is search's typo allowance in OpenSearch's terms, applied to each token of a word as
+// search/bleve applies it to each term. A variable only so that the typo-cost harness
+// (typocost_test.go) can measure other rules against it without the constants edited.
+var typoRule = fuzzyRule{OneTypoFrom: search.OneTypoFrom, TwoTyposFrom: search.TwoTyposFrom}
+
+// fuzzyRule is how a match query is fuzzy: fuzziness AUTO:OneTypoFrom,TwoTyposFrom, and at most
+// MaxExpansions terms a fuzzy token expands to in a field (0: the engine's default, 50).
+type fuzzyRule struct {
+	OneTypoFrom, TwoTyposFrom, MaxExpansions int
+}
+
+// set adds the rule's parameters to the match query m.
+func (r fuzzyRule) set(m obj) {
+	m["fuzziness"] = fmt.Sprintf("AUTO:%d,%d", r.OneTypoFrom, r.TwoTyposFrom)
+	if r.MaxExpansions > 0 {
+		m["max_expansions"] = r.MaxExpansions
+	}
+}
+
+func (r fuzzyRule) String() string {
+	if r.MaxExpansions > 0 {
+		return fmt.Sprintf("%d/%d, max_expansions %d", r.OneTypoFrom, r.TwoTyposFrom, r.MaxExpansions)
+	}
+	return fmt.Sprintf("%d/%d", r.OneTypoFrom, r.TwoTyposFrom)
+}
 
 // obj is a JSON object in a request body.
 type obj = map[string]any
@@ -135,7 +157,7 @@ func wordQuery(w string) obj {
 			"zero_terms_query": "all",
 		}
 		if c.Typo {
-			m["fuzziness"] = fuzziness
+			typoRule.set(m)
 		}
 		clauses[i] = obj{"constant_score": obj{
 			"filter": obj{"match": obj{indexFields[c.Field]: m}},
