@@ -451,7 +451,11 @@ func countQuery(w string) obj {
 	if len(terms) != 1 {
 		return wordQuery(w)
 	}
-	return obj{"match": obj{"words": obj{"query": terms[0], "fuzziness": fuzziness, "max_expansions": countMaxExpansions}}}
+	m := obj{"query": terms[0]}
+	rule := typoRule
+	rule.MaxExpansions = countMaxExpansions
+	rule.set(m)
+	return obj{"match": obj{"words": m}}
 }
 
 // reverse is s with its runes in reverse order.
