@@ -161,23 +161,6 @@ func TestMixWithout(t *testing.T) {
 	}
 }
 
-func TestItemsQueryLeavesDefaultsOut(t *testing.T) {
-	for _, tc := range []struct {
-		q    search.Query
-		want string
-	}{
-		{search.Query{Text: "x", Sort: search.SortRelevance, Page: 1, PerPage: 20}, "q=x&resource=items"},
-		{search.Query{Sort: search.SortNewest, Page: 1, PerPage: 20}, "resource=items"},
-		{search.Query{Sort: search.SortRelevance, Page: 1, PerPage: 20}, "resource=items&sort=relevance"},
-		{search.Query{Text: "x", Sort: search.SortAZ, Page: 3, PerPage: 50, Type: "photo", From: "2001-01-01"},
-			"from=2001-01-01&page=3&per_page=50&q=x&resource=items&sort=az&type=photo"},
-	} {
-		if got := ItemsQuery(tc.q); got != tc.want {
-			t.Errorf("ItemsQuery(%+v) = %q, want %q", tc.q, got, tc.want)
-		}
-	}
-}
-
 // recorder is the embedded backend, noting the last question the gateway asked it.
 type recorder struct {
 	search.Backend

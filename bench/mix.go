@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"mediagw/catalogue"
+	"mediagw/gateway"
 	"mediagw/search"
 	"mediagw/search/engine"
 )
@@ -426,33 +427,6 @@ func (m *mixer) search() search.Query {
 	return q
 }
 
-// ItemsQuery is the gateway query string of a search: what a client would send, defaults left out.
-func ItemsQuery(q search.Query) string {
-	v := url.Values{"resource": {"items"}}
-	set := func(k, val string) {
-		if val != "" {
-			v.Set(k, val)
-		}
-	}
-	set("q", q.Text)
-	set("type", q.Type)
-	set("category", q.Category)
-	set("author", q.Author)
-	set("language", q.Language)
-	set("from", q.From)
-	set("to", q.To)
-	if q.Sort != search.DefaultSort(q.Text) {
-		set("sort", string(q.Sort))
-	}
-	if q.Page != 1 {
-		v.Set("page", strconv.Itoa(q.Page))
-	}
-	if q.PerPage != search.DefaultPerPage {
-		v.Set("per_page", strconv.Itoa(q.PerPage))
-	}
-	return v.Encode()
-}
-
 func (m *mixer) searchPath() string { return "/" + url.PathEscape(m.alias) + "/_search" }
 
 func (m *mixer) itemsRequest(q search.Query) (*Request, error) {
@@ -460,7 +434,7 @@ func (m *mixer) itemsRequest(q search.Query) (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Request{Kind: KindItems, Query: ItemsQuery(q),
+	return &Request{Kind: KindItems, Query: gateway.ItemsQuery(q),
 		Direct: Direct{Method: "POST", Path: m.searchPath(), Body: body}}, nil
 }
 

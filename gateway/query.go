@@ -405,6 +405,19 @@ func itemsQueryValues(q search.Query, page int) url.Values {
 	return v
 }
 
+// ItemsQuery is the query string a client sends for q (resource=items): the links' canonical
+// encoding, naming the page when it is not the first. The load harness (bench) sends its
+// searches so.
+func ItemsQuery(q search.Query) string {
+	page := q.Page
+	if page == 1 {
+		page = 0
+	}
+	v := itemsQueryValues(q, page)
+	v.Set("resource", resItems)
+	return v.Encode()
+}
+
 // listParams is a validated request for a short list (resource=suggest, resource=related): what
 // it is about (the text typed so far, an item's id) and how many entries it may hold.
 type listParams struct {

@@ -169,3 +169,22 @@ func FuzzQueryRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+// TestItemsQuery: the query string a client sends for a search is the links' encoding, defaults
+// left out but per_page's, and the page named past the first.
+func TestItemsQuery(t *testing.T) {
+	for _, tc := range []struct {
+		q    search.Query
+		want string
+	}{
+		{search.Query{Text: "x", Sort: search.SortRelevance, Page: 1, PerPage: 20}, "per_page=20&q=x&resource=items"},
+		{search.Query{Sort: search.SortNewest, Page: 1, PerPage: 20}, "per_page=20&resource=items"},
+		{search.Query{Sort: search.SortRelevance, Page: 1, PerPage: 20}, "per_page=20&resource=items&sort=relevance"},
+		{search.Query{Text: "x", Sort: search.SortAZ, Page: 3, PerPage: 50, Type: "photo", From: "2001-01-01"},
+			"from=2001-01-01&page=3&per_page=50&q=x&resource=items&sort=az&type=photo"},
+	} {
+		if got := ItemsQuery(tc.q); got != tc.want {
+			t.Errorf("ItemsQuery(%+v) = %q, want %q", tc.q, got, tc.want)
+		}
+	}
+}
