@@ -40,19 +40,25 @@ func (o optionalString) IsZero() bool { return !o.set }
 
 func (o optionalString) MarshalJSON() ([]byte, error) { return json.Marshal(o.value) }
 
+// itemFields are what a summary and a detail of an item both show: the wire form of the
+// search.Item fields they share (null for an empty optional value, the permalink computed).
+type itemFields struct {
+	ID        string   `json:"id"`
+	Type      string   `json:"type"`
+	Title     string   `json:"title"`
+	Summary   *string  `json:"summary"`
+	Author    *string  `json:"author"`
+	Category  *string  `json:"category"`
+	Language  *string  `json:"language"`
+	Date      *string  `json:"date"`
+	Downloads int64    `json:"downloads"`
+	Tags      []string `json:"tags"`
+	Permalink string   `json:"permalink"`
+}
+
 type itemSummary struct {
-	ID           string   `json:"id"`
-	Type         string   `json:"type"`
-	Title        string   `json:"title"`
-	Summary      *string  `json:"summary"`
-	Author       *string  `json:"author"`
-	Category     *string  `json:"category"`
-	Language     *string  `json:"language"`
-	Date         *string  `json:"date"`
-	Downloads    int64    `json:"downloads"`
-	Tags         []string `json:"tags"`
-	Permalink    string   `json:"permalink"`
-	ThumbnailURL *string  `json:"thumbnail_url"`
+	itemFields
+	ThumbnailURL *string `json:"thumbnail_url"`
 	// Matched is there when the request asked for highlighting of text: {} when no field shows a match.
 	Matched map[string]string `json:"matched,omitzero"`
 }
@@ -81,19 +87,9 @@ type itemBody struct {
 }
 
 type itemDetail struct {
-	ID          string   `json:"id"`
-	Type        string   `json:"type"`
-	Title       string   `json:"title"`
-	Summary     *string  `json:"summary"`
+	itemFields
 	Description *string  `json:"description"`
-	Tags        []string `json:"tags"`
 	Keywords    []string `json:"keywords"`
-	Author      *string  `json:"author"`
-	Category    *string  `json:"category"`
-	Language    *string  `json:"language"`
-	Date        *string  `json:"date"`
-	Downloads   int64    `json:"downloads"`
-	Permalink   string   `json:"permalink"`
 	// SHA256 is null when the catalogue gave no digest and none could be computed.
 	SHA256    *string `json:"sha256"`
 	QRCodeURL string  `json:"qr_code_url"`
@@ -168,19 +164,21 @@ const (
 	detailNullables  = 10
 )
 
-func (g *Gateway) summary(it search.Item, strs *nullables) itemSummary {
-	return itemSummary{
+func (g *Gateway) fields(it search.Item, strs *nullables) itemFields {
+	return itemFields{
 		ID: it.ID, Type: it.Type, Title: it.Title, Summary: strs.of(it.Summary), Author: strs.of(it.Author),
 		Category: strs.of(it.Category), Language: strs.of(it.Language), Date: strs.of(it.Date),
-		Downloads: it.Downloads, Tags: list(it.Tags), Permalink: g.permalink(it), ThumbnailURL: strs.of(it.ThumbnailURL),
+		Downloads: it.Downloads, Tags: list(it.Tags), Permalink: g.permalink(it),
 	}
+}
+
+func (g *Gateway) summary(it search.Item, strs *nullables) itemSummary {
+	return itemSummary{itemFields: g.fields(it, strs), ThumbnailURL: strs.of(it.ThumbnailURL)}
 }
 
 func (g *Gateway) detail(it search.Item, strs *nullables) itemDetail {
 	return itemDetail{
-		ID: it.ID, Type: it.Type, Title: it.Title, Summary: strs.of(it.Summary), Description: strs.of(it.Description),
-		Tags: list(it.Tags), Keywords: list(it.Keywords), Author: strs.of(it.Author), Category: strs.of(it.Category),
-		Language: strs.of(it.Language), Date: strs.of(it.Date), Downloads: it.Downloads, Permalink: g.permalink(it),
+		itemFields: g.fields(it, strs), Description: strs.of(it.Description), Keywords: list(it.Keywords),
 		SHA256: strs.of(it.SHA256), QRCodeURL: g.qrURL(it.ID),
 		Media:   media{URL: strs.of(it.MediaURL), MimeType: strs.of(it.MimeType), SizeBytes: it.SizeBytes},
 		License: strs.of(it.License),
