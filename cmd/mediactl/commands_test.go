@@ -313,13 +313,15 @@ func TestLoadMissingFile(t *testing.T) {
 	}
 }
 
-// TestBenchCommands runs each mode of mediactl bench briefly against the real OpenSearch, with
+// TestBenchCommands runs each mode of mediactl bench briefly against the real engine, with
 // an alias of the test's own loaded from a generated catalogue: the command completes and prints
 // its table. The figures themselves are for `make bench`, not for tests.
 func TestBenchCommands(t *testing.T) {
 	path := testCatalogue(t, 200)
 	envs := openSearchEnv(t)
 	results, charts := t.TempDir(), t.TempDir()
+	// The direct target is named after the engine the settings name.
+	direct := envs["MEDIA_BACKEND"]
 	// load first: it leaves the alias on an index of the catalogue, which the others read; mix
 	// saves its results, which charts draws last.
 	tests := []struct {
@@ -328,8 +330,8 @@ func TestBenchCommands(t *testing.T) {
 	}{
 		{[]string{"-mode", "load", "-catalogue", path, "-batch", "50"}, []string{"load: 200 items from", "mediactl load"}},
 		{[]string{"-mode", "mix", "-catalogue", path, "-duration", "300ms", "-warmup", "0s", "-rounds", "1", "-c", "1", "-distinct", "20",
-			"-save", filepath.Join(results, "mix.json")}, []string{"mix: ", "target", "opensearch"}},
-		{[]string{"-mode", "probe", "-n", "2"}, []string{"opensearch"}},
+			"-save", filepath.Join(results, "mix.json")}, []string{"mix: ", "target", direct}},
+		{[]string{"-mode", "probe", "-n", "2"}, []string{direct}},
 		{[]string{"-mode", "charts", "-results", results, "-charts", charts}, []string{"wrote " + filepath.Join(charts, "latency-mix.svg")}},
 	}
 	for _, tt := range tests {
