@@ -179,12 +179,7 @@ func Correct(ctx context.Context, b interface {
 		return "", nil
 	}
 	var alts []Alternative
-	seen := map[string]bool{}
 	for _, w := range text.Words(q.Text) {
-		if seen[w] {
-			continue
-		}
-		seen[w] = true
 		for _, n := range res.Neighbours[w] {
 			if len(alts) == MaxAlternatives {
 				break

@@ -25,9 +25,6 @@ func (h *handle) neighbours(ctx context.Context, s string) (map[string][]string,
 			return errors.New("the index has no fuzzy term dictionary")
 		}
 		for _, word := range text.Words(s) {
-			if _, done := out[word]; done {
-				continue
-			}
 			near, err := wordNeighbours(ctx, fuzzy, word)
 			if err != nil {
 				return fmt.Errorf("neighbours of %q: %w", word, err)

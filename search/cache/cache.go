@@ -493,14 +493,19 @@ func key(parts ...string) string {
 }
 
 func searchKey(v string, q search.Query) string {
-	return key(opSearch, v, q.Text, q.Type, q.Category, q.Author, q.Language, q.From, q.To, string(q.Sort),
-		strconv.Itoa(q.Page), strconv.Itoa(q.PerPage), strconv.Itoa(int(q.Facets)), q.Cursor, strconv.FormatBool(q.Neighbours))
+	return key(append(matchParts(opSearch, v, q), string(q.Sort),
+		strconv.Itoa(q.Page), strconv.Itoa(q.PerPage), strconv.Itoa(int(q.Facets)), q.Cursor, strconv.FormatBool(q.Neighbours))...)
+}
+
+// matchParts are the parts of a key that say which items q matches: its text and filters.
+func matchParts(op, v string, q search.Query) []string {
+	return []string{op, v, q.Text, q.Type, q.Category, q.Author, q.Language, q.From, q.To}
 }
 
 // totalsKey names the totals of alts, alternatives of q's text under q's filters: page, sort
 // and facets do not change a total.
 func totalsKey(v string, q search.Query, alts []search.Alternative) string {
-	parts := []string{opTotals, v, q.Text, q.Type, q.Category, q.Author, q.Language, q.From, q.To}
+	parts := matchParts(opTotals, v, q)
 	for _, a := range alts {
 		parts = append(parts, a.Word, a.With)
 	}

@@ -303,13 +303,8 @@ const maxSuggestions = 1000
 // with its last rune too. A word two edits away at both ends is not found.
 func neighboursSuggest(s string) (obj, []string) {
 	suggest := obj{}
-	var words []string
-	for _, word := range text.Words(s) {
-		if slices.Contains(words, word) {
-			continue
-		}
-		i := len(words)
-		words = append(words, word)
+	words := text.Words(s)
+	for i, word := range words {
 		w := text.Fold(word)
 		allow := search.TypoAllowance(w)
 		if allow == 0 {
