@@ -87,10 +87,15 @@ func (g *Gateway) suggestion(ctx context.Context, q search.Query, res search.Res
 		return optionalString{}
 	}
 	out := optionalString{set: true}
-	if g.extras == nil || res.Total >= search.FewResults {
+	if g.extras == nil || g.cfg.Speller == nil || res.Total >= search.FewResults {
 		return out
 	}
-	fixed, err := search.Correct(ctx, g.extras, q, res)
+	near, err := g.cfg.Speller.Neighbours(ctx, q.Text)
+	if err != nil {
+		g.log.Debug("no correction: " + err.Error())
+		return out
+	}
+	fixed, err := search.Correct(ctx, g.extras, q, res.Total, near)
 	if err != nil {
 		g.log.Debug("no correction: " + err.Error())
 		return out

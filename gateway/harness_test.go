@@ -32,6 +32,7 @@ import (
 	"mediagw/search/engine"
 	"mediagw/search/meter"
 	"mediagw/search/searchtest"
+	"mediagw/search/spell"
 )
 
 const publicURL = "https://media.example.org"
@@ -184,6 +185,8 @@ func newHarness(t *testing.T, opts ...option) *harness {
 	s.cfg.PublicURL = publicURL
 	s.cfg.Attribution = "Fixture data, CC0"
 	s.cfg.RatePolicy = ratelimit.Policy{Limit: 1000, Window: 10 * time.Minute}
+	// The fixture is loaded once for every test: its words never change.
+	s.cfg.Speller = spell.New(b.(spell.Source), spell.Options{})
 	for _, o := range opts {
 		o(&s)
 	}

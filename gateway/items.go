@@ -14,9 +14,6 @@ func (g *Gateway) items(c *echo.Context, rq rawQuery) error {
 	if errs != nil {
 		return invalidParams(errs)
 	}
-	// A search with text finds its words' neighbours in the same engine call, so that a
-	// correction, when it finds few items, costs one call more and not one per word.
-	q.Neighbours = q.Text != "" && g.extras != nil
 	ctx, cancel := g.answerCtx(c)
 	defer cancel()
 	res, err := g.backend.Search(ctx, q)

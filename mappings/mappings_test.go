@@ -14,10 +14,11 @@ func TestItemsIsValid(t *testing.T) {
 	var def struct {
 		Mappings struct {
 			Properties map[string]struct {
-				Type     string `json:"type"`
-				Format   string `json:"format"`
-				Index    *bool  `json:"index"`
-				Analyzer string `json:"analyzer"`
+				Type      string `json:"type"`
+				Format    string `json:"format"`
+				Index     *bool  `json:"index"`
+				Analyzer  string `json:"analyzer"`
+				DocValues *bool  `json:"doc_values"`
 			} `json:"properties"`
 		} `json:"mappings"`
 		Settings struct {
@@ -32,7 +33,7 @@ func TestItemsIsValid(t *testing.T) {
 		"id": "keyword", "type": "keyword", "category": "keyword", "category_name": "keyword",
 		"author": "keyword", "language": "keyword", "title_sort": "keyword",
 		"w_title": "text", "w_summary": "text", "w_description": "text", "w_tags": "text", "w_keywords": "text",
-		"w_author": "text", "words": "text", "words_reversed": "text", "title_prefixes": "text",
+		"w_author": "text", "words": "text", "title_prefixes": "text",
 		"date": "date", "downloads": "long",
 	}
 	for field, typ := range want {
@@ -43,6 +44,10 @@ func TestItemsIsValid(t *testing.T) {
 		if p.Index != nil && !*p.Index {
 			t.Errorf("field %s is not indexed", field)
 		}
+	}
+	// The did-you-mean's dictionary lists the vocabulary by aggregation (search/engine's Words).
+	if p := def.Mappings.Properties["vocabulary"]; p.Type != "keyword" || p.DocValues != nil && !*p.DocValues {
+		t.Errorf("field vocabulary: type %q, doc values %v; want a keyword with doc values", p.Type, p.DocValues)
 	}
 	// The gateway analyses text (search/text): the engines only split its terms at spaces, with
 	// the built-in whitespace analyzer every engine line has, so no analysis is defined here.

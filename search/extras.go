@@ -129,8 +129,8 @@ const (
 	DefaultRelated = 10
 	// FewResults is the total under which a search offers a correction.
 	FewResults = 5
-	// MaxNeighbours bounds the indexed words a search finds near each of its words
-	// (Result.Neighbours).
+	// MaxNeighbours bounds the indexed words a correction weighs for each word of a search
+	// (Correct).
 	MaxNeighbours = 20
 	// MaxAlternatives bounds the alternatives one correction weighs, each word's neighbours taken
 	// in turn: all of them are counted in one engine call (Extras.Totals), but each is one more
@@ -167,20 +167,23 @@ func (a Alternative) Text(s string) string {
 	return replaceWord(text.Words(s), a.Word, a.With)
 }
 
-// Correct returns the did-you-mean correction of res, the answer to q (which asked for
-// Neighbours), when it found fewer than FewResults items: q's text with one word changed to one
-// of its neighbours, the change that finds the most items, more than res.Total; or "" when no
-// such change exists. Ties go to the earlier word, then to the neighbour first in byte order.
-// The alternatives, at most MaxAlternatives of them, are counted in one call of b.
+// Correct returns the did-you-mean correction of a search of q that found total items, when that
+// is fewer than FewResults: q's text with one word changed to one of its neighbours, the change
+// that finds the most items, more than total; or "" when no such change exists. near maps each
+// word of the text (text.Words) to its neighbours: the words indexed in any searched field
+// (folded, as text.Fold folds them) within TypoAllowance edits of the folded word as EditsWithin
+// counts them, the word itself excluded, in byte order, the first MaxNeighbours of them (as
+// search/spell finds them). Ties go to the earlier word, then to the neighbour first in byte
+// order. The alternatives, at most MaxAlternatives of them, are counted in one call of b.
 func Correct(ctx context.Context, b interface {
 	Totals(context.Context, Query, []Alternative) ([]int, error)
-}, q Query, res Result) (string, error) {
-	if q.Text == "" || res.Total >= FewResults {
+}, q Query, total int, near map[string][]string) (string, error) {
+	if q.Text == "" || total >= FewResults {
 		return "", nil
 	}
 	var alts []Alternative
 	for _, w := range text.Words(q.Text) {
-		for _, n := range res.Neighbours[w] {
+		for _, n := range near[w] {
 			if len(alts) == MaxAlternatives {
 				break
 			}
@@ -197,7 +200,7 @@ func Correct(ctx context.Context, b interface {
 	if len(totals) != len(alts) {
 		return "", fmt.Errorf("correction of %q: %d totals for %d alternatives", q.Text, len(totals), len(alts))
 	}
-	best, bestTotal := -1, res.Total
+	best, bestTotal := -1, total
 	for i, n := range totals {
 		if n > bestTotal {
 			best, bestTotal = i, n

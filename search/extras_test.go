@@ -10,8 +10,8 @@ import (
 )
 
 // wordsBackend answers Search by counting the items whose words hold every word of the text
-// exactly, with neighbours from a fixed table, and Totals from its Search: enough to hold Correct
-// to its rule.
+// exactly, and Totals from its Search; its neighbours are a fixed table: enough to hold Correct to
+// its rule.
 type wordsBackend struct {
 	titles     []string
 	neighbours map[string][]string
@@ -27,14 +27,7 @@ func (w wordsBackend) Search(_ context.Context, q Query) (Result, error) {
 			n++
 		}
 	}
-	res := Result{Items: []Item{}, Total: n}
-	if q.Neighbours {
-		res.Neighbours = map[string][]string{}
-		for _, x := range text.Words(q.Text) {
-			res.Neighbours[x] = w.neighbours[x][:min(MaxNeighbours, len(w.neighbours[x]))]
-		}
-	}
-	return res, nil
+	return Result{Items: []Item{}, Total: n}, nil
 }
 
 func (w wordsBackend) Totals(ctx context.Context, q Query, alts []Alternative) ([]int, error) {
@@ -45,7 +38,7 @@ func (w wordsBackend) Totals(ctx context.Context, q Query, alts []Alternative) (
 	out := make([]int, len(alts))
 	for i, a := range alts {
 		alt := q
-		alt.Text, alt.Neighbours = a.Text(q.Text), false
+		alt.Text = a.Text(q.Text)
 		res, err := w.Search(ctx, alt)
 		if err != nil {
 			return nil, err
@@ -58,12 +51,16 @@ func (w wordsBackend) Totals(ctx context.Context, q Query, alts []Alternative) (
 // correct is Correct of a search of s.
 func (w wordsBackend) correct(t *testing.T, s string) string {
 	t.Helper()
-	q := Query{Text: s, Neighbours: true}
+	q := Query{Text: s}
 	res, err := w.Search(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := Correct(context.Background(), w, q, res)
+	near := map[string][]string{}
+	for _, x := range text.Words(s) {
+		near[x] = w.neighbours[x][:min(MaxNeighbours, len(w.neighbours[x]))]
+	}
+	got, err := Correct(context.Background(), w, q, res.Total, near)
 	if err != nil {
 		t.Fatalf("Correct(%q): %v", s, err)
 	}

@@ -100,9 +100,6 @@ type Query struct {
 	// Highlight asks to show each item's matched fields (Matched). Matched needs only the item,
 	// so backends ignore it and caches need not tell queries apart by it.
 	Highlight bool
-	// Neighbours asks for the indexed words near each word of Text (Result.Neighbours), which a
-	// did-you-mean correction starts from: an engine finds them in the same call as the search.
-	Neighbours bool
 }
 
 // Result is one page of a search.
@@ -116,13 +113,6 @@ type Result struct {
 	// Next is, on a page of a walk (Query.Cursor), the cursor of the next page; "" after the last
 	// and on numbered pages.
 	Next string
-	// Neighbours maps, when the query asked for them and Total is under FewResults (only then
-	// does a correction need them; an engine that finds them with the search gives them always),
-	// each word of the text (text.Words) to the words indexed in any searched field (folded, as
-	// text.Fold folds them) within TypoAllowance edits of the folded word as EditsWithin counts
-	// them, the word itself excluded, in byte order, the first MaxNeighbours of them; a word with
-	// none maps to an empty list.
-	Neighbours map[string][]string
 }
 
 // Category is a category slug with its display name (see PickCategoryName) and the number of

@@ -32,6 +32,7 @@ import (
 	"mediagw/search/admit"
 	"mediagw/search/cache"
 	"mediagw/search/meter"
+	"mediagw/search/spell"
 )
 
 func main() {
@@ -91,6 +92,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return err
 	}
 	defer closeBackend()
+	speller := backends.Speller(backend)
 	// Below the cache, so that answers from memory are never refused.
 	admitted := admit.New(backend, admit.Options{Limit: inflight, Wait: cfg.AdmitWait})
 	if err := reg.Register(admitted); err != nil {
@@ -135,6 +137,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	gcfg.OpenAPI = openapi.Document
 	gcfg.Demo = demo.Files()
 	gcfg.Metrics = reg
+	if speller != nil {
+		gcfg.Speller = speller
+		// The words listed before the first search with a typo needs them; a failure leaves them to it.
+		go func() {
+			warmCtx, cancel := context.WithTimeout(ctx, spell.DefaultLoadTimeout)
+			defer cancel()
+			if err := speller.Warm(warmCtx); err != nil {
+				log.Warn("did-you-mean dictionary not loaded at start", zap.Error(err))
+			}
+		}()
+	}
 	gw, err := gateway.New(gcfg, backend, limiter, log)
 	if err != nil {
 		return err

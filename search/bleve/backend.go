@@ -294,12 +294,6 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 	if walking && len(hits) > 0 {
 		out.Next = cur.Next(q, h.name, len(hits), out.Total, position(order, hits[len(hits)-1]))
 	}
-	// Walking a word's fuzzy dictionaries costs more than many searches: only for a correction.
-	if q.Neighbours && out.Total < search.FewResults {
-		if out.Neighbours, err = h.neighbours(ctx, q.Text); err != nil {
-			return search.Result{}, fmt.Errorf("search: %w", err)
-		}
-	}
 	return out, nil
 }
 

@@ -62,15 +62,7 @@ func TestStopsWhenTheCallerLeaves(t *testing.T) {
 			return err
 		},
 		"related": func(ctx context.Context) error { _, err := b.Related(ctx, "pg-rashomon", 10); return err },
-		"neighbours": func(ctx context.Context) error {
-			h, err := b.acquire()
-			if err != nil {
-				return err
-			}
-			defer h.release()
-			_, err = h.neighbours(ctx, "thamse")
-			return err
-		},
+		"words":   func(ctx context.Context) error { _, err := b.Words(ctx); return err },
 		"totals": func(ctx context.Context) error {
 			_, err := b.Totals(ctx, search.Query{Text: "thamse river"}, []search.Alternative{{Word: "thamse", With: "thames"}})
 			return err

@@ -20,12 +20,14 @@ import (
 	"mediagw/search"
 )
 
-// Engine is what the breaker wraps: a backend with the extras and a version it asks its engine
-// for, such as search/engine. Every call goes through the breaker, the version check included.
+// Engine is what the breaker wraps: a backend with the extras, a version it asks its engine for
+// and the words its index holds (search/spell), such as search/engine. Every call goes through
+// the breaker, the version check included.
 type Engine interface {
 	search.Backend
 	search.Extras
 	Version(ctx context.Context) (string, error)
+	Words(ctx context.Context) ([]string, error)
 }
 
 // Options tune a Backend. Zero values take the defaults.
@@ -189,6 +191,11 @@ func (b *Backend) Related(ctx context.Context, id string, n int) ([]search.Item,
 // Totals asks the engine unless the breaker is open.
 func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alternative) ([]int, error) {
 	return call(b, func() ([]int, error) { return b.next.Totals(ctx, q, alts) })
+}
+
+// Words asks the engine unless the breaker is open.
+func (b *Backend) Words(ctx context.Context) ([]string, error) {
+	return call(b, func() ([]string, error) { return b.next.Words(ctx) })
 }
 
 // Version asks the engine unless the breaker is open.

@@ -45,7 +45,8 @@ type Options struct {
 	MaxEntries int
 	// MaxBytes bounds their estimated size in memory (default 64 MiB).
 	MaxBytes int64
-	// VersionInterval is how often a RemoteVersioner is asked for its version (default 2s). An
+	// VersionInterval is how often a RemoteVersioner is asked for its version (default
+	// DefaultVersionInterval). An
 	// alias move goes unnoticed for at most twice this.
 	VersionInterval time.Duration
 	// CallTimeout bounds an engine call shared by several callers (default search.DefaultTimeout). No single
@@ -64,6 +65,10 @@ type Options struct {
 	Now func() time.Time
 }
 
+// DefaultVersionInterval is Options.VersionInterval's default: an alias lookup every two
+// seconds costs the engine nothing worth counting.
+const DefaultVersionInterval = 2 * time.Second
+
 // DefaultTTL is how long an answer is served from memory when the operator sets nothing
 // (MEDIA_CACHE_TTL): a popular search costs the engine at most one call per TTL.
 const DefaultTTL = 10 * time.Second
@@ -79,7 +84,7 @@ func (o Options) withDefaults() Options {
 		o.MaxBytes = 64 << 20
 	}
 	if o.VersionInterval <= 0 {
-		o.VersionInterval = 2 * time.Second
+		o.VersionInterval = DefaultVersionInterval
 	}
 	if o.CallTimeout <= 0 {
 		o.CallTimeout = search.DefaultTimeout
@@ -494,7 +499,7 @@ func key(parts ...string) string {
 
 func searchKey(v string, q search.Query) string {
 	return key(append(matchParts(opSearch, v, q), string(q.Sort),
-		strconv.Itoa(q.Page), strconv.Itoa(q.PerPage), strconv.Itoa(int(q.Facets)), q.Cursor, strconv.FormatBool(q.Neighbours))...)
+		strconv.Itoa(q.Page), strconv.Itoa(q.PerPage), strconv.Itoa(int(q.Facets)), q.Cursor)...)
 }
 
 // matchParts are the parts of a key that say which items q matches: its text and filters.

@@ -160,9 +160,6 @@ func resultSize(r search.Result) int64 {
 			n += int64(unsafe.Sizeof(v)) + int64(len(v.Value)+len(v.Name))
 		}
 	}
-	for w, near := range r.Neighbours {
-		n += int64(len(w)) + stringsSize(near)
-	}
 	return n
 }
 
@@ -178,14 +175,6 @@ func completionsSize(cs []search.Completion) int64 {
 	n := int64(unsafe.Sizeof(cs))
 	for _, c := range cs {
 		n += int64(unsafe.Sizeof(c)) + int64(len(c.Text)+len(c.ID))
-	}
-	return n
-}
-
-func stringsSize(ss []string) int64 {
-	n := int64(unsafe.Sizeof(ss))
-	for _, s := range ss {
-		n += int64(unsafe.Sizeof(s)) + int64(len(s))
 	}
 	return n
 }

@@ -135,7 +135,7 @@ type Backend struct {
 	cfg Config
 	// client sends writes, once each; reads go to another node when one gives no answer.
 	client, reads *opensearchapi.Client
-	// limits size the requests of the categories and authors lists: defaultLimits, smaller in
+	// limits size the requests of the categories, authors and words lists: defaultLimits, smaller in
 	// tests of the partitioning.
 	limits map[List]listLimits
 	// refreshInterval is the mapping's index.refresh_interval, restored after a load, or nil.
@@ -412,18 +412,10 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 	if err != nil {
 		return search.Result{}, fmt.Errorf("opensearch search: %w", err)
 	}
-	page := pageBody(q, cur)
-	var asked []string
-	if q.Neighbours {
-		if page["suggest"], asked = neighboursSuggest(q.Text); len(asked) == 0 {
-			delete(page, "suggest")
-		}
-	}
-	body, err := json.Marshal(page)
+	body, err := json.Marshal(pageBody(q, cur))
 	var resp struct {
 		searchResponse
-		Aggregations facetAnswer   `json:"aggregations"`
-		Suggest      suggestAnswer `json:"suggest"`
+		Aggregations facetAnswer `json:"aggregations"`
 	}
 	if err := b.doSearch(ctx, "search", body, err, &resp); err != nil {
 		return search.Result{}, err
@@ -454,9 +446,6 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 		if res.Facets, err = b.facets(ctx, q, resp.Aggregations, index); err != nil {
 			return search.Result{}, err
 		}
-	}
-	if q.Neighbours {
-		res.Neighbours = resp.Suggest.neighbours(asked)
 	}
 	return res, nil
 }
@@ -545,6 +534,19 @@ func (b *Backend) Authors(ctx context.Context) ([]search.Author, error) {
 		out[i] = search.Author{Name: v.Value, Count: v.Count}
 	}
 	search.SortAuthors(out)
+	return out, nil
+}
+
+// Words returns every word the index holds, for the did-you-mean's dictionary (search/spell).
+func (b *Backend) Words(ctx context.Context) ([]string, error) {
+	values, err := b.countList(ctx, ListWords)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = v.Value
+	}
 	return out, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"mediagw/catalogue"
 	"mediagw/search"
 	"mediagw/search/searchtest"
+	"mediagw/search/spell"
 )
 
 // BenchmarkAuthors is the whole authors list over a generated catalogue of MEDIA_BENCH_ITEMS
@@ -212,22 +213,13 @@ func BenchmarkExtras(b *testing.B) {
 			}
 		}
 	})
-	b.Run("search/neighbours", func(b *testing.B) {
-		for i := 0; b.Loop(); i++ {
-			q := typicalSearches[i%len(typicalSearches)]
-			q.Neighbours = true
-			if _, err := be.Search(b.Context(), q); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	q := search.Query{Text: "harbuor lighthose keynot", Neighbours: true}
-	res, err := be.Search(b.Context(), q)
+	q := search.Query{Text: "harbuor lighthose keynot"}
+	neighbours, err := spell.New(be, spell.Options{}).Neighbours(b.Context(), q.Text)
 	if err != nil {
 		b.Fatal(err)
 	}
 	var alts []search.Alternative
-	for w, near := range res.Neighbours {
+	for w, near := range neighbours {
 		for _, n := range near {
 			alts = append(alts, search.Alternative{Word: w, With: n})
 		}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,8 +17,8 @@ import (
 
 // The search-box extras on OpenSearch: disjunctive facets as filter aggregations beside the hits
 // (the filters move to post_filter), completions on the title's edge n-grams, related items by
-// more_like_this, neighbours by term suggesters in the search's own request, and a correction's
-// totals by filters aggregations in one more.
+// more_like_this, and a correction's totals by filters aggregations in one call (its candidates come
+// from search/spell, of the words Backend.Words lists).
 
 var _ search.Extras = (*Backend)(nil)
 
@@ -290,85 +289,6 @@ func (b *Backend) Related(ctx context.Context, id string, n int) ([]search.Item,
 	return out, nil
 }
 
-// maxSuggestions is how many terms each suggester returns before they are filtered: the whole
-// neighbourhood of a word, so that the first in byte order are among them.
-const maxSuggestions = 1000
-
-// neighboursSuggest is the suggest section of a search that asks for the neighbours of its words
-// (search.Query.Neighbours), and the words it asks for, in the order its entries are named:
-// term suggesters on "words", where the mapping copies every searched field, and for a word
-// allowed two edits on "words_reversed", where the loader puts their terms reversed. The
-// engine's suggester (Lucene's DirectSpellChecker) finds one edit anywhere, but two only among
-// the words that begin with the word's first rune; the reversed words let it find those that end
-// with its last rune too. A word two edits away at both ends is not found.
-func neighboursSuggest(s string) (obj, []string) {
-	suggest := obj{}
-	words := text.Words(s)
-	for i, word := range words {
-		w := text.Fold(word)
-		allow := search.TypoAllowance(w)
-		if allow == 0 {
-			continue
-		}
-		fields := map[string]string{"words": w}
-		if allow > 1 {
-			fields["words_reversed"] = reverse(w)
-		}
-		for f, t := range fields {
-			suggest[suggestName(f, i)] = obj{"text": t, "term": obj{
-				"field": f, "suggest_mode": "always", "max_edits": allow, "prefix_length": 0,
-				"min_word_length": 1, "min_doc_freq": 0, "accuracy": 0.0, "size": maxSuggestions,
-				"max_inspections": 50, "string_distance": "damerau_levenshtein", "sort": "score",
-				// The suggester skips a word in more than 1% of the items by default, as needing no
-				// correction; its neighbours are still asked for.
-				"max_term_freq": math.MaxInt32,
-			}}
-		}
-	}
-	return suggest, words
-}
-
-// suggestName names the suggester of field for the i-th word.
-func suggestName(field string, i int) string { return field + "_" + strconv.Itoa(i) }
-
-// suggestAnswer is the suggest section of a search's answer.
-type suggestAnswer map[string][]struct {
-	Options []struct {
-		Text string `json:"text"`
-	} `json:"options"`
-}
-
-// neighbours reads search.Result.Neighbours of words from the answer to neighboursSuggest,
-// filtered by search.EditsWithin, the contract's definition.
-func (a suggestAnswer) neighbours(words []string) map[string][]string {
-	out := make(map[string][]string, len(words))
-	for i, word := range words {
-		w := text.Fold(word)
-		allow := search.TypoAllowance(w)
-		near := []string{}
-		seen := map[string]bool{}
-		for _, f := range []string{"words", "words_reversed"} {
-			for _, e := range a[suggestName(f, i)] {
-				for _, o := range e.Options {
-					t := o.Text
-					if f == "words_reversed" {
-						t = reverse(t)
-					}
-					// A term the engine's tokenizer kept whole where Words splits (a narrow no-break
-					// space is part of a word to it) would not be a word of a correction.
-					if t != w && !seen[t] && search.EditsWithin(w, t, allow) && slices.Equal(text.Words(t), []string{t}) {
-						seen[t] = true
-						near = append(near, t)
-					}
-				}
-			}
-		}
-		slices.Sort(near)
-		out[word] = near[:min(len(near), search.MaxNeighbours)]
-	}
-	return out
-}
-
 // Totals counts the alternatives of q in one search of no hits: the query's filters, and under
 // them one filter aggregation per word replaced, matching the other words, whose filters
 // aggregation has a bucket per alternative, matching its new word (countQuery).
@@ -451,11 +371,4 @@ func countQuery(w string) obj {
 	rule.MaxExpansions = countMaxExpansions
 	rule.set(m)
 	return obj{"match": obj{"words": m}}
-}
-
-// reverse is s with its runes in reverse order.
-func reverse(s string) string {
-	rs := []rune(s)
-	slices.Reverse(rs)
-	return string(rs)
 }

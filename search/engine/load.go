@@ -55,9 +55,9 @@ type Document struct {
 	// TitlePrefixes holds the prefixes of the title's terms, up to maxPrefixRunes runes, for
 	// completions.
 	TitlePrefixes string `json:"title_prefixes,omitempty"`
-	// WordsReversed holds every term of the searched fields reversed, so that the did-you-mean's
-	// neighbours are found by their last letters too.
-	WordsReversed string `json:"words_reversed,omitempty"`
+	// Vocabulary holds every distinct term of the searched fields, as values the engine can list
+	// (Backend.Words), for the did-you-mean's dictionary.
+	Vocabulary []string `json:"vocabulary,omitempty"`
 }
 
 // NewDocument is the stored document of it.
@@ -88,11 +88,8 @@ func NewDocument(it search.Item) Document {
 	d.KeywordsTerms = list(it.Keywords)
 	d.AuthorTerms = terms(it.Author)
 	d.TitlePrefixes = prefixes(d.TitleTerms)
-	reversed := make([]string, 0, len(all))
-	for _, t := range all {
-		reversed = append(reversed, reverse(t))
-	}
-	d.WordsReversed = strings.Join(reversed, " ")
+	slices.Sort(all)
+	d.Vocabulary = slices.Compact(all)
 	return d
 }
 

@@ -53,13 +53,19 @@ const (
 	ListCategories List = iota
 	// ListAuthors counts the author field.
 	ListAuthors
+	// ListWords counts the vocabulary field: every word of the searched fields, for the
+	// did-you-mean's dictionary (search/spell).
+	ListWords
 )
 
 func (l List) String() string {
-	if l == ListCategories {
+	switch l {
+	case ListCategories:
 		return "categories"
+	case ListAuthors:
+		return "authors"
 	}
-	return "authors"
+	return "words"
 }
 
 // listLimits size the terms requests of a list. A partition asks for up to size values and
@@ -71,6 +77,7 @@ type listLimits struct{ size, target int }
 var defaultLimits = map[List]listLimits{
 	ListCategories: {size: 30000, target: 20000},
 	ListAuthors:    {size: 60000, target: 40000},
+	ListWords:      {size: 60000, target: 40000},
 }
 
 // maxSplits is how many times a Counter doubles its partitions when one of them overflows
@@ -85,7 +92,7 @@ type TermCount struct {
 	Count int
 }
 
-// Counter is the exchange behind a categories or authors list, as a sequence of request bodies to
+// Counter is the exchange behind a categories, authors or words list, as a sequence of request bodies to
 // send to <alias>/_search and answers to give back: first an estimate of the number of distinct
 // values, then one terms aggregation per partition of them. A terms aggregation reads each
 // document once, where paging a composite aggregation reads them all for every page: on
@@ -110,10 +117,13 @@ func newCounter(l List, limits listLimits) *Counter {
 }
 
 func (c *Counter) field() string {
-	if c.list == ListCategories {
+	switch c.list {
+	case ListCategories:
 		return "category"
+	case ListAuthors:
+		return "author"
 	}
-	return "author"
+	return "vocabulary"
 }
 
 // Request is the body of the next request to send.

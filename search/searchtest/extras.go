@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"mediagw/search"
+	"mediagw/search/spell"
 	"mediagw/search/text"
 )
 
@@ -17,8 +18,8 @@ type ExtrasBackend interface {
 	search.Extras
 }
 
-// RunExtras checks the search-box extras (facets, completions, related items, neighbours and the
-// correction built on them) on the fixture, against the reference model where the contract fixes
+// RunExtras checks the search-box extras (facets, completions, related items, the words the
+// did-you-mean's neighbours come from and the correction built on them) on the fixture, against the reference model where the contract fixes
 // the answer and against the contract's invariants where the engine's scoring decides.
 func RunExtras(t *testing.T, open Open) {
 	items := Fixture(t)
@@ -29,9 +30,13 @@ func RunExtras(t *testing.T, open Open) {
 	t.Run("Facets", func(t *testing.T) { testFacets(t, b, items, facetQueries) })
 	t.Run("Complete", func(t *testing.T) { testComplete(t, b, items, completions) })
 	t.Run("Related", func(t *testing.T) { testRelated(t, b, items, items) })
-	t.Run("Neighbours", func(t *testing.T) { testNeighbours(t, b, items, typos) })
+	// A backend lists its words for the did-you-mean's dictionary; a wrapper (search/cache) need not.
+	if src, ok := b.(spell.Source); ok {
+		t.Run("Words", func(t *testing.T) { testWords(t, src, items) })
+		t.Run("Neighbours", func(t *testing.T) { testNeighbours(t, src, items, typos) })
+	}
 	t.Run("Totals", func(t *testing.T) { testTotals(t, b, items) })
-	t.Run("Correct", func(t *testing.T) { testCorrect(t, b) })
+	t.Run("Correct", func(t *testing.T) { testCorrect(t, b, items) })
 }
 
 // runRealExtras checks the extras on the real catalogue, where they meet thousands of titles,
@@ -56,10 +61,13 @@ func runRealExtras(t *testing.T, b ExtrasBackend, items []search.Item) {
 		}
 		testRelated(t, b, items, sample)
 	})
+	src, ok := b.(spell.Source)
+	if !ok {
+		return
+	}
+	t.Run("Words", func(t *testing.T) { testWords(t, src, items) })
 	t.Run("Neighbours", func(t *testing.T) {
-		// No word two edits from a real word at both its ends ("histroy" and "distro"): OpenSearch's
-		// term suggester, even on the reversed words, fixes the first rune of one end; README says so.
-		testNeighbours(t, b, items, []string{"prejudise", "pyhton", "ptyhno", "elektra", "jons", "berzelus", "teh"})
+		testNeighbours(t, src, items, []string{"prejudise", "pyhton", "ptyhno", "elektra", "jons", "berzelus", "teh", "histroy"})
 	})
 }
 
@@ -300,29 +308,54 @@ func shareSomething(a, b search.Item) bool {
 var typos = []string{"harbuor", "harbour", "sunst", "ELAN", "pyhton", "keynot", "zzzzqqq", "ox", "Élan", "teh", "hrabuor",
 	"talk", "dog", "review", "evening", "another"}
 
-// testNeighbours checks Result.Neighbours of searches of each word alone and of all of them
-// together, in a category that holds nothing: a backend may leave them out when a search finds
-// enough items, but the neighbours of a word are those of the whole index, whatever the filters.
-func testNeighbours(t *testing.T, b ExtrasBackend, items []search.Item, words []string) {
-	vocab := vocabulary(items)
-	for _, s := range append(slices.Clone(words), strings.Join(words, " ")) {
-		q := search.Query{Text: s, Neighbours: true, Category: "no-such-category"}
-		q.Normalize()
-		res := search1(t, b, q)
-		if len(res.Neighbours) != len(text.Words(s)) {
-			t.Errorf("Search(%q): neighbours of %d words, want %d: %q", s, len(res.Neighbours), len(text.Words(s)), res.Neighbours)
-		}
-		for _, word := range text.Words(s) {
-			got, ok := res.Neighbours[word]
-			if want := modelNeighbours(vocab, word); !ok || !slices.Equal(got, want) || got == nil {
-				t.Errorf("Search(%q): neighbours of %q = %q, want %q (never nil)", s, word, got, want)
+// testWords checks that Words lists the terms of the searched fields (text.IndexTerms), each of
+// them and nothing else.
+func testWords(t *testing.T, b spell.Source, items []search.Item) {
+	words, err := b.Words(ctx(t))
+	if err != nil {
+		t.Fatalf("Words: %v", err)
+	}
+	terms := map[string]bool{}
+	for _, it := range items {
+		for _, s := range searched(it) {
+			for _, tok := range text.IndexTerms(s) {
+				terms[tok.Term] = true
 			}
 		}
 	}
-	q := search.Query{Text: "harbour"}
-	q.Normalize()
-	if res := search1(t, b, q); res.Neighbours != nil {
-		t.Errorf("Search(harbour) without asking: neighbours %q", res.Neighbours)
+	listed := map[string]bool{}
+	for _, w := range words {
+		listed[w] = true
+		if !terms[w] {
+			t.Errorf("Words lists %q, which no searched field holds", w)
+		}
+	}
+	for w := range terms {
+		if !listed[w] {
+			t.Errorf("Words leaves out %q", w)
+		}
+	}
+}
+
+// testNeighbours checks the neighbours of each word alone and of all of them together, as a
+// search/spell.Speller finds them in the words the backend lists, against the model.
+func testNeighbours(t *testing.T, b spell.Source, items []search.Item, words []string) {
+	vocab := vocabulary(items)
+	sp := spell.New(b, spell.Options{})
+	for _, s := range append(slices.Clone(words), strings.Join(words, " ")) {
+		near, err := sp.Neighbours(ctx(t), s)
+		if err != nil {
+			t.Fatalf("Neighbours(%q): %v", s, err)
+		}
+		if len(near) != len(text.Words(s)) {
+			t.Errorf("Neighbours(%q): of %d words, want %d: %q", s, len(near), len(text.Words(s)), near)
+		}
+		for _, word := range text.Words(s) {
+			got, ok := near[word]
+			if want := modelNeighbours(vocab, word); !ok || !slices.Equal(got, want) || got == nil {
+				t.Errorf("Neighbours(%q): of %q = %q, want %q (never nil)", s, word, got, want)
+			}
+		}
 	}
 }
 
@@ -368,13 +401,18 @@ func testTotals(t *testing.T, b ExtrasBackend, items []search.Item) {
 func vocabulary(items []search.Item) map[string]bool {
 	v := map[string]bool{}
 	for _, it := range items {
-		for _, s := range append(append([]string{it.Title, it.Summary, it.Description, it.Author}, it.Tags...), it.Keywords...) {
+		for _, s := range searched(it) {
 			for _, w := range text.Words(s) {
 				v[text.Fold(w)] = true
 			}
 		}
 	}
 	return v
+}
+
+// searched is the text of it's searched fields.
+func searched(it search.Item) []string {
+	return append(append([]string{it.Title, it.Summary, it.Description, it.Author}, it.Tags...), it.Keywords...)
 }
 
 // modelNeighbours is what Neighbours must answer.
@@ -390,13 +428,18 @@ func modelNeighbours(vocab map[string]bool, word string) []string {
 	return out[:min(len(out), search.MaxNeighbours)]
 }
 
-func testCorrect(t *testing.T, b ExtrasBackend) {
+// testCorrect checks Correct with the model's neighbours.
+func testCorrect(t *testing.T, b ExtrasBackend, items []search.Item) {
+	vocab := vocabulary(items)
 	for _, s := range []string{"harbour zzzzqqq", "sunset harbuor", "pyhton keynote", "harbour", "elan"} {
-		q := search.Query{Text: s, Neighbours: true}
+		q := search.Query{Text: s}
 		q.Normalize()
-		res := search1(t, b, q)
-		total := res.Total
-		got, err := search.Correct(ctx(t), b, q, res)
+		total := search1(t, b, q).Total
+		near := map[string][]string{}
+		for _, w := range text.Words(s) {
+			near[w] = modelNeighbours(vocab, w)
+		}
+		got, err := search.Correct(ctx(t), b, q, total, near)
 		if err != nil {
 			t.Errorf("Correct(%q): %v", s, err)
 			continue

@@ -18,7 +18,9 @@ import (
 	"mediagw/search"
 	blevebackend "mediagw/search/bleve"
 	"mediagw/search/breaker"
+	"mediagw/search/cache"
 	"mediagw/search/engine"
+	"mediagw/search/spell"
 )
 
 // opener opens one backend.
@@ -265,4 +267,23 @@ func watchIndex(ctx context.Context, b *blevebackend.Backend, log *zap.Logger) {
 			}
 		}
 	}
+}
+
+// Speller is the did-you-mean's dictionary of b, a backend Open opened, listing its words again
+// when its index changes; nil when b lists none.
+func Speller(b search.Backend) *spell.Speller {
+	src, ok := b.(spell.Source)
+	if !ok {
+		return nil
+	}
+	var opts spell.Options
+	switch v := b.(type) {
+	case interface{ Version() string }:
+		opts.Version = func(context.Context) (string, error) { return v.Version(), nil }
+	case interface {
+		Version(context.Context) (string, error)
+	}:
+		opts.Version, opts.VersionInterval = v.Version, cache.DefaultVersionInterval
+	}
+	return spell.New(src, opts)
 }

@@ -2,9 +2,7 @@ package bleve
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/blevesearch/bleve/v2/search/query"
@@ -14,68 +12,47 @@ import (
 	"mediagw/search/text"
 )
 
-// neighbours is search.Result.Neighbours of the words of s, from the searched fields' fuzzy term
-// dictionaries. Their automata count a transposition as one edit, like search.EditsWithin;
-// EditsWithin still filters, as it is the contract's definition.
-func (h *handle) neighbours(ctx context.Context, s string) (map[string][]string, error) {
-	out := map[string][]string{}
-	err := withReader(h.idx, func(r index.IndexReader) error {
-		fuzzy, ok := r.(index.IndexReaderFuzzy)
-		if !ok {
-			return errors.New("the index has no fuzzy term dictionary")
-		}
-		for _, word := range text.Words(s) {
-			near, err := wordNeighbours(ctx, fuzzy, word)
+// Words returns every term of the searched fields, for the did-you-mean's dictionary
+// (search/spell).
+func (b *Backend) Words(ctx context.Context) ([]string, error) {
+	h, err := b.acquire()
+	if err != nil {
+		return nil, err
+	}
+	defer h.release()
+	var out []string
+	err = withReader(h.idx, func(r index.IndexReader) error {
+		for _, sf := range search.SearchedFields {
+			field := textFields[sf.Field]
+			dict, err := r.FieldDict(field)
 			if err != nil {
-				return fmt.Errorf("neighbours of %q: %w", word, err)
+				return fmt.Errorf("%s: %w", field, err)
 			}
-			out[word] = near
+			for {
+				if err := ctx.Err(); err != nil {
+					dict.Close()
+					return err
+				}
+				e, err := dict.Next()
+				if err != nil {
+					dict.Close()
+					return fmt.Errorf("%s: %w", field, err)
+				}
+				if e == nil {
+					break
+				}
+				out = append(out, e.Term)
+			}
+			if err := dict.Close(); err != nil {
+				return fmt.Errorf("%s: %w", field, err)
+			}
 		}
 		return nil
 	})
-	return out, err
-}
-
-// wordNeighbours is the first search.MaxNeighbours indexed words near word, in byte order.
-func wordNeighbours(ctx context.Context, fuzzy index.IndexReaderFuzzy, word string) ([]string, error) {
-	w := text.Fold(word)
-	allow := search.TypoAllowance(w)
-	out := []string{}
-	if allow == 0 {
-		return out, nil
+	if err != nil {
+		return nil, fmt.Errorf("words: %w", err)
 	}
-	seen := map[string]bool{}
-	for _, sf := range search.SearchedFields {
-		field := textFields[sf.Field]
-		dict, err := fuzzy.FieldDictFuzzy(field, w, allow, "")
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", field, err)
-		}
-		for {
-			// A long word's automaton may walk much of a dictionary: stop when the caller has gone.
-			if err := ctx.Err(); err != nil {
-				dict.Close()
-				return nil, err
-			}
-			e, err := dict.Next()
-			if err != nil {
-				dict.Close()
-				return nil, fmt.Errorf("%s: %w", field, err)
-			}
-			if e == nil {
-				break
-			}
-			if e.Term != w && !seen[e.Term] && search.EditsWithin(w, e.Term, allow) {
-				seen[e.Term] = true
-				out = append(out, e.Term)
-			}
-		}
-		if err := dict.Close(); err != nil {
-			return nil, fmt.Errorf("%s: %w", field, err)
-		}
-	}
-	slices.Sort(out)
-	return out[:min(len(out), search.MaxNeighbours)], nil
+	return out, nil
 }
 
 // Totals counts the items each alternative text of q matches, on one reader, as the engines

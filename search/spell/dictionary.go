@@ -1,0 +1,138 @@
+// Package spell finds a did-you-mean's candidates: the indexed words near each word of a search
+// (search.Correct counts them). It keeps every word the index holds in memory, as an automaton,
+// for the index version (Speller), so that finding them costs the engine nothing and a
+// correction costs it one call, the count; and every backend finds the same ones, by the
+// contract's definition (search.EditsWithin, search.TypoAllowance).
+package spell
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/blevesearch/vellum"
+	"github.com/blevesearch/vellum/levenshtein"
+
+	"mediagw/search"
+	"mediagw/search/text"
+)
+
+// Dictionary is a set of indexed words. It is immutable and safe for concurrent use.
+type Dictionary struct {
+	fst *vellum.FST
+	n   int
+}
+
+// NewDictionary holds words: each as the index holds it (folded), in any order, repeats allowed.
+// A term that is not one word to text.Words (a narrow no-break space is part of a term to some
+// tokenizers) is left out: it could not be a word of a correction.
+func NewDictionary(words []string) (*Dictionary, error) {
+	sorted := slices.Clone(words)
+	slices.Sort(sorted)
+	sorted = slices.Compact(sorted)
+	var buf bytes.Buffer
+	b, err := vellum.New(&buf, nil)
+	if err != nil {
+		return nil, fmt.Errorf("dictionary: %w", err)
+	}
+	n := 0
+	for _, w := range sorted {
+		if w == "" || !isWord(w) {
+			continue
+		}
+		if err := b.Insert([]byte(w), 0); err != nil {
+			return nil, fmt.Errorf("dictionary: %q: %w", w, err)
+		}
+		n++
+	}
+	if err := b.Close(); err != nil {
+		return nil, fmt.Errorf("dictionary: %w", err)
+	}
+	fst, err := vellum.Load(buf.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("dictionary: %w", err)
+	}
+	return &Dictionary{fst: fst, n: n}, nil
+}
+
+// isWord reports whether w is a single word as text.Words splits a text.
+func isWord(w string) bool {
+	words := text.Words(w)
+	return len(words) == 1 && words[0] == w
+}
+
+// Len is the number of words held.
+func (d *Dictionary) Len() int { return d.n }
+
+// Neighbours is search.Result.Neighbours of the words of s: each word of s (text.Words) mapped to
+// the first search.MaxNeighbours held words, in byte order, within search.TypoAllowance edits of
+// the folded word as search.EditsWithin counts them, the word itself excluded.
+func (d *Dictionary) Neighbours(s string) (map[string][]string, error) {
+	out := map[string][]string{}
+	for _, word := range text.Words(s) {
+		near, err := d.near(text.Fold(word))
+		if err != nil {
+			return nil, fmt.Errorf("neighbours of %q: %w", word, err)
+		}
+		out[word] = near
+	}
+	return out, nil
+}
+
+// near is the neighbours of the folded word w. The automaton walks the dictionary in byte order,
+// so the walk stops at the MaxNeighbours-th.
+func (d *Dictionary) near(w string) ([]string, error) {
+	out := []string{}
+	allow := search.TypoAllowance(w)
+	if allow == 0 {
+		return out, nil
+	}
+	dfa, err := automaton(w, allow)
+	if err != nil {
+		return nil, err
+	}
+	it, err := d.fst.Search(dfa, nil, nil)
+	for err == nil {
+		k, _ := it.Current()
+		if t := string(k); t != w && search.EditsWithin(w, t, allow) {
+			out = append(out, t)
+			if len(out) == search.MaxNeighbours {
+				break
+			}
+		}
+		err = it.Next()
+	}
+	if err != nil && !errors.Is(err, vellum.ErrIteratorDone) {
+		return nil, err
+	}
+	return out, nil
+}
+
+// builders make the automata of one and two edits, a transposition counting as one, as in
+// search.EditsWithin. Making one costs milliseconds, so each is made once.
+var builders = sync.OnceValues(func() ([2]*levenshtein.LevenshteinAutomatonBuilder, error) {
+	var out [2]*levenshtein.LevenshteinAutomatonBuilder
+	for i := range out {
+		b, err := levenshtein.NewLevenshteinAutomatonBuilder(uint8(i+1), true)
+		if err != nil {
+			return out, fmt.Errorf("automaton builder of %d edits: %w", i+1, err)
+		}
+		out[i] = b
+	}
+	return out, nil
+})
+
+// automaton accepts the words within allow (1 or 2) edits of w.
+func automaton(w string, allow int) (*levenshtein.DFA, error) {
+	bs, err := builders()
+	if err != nil {
+		return nil, err
+	}
+	dfa, err := bs[allow-1].BuildDfa(w, uint8(allow))
+	if err != nil {
+		return nil, fmt.Errorf("automaton of %q: %w", w, err)
+	}
+	return dfa, nil
+}
