@@ -121,17 +121,20 @@ cpu() {
 	echo "$list"
 }
 
+# outdated: the live index was built by an older mediagw, which lacks what this one reads.
+outdated() { "$MEDIACTL" status 2>/dev/null | grep 'live' | grep -q 'older mediagw'; }
+
 if [[ $LOAD == 1 ]]; then
 	echo
 	echo "== load into $ENGINE: mediactl load vs plain _bulk of the same documents, then mediactl reindex vs load"
 	loadavg
 	"$MEDIACTL" bench -mode load -catalogue "$CATALOGUE" -log-level warn ${OS_PID:+-cpu $ENGINE=$OS_PID}
-elif [[ $(curl -fsS "$ENGINE_URL/$ALIAS/_count" 2>/dev/null | grep -o '"count":[0-9]*' | cut -d: -f2) != "$ITEMS" ]]; then
+elif [[ $(curl -fsS "$ENGINE_URL/$ALIAS/_count" 2>/dev/null | grep -o '"count":[0-9]*' | cut -d: -f2) != "$ITEMS" ]] || outdated; then
 	log "loading $ITEMS items into $ENGINE (BENCH_LOAD=0: not timed)"
 	"$MEDIACTL" load -log-level warn "$CATALOGUE" >/dev/null
 fi
 
-if [[ $EMBEDDED == 1 && ! -e $INDEX_DIR/current ]]; then
+if [[ $EMBEDDED == 1 ]] && { [[ ! -e $INDEX_DIR/current ]] || MEDIA_BACKEND=embedded MEDIA_INDEX_DIR=$INDEX_DIR outdated; }; then
 	log "building the embedded index in $INDEX_DIR (kept for the next run)"
 	MEDIA_BACKEND=embedded MEDIA_INDEX_DIR=$INDEX_DIR "$MEDIACTL" load -log-level warn "$CATALOGUE" >/dev/null
 fi
