@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -20,6 +21,9 @@ func TestItemsIsValid(t *testing.T) {
 				Analyzer  string `json:"analyzer"`
 				DocValues *bool  `json:"doc_values"`
 			} `json:"properties"`
+			Source struct {
+				Excludes []string `json:"excludes"`
+			} `json:"_source"`
 		} `json:"mappings"`
 		Settings struct {
 			Analysis json.RawMessage `json:"analysis"`
@@ -43,6 +47,12 @@ func TestItemsIsValid(t *testing.T) {
 		}
 		if p.Index != nil && !*p.Index {
 			t.Errorf("field %s is not indexed", field)
+		}
+	}
+	// Terms made by the loader are indexed, not stored: a hit carries the item only.
+	for _, f := range []string{"w_*", "title_prefixes", "vocabulary"} {
+		if !slices.Contains(def.Mappings.Source.Excludes, f) {
+			t.Errorf("_source.excludes %q lacks %s", def.Mappings.Source.Excludes, f)
 		}
 	}
 	// The did-you-mean's dictionary lists the vocabulary by aggregation (search/engine's Words).

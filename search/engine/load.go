@@ -36,8 +36,10 @@ const maxBatchBytes = 8 << 20
 // cleanupTimeout bounds removing a failed load's index, which runs after ctx may have ended.
 const cleanupTimeout = 30 * time.Second
 
-// Document is what the index stores for an item (its _source): the item, plus the az sort key
-// and the title bonus computed in Go so both backends sort and score alike. The load benchmark
+// Document is what a load sends for an item: the item, plus the az sort key and the title bonus
+// computed in Go so both backends sort and score alike, and the terms of its searched fields. The
+// mapping keeps the terms out of the stored _source (mappings/items.json): they are indexed, never
+// read back, and would more than double each hit the engine reads and sends. The load benchmark
 // (bench) sends the same.
 type Document struct {
 	search.Item
