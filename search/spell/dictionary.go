@@ -19,11 +19,20 @@ import (
 	"mediagw/search/text"
 )
 
-// Dictionary is a set of indexed words. It is immutable and safe for concurrent use.
+// Dictionary is a set of indexed words. It is safe for concurrent use.
 type Dictionary struct {
 	fst *vellum.FST
 	n   int
+
+	// memo keeps the neighbours of recent words: a search box sends the same typo with every
+	// keystroke after it, and walking the automaton costs up to a millisecond a word. It is
+	// emptied when it reaches maxMemo words, which bounds it without an LRU's bookkeeping.
+	mu   sync.Mutex
+	memo map[string][]string
 }
+
+// maxMemo bounds Dictionary.memo: some 20 neighbours of a dozen bytes each, about 2 MiB at most.
+const maxMemo = 8192
 
 // NewDictionary holds words: each as the index holds it (folded), in any order, repeats allowed.
 // A term that is not one word to text.Words (a narrow no-break space is part of a term to some
@@ -54,7 +63,7 @@ func NewDictionary(words []string) (*Dictionary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dictionary: %w", err)
 	}
-	return &Dictionary{fst: fst, n: n}, nil
+	return &Dictionary{fst: fst, n: n, memo: map[string][]string{}}, nil
 }
 
 // isWord reports whether w is a single word as text.Words splits a text.
@@ -66,9 +75,10 @@ func isWord(w string) bool {
 // Len is the number of words held.
 func (d *Dictionary) Len() int { return d.n }
 
-// Neighbours is search.Result.Neighbours of the words of s: each word of s (text.Words) mapped to
+// Neighbours maps each word of s (text.Words) to its neighbours, as search.Correct takes them:
 // the first search.MaxNeighbours held words, in byte order, within search.TypoAllowance edits of
-// the folded word as search.EditsWithin counts them, the word itself excluded.
+// the folded word as search.EditsWithin counts them, the word itself excluded. The lists are
+// shared: callers must not modify them.
 func (d *Dictionary) Neighbours(s string) (map[string][]string, error) {
 	out := map[string][]string{}
 	for _, word := range text.Words(s) {
@@ -81,9 +91,30 @@ func (d *Dictionary) Neighbours(s string) (map[string][]string, error) {
 	return out, nil
 }
 
-// near is the neighbours of the folded word w. The automaton walks the dictionary in byte order,
-// so the walk stops at the MaxNeighbours-th.
+// near is the neighbours of the folded word w, which callers must not modify.
 func (d *Dictionary) near(w string) ([]string, error) {
+	d.mu.Lock()
+	out, ok := d.memo[w]
+	d.mu.Unlock()
+	if ok {
+		return out, nil
+	}
+	out, err := d.walk(w)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	if len(d.memo) >= maxMemo {
+		clear(d.memo)
+	}
+	d.memo[w] = out
+	d.mu.Unlock()
+	return out, nil
+}
+
+// walk finds the neighbours of the folded word w. The automaton walks the dictionary in byte
+// order, so the walk stops at the MaxNeighbours-th.
+func (d *Dictionary) walk(w string) ([]string, error) {
 	out := []string{}
 	allow := search.TypoAllowance(w)
 	if allow == 0 {
