@@ -60,8 +60,9 @@ func New(src Source, opts Options) *Speller {
 	return &Speller{src: src, opts: opts}
 }
 
-// Neighbours is Dictionary.Neighbours of text, from the words of the index the source serves. The first call lists them, and waits until its ctx's deadline for it; after a
-// reindex, the words of the index before serve until the new ones are listed, in the background.
+// Neighbours is Dictionary.Neighbours of text, from the words of the index the source serves.
+// The first call lists them, and waits until its ctx's deadline for it; after a reindex, the
+// words of the index before serve until the new ones are listed, in the background.
 func (s *Speller) Neighbours(ctx context.Context, text string) (map[string][]string, error) {
 	d, err := s.dictionary(ctx)
 	if err != nil {
