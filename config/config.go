@@ -224,7 +224,7 @@ var Settings = []Setting{
 			}
 			return errors.New("must be on or off")
 		}},
-	{"MEDIA_CACHE_TTL", "cache-ttl", "10s", "how long a cached search or item answer is served; a new index version drops it at once",
+	{"MEDIA_CACHE_TTL", "cache-ttl", "5m", "how long a cached search or item answer is served; a new index version drops it at once",
 		func(c *Config, v string) error { return positiveDuration(v, &c.CacheTTL) }},
 	{"MEDIA_STALE_MAX", "stale-max", "10m", "how long past its TTL a cached answer is still served, marked stale, when the search engine fails or times out; 0 serves none",
 		func(c *Config, v string) error { return nonNegativeDuration(v, &c.StaleMax) }},

@@ -25,7 +25,7 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Addr != ":8080" || c.AdminAddr != "127.0.0.1:9090" || c.Backend != "embedded" || c.RateLimit != 120 ||
-		c.RateWindow != 10*time.Minute || c.BasePath != "/" || c.RedisURL != "" || !c.Cache || c.CacheTTL != 10*time.Second ||
+		c.RateWindow != 10*time.Minute || c.BasePath != "/" || c.RedisURL != "" || !c.Cache || c.CacheTTL != 5*time.Minute ||
 		len(rest) != 0 {
 		t.Errorf("defaults = %+v", c)
 	}
