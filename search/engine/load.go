@@ -38,8 +38,9 @@ const cleanupTimeout = 30 * time.Second
 
 // Document is what a load sends for an item: the item, plus the az sort key and the title bonus
 // computed in Go so both backends sort and score alike, and the terms of its searched fields. The
-// mapping keeps the terms out of the stored _source (mappings/items.json): they are indexed, never
-// read back, and would more than double each hit the engine reads and sends. The load benchmark
+// mapping keeps most terms out of the stored _source (mappings/items.json): they are indexed, never
+// read back, and would more than double each hit the engine reads and sends; related items'
+// more_like_this reads the title's, tags' and keywords' from there. The load benchmark
 // (bench) sends the same.
 type Document struct {
 	search.Item

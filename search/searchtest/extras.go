@@ -272,6 +272,14 @@ func testRelated(t *testing.T, b ExtrasBackend, items, sample []search.Item) {
 	if found == 0 {
 		t.Error("no item of the fixture has a related item")
 	}
+	// Alike by text alone: "Field notes" shares a title word with "A field guide to marsh birds",
+	// and neither category nor author.
+	if _, ok := byID["do-nocat"]; ok {
+		got, err := b.Related(ctx(t), "do-nature", search.DefaultRelated)
+		if err != nil || !slices.Contains(ids(got), "do-nocat") {
+			t.Errorf("Related(do-nature) = %v, %v; want do-nocat among them, by its title", ids(got), err)
+		}
+	}
 	if _, err := b.Related(ctx(t), "no-such-item", 10); !errors.Is(err, search.ErrNotFound) {
 		t.Errorf("Related(unknown): %v, want search.ErrNotFound", err)
 	}
@@ -285,7 +293,7 @@ func shareSomething(a, b search.Item) bool {
 	}
 	bag := func(it search.Item) map[string]bool {
 		m := map[string]bool{}
-		for _, s := range append(append([]string{it.Title, it.Author}, it.Tags...), it.Keywords...) {
+		for _, s := range slices.Concat([]string{it.Title, it.Author}, it.Tags, it.Keywords) {
 			for _, t := range text.IndexTerms(s) {
 				m[t.Term] = true
 			}
@@ -412,7 +420,7 @@ func vocabulary(items []search.Item) map[string]bool {
 
 // searched is the text of it's searched fields.
 func searched(it search.Item) []string {
-	return append(append([]string{it.Title, it.Summary, it.Description, it.Author}, it.Tags...), it.Keywords...)
+	return slices.Concat([]string{it.Title, it.Summary, it.Description, it.Author}, it.Tags, it.Keywords)
 }
 
 // modelNeighbours is what Neighbours must answer.
