@@ -22,8 +22,10 @@ func TestAllowancesBounded(t *testing.T) {
 	a := newAllowances(allowancePolicy, func() time.Time { return now })
 	for i := range 3 * maxAllowances {
 		a.heard("198.51."+strconv.Itoa(i), allowed(99), nil, false)
-		if n := a.len(); n > maxAllowances {
-			t.Fatalf("%d visitors held after %d, want at most %d", n, i+1, maxAllowances)
+	}
+	for i := range a.shards {
+		if n := len(a.shards[i].m); n > maxAllowances/allowanceShards {
+			t.Fatalf("shard %d holds %d visitors, want at most %d", i, n, maxAllowances/allowanceShards)
 		}
 	}
 	a.heard("203.0.113.10", allowed(99), nil, false)

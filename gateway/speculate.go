@@ -139,18 +139,6 @@ func (a *allowances) heard(visitor string, d ratelimit.Decision, err error, rese
 	s.m[visitor] = e
 }
 
-// len is how many visitors are remembered.
-func (a *allowances) len() int {
-	n := 0
-	for i := range a.shards {
-		s := &a.shards[i]
-		s.mu.Lock()
-		n += len(s.m)
-		s.mu.Unlock()
-	}
-	return n
-}
-
 // verdict is the limiter's answer to a speculated request.
 type verdict struct {
 	d   ratelimit.Decision
@@ -169,8 +157,9 @@ func (g *Gateway) speculate(c *echo.Context, next echo.HandlerFunc) error {
 	hctx, hcancel := context.WithCancel(req.Context())
 	defer hcancel()
 	decided := make(chan verdict, 1)
+	visitor := st.visitor
 	go func() {
-		d, err := g.allow(lctx, st.visitor, true)
+		d, err := g.allow(lctx, visitor, true)
 		if err == nil && !d.Allowed {
 			hcancel()
 		}
@@ -193,7 +182,7 @@ func (g *Gateway) speculate(c *echo.Context, next echo.HandlerFunc) error {
 		select {
 		case v = <-decided:
 		default:
-			v.err = fmt.Errorf("no decision within the limiter timeout: %w", context.Cause(lctx))
+			v.err = fmt.Errorf("rate limiter gave no decision: %w", context.Cause(lctx))
 		}
 	}
 	switch {
