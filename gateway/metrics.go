@@ -40,6 +40,7 @@ type metrics struct {
 	inFlight        prometheus.Gauge
 	own             *prometheus.HistogramVec
 	limiterDuration prometheus.Histogram
+	speculated      *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
@@ -68,13 +69,20 @@ func newMetrics() *metrics {
 		}, []string{"resource"}),
 		limiterDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "mediagw_ratelimit_duration_seconds",
-			Help:    "Time of one rate-limit decision as the gateway waits for it (part of the gateway's own time).",
+			Help:    "Time of one rate-limit decision (part of the gateway's own time, unless the request was speculated: decided while its handler ran).",
 			Buckets: ownBuckets,
 		}),
+		speculated: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mediagw_ratelimit_speculated_total",
+			Help: "Requests whose handler ran while the rate limit decided, by decision: allowed, limited (the answer thrown away for a 429) or failed (let through).",
+		}, []string{"result"}),
 	}
 	// Series that exist from the start make rate() and absent-alerts work before the first event.
 	for _, r := range []string{resItems, resItem, resCategories, resAuthors, resQR, resOpenAPI} {
 		m.notModified.WithLabelValues(r)
+	}
+	for _, r := range []string{"allowed", "limited", "failed"} {
+		m.speculated.WithLabelValues(r)
 	}
 	return m
 }
@@ -87,6 +95,7 @@ func (m *metrics) Describe(ch chan<- *prometheus.Desc) {
 	m.inFlight.Describe(ch)
 	m.own.Describe(ch)
 	m.limiterDuration.Describe(ch)
+	m.speculated.Describe(ch)
 }
 
 // Collect implements prometheus.Collector.
@@ -97,6 +106,7 @@ func (m *metrics) Collect(ch chan<- prometheus.Metric) {
 	m.inFlight.Collect(ch)
 	m.own.Collect(ch)
 	m.limiterDuration.Collect(ch)
+	m.speculated.Collect(ch)
 }
 
 // observeRequest records one finished request: how long it took, and how much of that it waited

@@ -29,7 +29,8 @@ type Inspector interface {
 }
 
 // limit counts the request against its visitor and says where the visitor stands. A limiter
-// failure lets the request through: a broken counter must not take the API down.
+// failure lets the request through: a broken counter must not take the API down. A visitor this
+// replica knows to have plenty left is decided while its handler runs (speculate.go).
 func (g *Gateway) limit(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c *echo.Context) error {
 		method := c.Request().Method
@@ -39,12 +40,11 @@ func (g *Gateway) limit(next echo.HandlerFunc) echo.HandlerFunc {
 		st := state(c)
 		st.counted = true
 		c.Response().Header().Set("RateLimit-Policy", g.ratePolicy)
-		ctx, cancel := context.WithTimeout(c.Request().Context(), g.cfg.LimiterTimeout)
-		start := time.Now()
-		d, err := g.limiter.Allow(ctx, st.visitor)
-		if g.metrics != nil {
-			g.metrics.limiterDuration.Observe(time.Since(start).Seconds())
+		if g.allowances != nil && g.allowances.reserve(st.visitor) {
+			return g.speculate(c, next)
 		}
+		ctx, cancel := context.WithTimeout(c.Request().Context(), g.cfg.LimiterTimeout)
+		d, err := g.allow(ctx, st.visitor, false)
 		cancel()
 		if err != nil {
 			g.log.Warn("rate limiter failed; request let through", zap.String("request_id", st.id), zap.Error(err))
@@ -56,6 +56,25 @@ func (g *Gateway) limit(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return next(c)
 	}
+}
+
+// allow counts one request of visitor, times the call and notes the decision for speculation;
+// reserved says the request was speculated. A panic becomes an error, as a speculated request's
+// decision runs outside the handler's recovery.
+func (g *Gateway) allow(ctx context.Context, visitor string, reserved bool) (d ratelimit.Decision, err error) {
+	start := time.Now()
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("rate limiter panicked: %v", p)
+		}
+		if g.metrics != nil {
+			g.metrics.limiterDuration.Observe(time.Since(start).Seconds())
+		}
+		if g.allowances != nil {
+			g.allowances.heard(visitor, d, err, reserved)
+		}
+	}()
+	return g.limiter.Allow(ctx, visitor)
 }
 
 // standing gives a response the limit did not count its visitor's standing, without counting it,

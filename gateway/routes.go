@@ -28,7 +28,9 @@ type Gateway struct {
 	limiter Limiter
 	// inspector is limiter, when it can inspect; nil otherwise.
 	inspector Inspector
-	log       *zap.Logger
+	// allowances is what speculation knows of visitors; nil when the limiter is not Remote.
+	allowances *allowances
+	log        *zap.Logger
 	// baseURL is PublicURL plus BasePath, ending in "/": the prefix of every link.
 	baseURL string
 	// visitorSecret keys the visitor hash in log lines, so a log never holds an address and the
@@ -95,6 +97,9 @@ func New(cfg Config, backend search.Backend, limiter Limiter, logger *zap.Logger
 		ratePolicy:    fmt.Sprintf(`"default";q=%d;w=%d`, cfg.RatePolicy.Limit, ceilSeconds(cfg.RatePolicy.Window)),
 	}
 	g.inspector, _ = limiter.(Inspector)
+	if r, ok := limiter.(Remote); ok && r.Remote() {
+		g.allowances = newAllowances(cfg.RatePolicy, time.Now)
+	}
 	g.extras, _ = backend.(search.Extras)
 	if len(cfg.OpenAPI) > 0 {
 		doc, err := servedOpenAPI(cfg)

@@ -136,6 +136,9 @@ func (f *Fallback) Inspect(ctx context.Context, key string) (Decision, error) {
 	return f.local.Inspect(ctx, key)
 }
 
+// Remote says whether decisions go to a shared store first: whether there is a primary.
+func (f *Fallback) Remote() bool { return f.primary != nil }
+
 // askPrimary asks the primary to inspect or decide, when it should be asked; ok is false when it
 // was not asked or failed, and the caller turns to the local limiter.
 func (f *Fallback) askPrimary(ctx context.Context, key string, inspect bool) (d Decision, ok bool) {

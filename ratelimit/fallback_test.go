@@ -324,3 +324,22 @@ func TestMain(m *testing.M) {
 	SetRedisLogger(zap.NewNop())
 	os.Exit(m.Run())
 }
+
+// TestRemote: the gateway speculates only on limiters whose decisions leave the process, which a
+// Fallback's do exactly when it has a primary to ask, and a Shadow's always (it fronts one).
+func TestRemote(t *testing.T) {
+	local := NewMemory(DefaultPolicy, nil)
+	for _, tc := range []struct {
+		name string
+		l    interface{ Remote() bool }
+		want bool
+	}{
+		{"fallback without a primary", NewFallback(nil, local, nil), false},
+		{"fallback with a primary", NewFallback(NewMemory(DefaultPolicy, nil), local, nil), true},
+		{"shadow", NewShadow(NewFallback(NewMemory(DefaultPolicy, nil), local, nil), DefaultPolicy, nil), true},
+	} {
+		if got := tc.l.Remote(); got != tc.want {
+			t.Errorf("%s: Remote %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -77,6 +77,9 @@ func NewRedis(client redis.UniversalClient, p Policy, opts ...RedisOption) (*Red
 	return r, nil
 }
 
+// Remote says that every decision is a round trip to Redis.
+func (r *Redis) Remote() bool { return true }
+
 // Allow counts one request by the visitor key in Redis. Any failure, including the timeout,
 // is returned wrapping ErrUnavailable; Fallback turns it into an in-process decision.
 func (r *Redis) Allow(ctx context.Context, key string) (Decision, error) {

@@ -63,6 +63,10 @@ func (s *Shadow) Inspect(ctx context.Context, key string) (Decision, error) {
 	return s.known.Inspect(ctx, key)
 }
 
+// Remote says that decisions may leave the process: a request the memory does not refuse asks
+// the shared limiter.
+func (s *Shadow) Remote() bool { return true }
+
 // Describe implements prometheus.Collector.
 func (s *Shadow) Describe(ch chan<- *prometheus.Desc) { s.refused.Describe(ch) }
 
