@@ -51,14 +51,17 @@ func TestItemsIsValid(t *testing.T) {
 	}
 	// Terms made by the loader are indexed, not stored, but those related items' more_like_this
 	// reads from the item's _source: a hit carries little more than the item.
-	for _, f := range []string{"w_summary", "w_description", "w_author", "title_prefixes", "vocabulary"} {
+	for _, f := range []string{"w_summary", "w_description", "w_author", "title_prefixes", "vocabulary", "author_key"} {
 		if !slices.Contains(def.Mappings.Source.Excludes, f) {
 			t.Errorf("_source.excludes %q lacks %s", def.Mappings.Source.Excludes, f)
 		}
 	}
-	// The did-you-mean's dictionary lists the vocabulary by aggregation (search/engine's Words).
-	if p := def.Mappings.Properties["vocabulary"]; p.Type != "keyword" || p.DocValues != nil && !*p.DocValues {
-		t.Errorf("field vocabulary: type %q, doc values %v; want a keyword with doc values", p.Type, p.DocValues)
+	// The did-you-mean's dictionary lists the vocabulary, and the authors list counts the author
+	// keys, by aggregation (search/engine's Words and Authors).
+	for _, f := range []string{"vocabulary", "author_key"} {
+		if p := def.Mappings.Properties[f]; p.Type != "keyword" || p.DocValues != nil && !*p.DocValues {
+			t.Errorf("field %s: type %q, doc values %v; want a keyword with doc values", f, p.Type, p.DocValues)
+		}
 	}
 	// The gateway analyses text (search/text): the engines only split its terms at spaces, with
 	// the built-in whitespace analyzer every engine line has, so no analysis is defined here.

@@ -105,3 +105,30 @@ func BenchmarkSortAuthors(b *testing.B) {
 		})
 	})
 }
+
+// TestAuthorKeyOrder: names sorted by AuthorKey, byte by byte, are in AuthorLess order, and each
+// key gives its name back, a NUL in the name included (whose key does not order it).
+func TestAuthorKeyOrder(t *testing.T) {
+	names := authorNames(2000, 7)
+	keys := make([]string, len(names))
+	for i, n := range names {
+		keys[i] = AuthorKey(n)
+	}
+	slices.Sort(keys)
+	for i, k := range keys {
+		if !KeyOrdersAuthor(k) {
+			t.Fatalf("AuthorKey(%q) does not order it", AuthorName(k))
+		}
+		if i > 0 && !AuthorLess(AuthorName(keys[i-1]), AuthorName(k)) {
+			t.Errorf("by key %q before %q, which AuthorLess does not", AuthorName(keys[i-1]), AuthorName(k))
+		}
+	}
+	for _, n := range []string{"Ann", "a\x00B", "\x00", "x\x00\x00y", ""} {
+		if got := AuthorName(AuthorKey(n)); got != n {
+			t.Errorf("AuthorName(AuthorKey(%q)) = %q", n, got)
+		}
+	}
+	if KeyOrdersAuthor(AuthorKey("a\x00B")) {
+		t.Error("a key of a name with a NUL says it orders it")
+	}
+}

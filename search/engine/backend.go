@@ -523,17 +523,24 @@ func (b *Backend) Categories(ctx context.Context) ([]search.Category, error) {
 	return out, nil
 }
 
-// Authors returns every credited author with its item count, ordered by search.AuthorLess.
+// Authors returns every credited author with its item count, ordered by search.AuthorLess: the
+// order of their keys (search.AuthorKey), which the engine gives sorted within each partition of
+// the list, so that no name is folded to sort them here.
 func (b *Backend) Authors(ctx context.Context) ([]search.Author, error) {
 	values, err := b.countList(ctx, ListAuthors)
 	if err != nil {
 		return nil, err
 	}
+	slices.SortFunc(values, func(x, y TermCount) int { return strings.Compare(x.Value, y.Value) })
 	out := make([]search.Author, len(values))
+	byKey := true
 	for i, v := range values {
-		out[i] = search.Author{Name: v.Value, Count: v.Count}
+		out[i] = search.Author{Name: search.AuthorName(v.Value), Count: v.Count}
+		byKey = byKey && search.KeyOrdersAuthor(v.Value)
 	}
-	search.SortAuthors(out)
+	if !byKey {
+		search.SortAuthors(out)
+	}
 	return out, nil
 }
 

@@ -46,6 +46,9 @@ type Document struct {
 	search.Item
 	TitleSort  string  `json:"title_sort"`
 	TitleBonus float64 `json:"title_bonus"`
+	// AuthorKey is the author's search.AuthorKey, which the authors list counts so that the
+	// engine gives it in order.
+	AuthorKey string `json:"author_key,omitempty"`
 	// The terms of each searched field (search/text), spaces between them: the engine splits them
 	// at spaces only, so it holds the words the embedded index holds and needs no analysis of its
 	// own (mappings/items.json uses only the built-in whitespace analyzer, on every engine line).
@@ -66,6 +69,9 @@ type Document struct {
 // NewDocument is the stored document of it.
 func NewDocument(it search.Item) Document {
 	d := Document{Item: it, TitleSort: search.TitleKey(it.Title), TitleBonus: search.TitleBonus(it.Title)}
+	if it.Author != "" {
+		d.AuthorKey = search.AuthorKey(it.Author)
+	}
 	var all []string
 	terms := func(s string) string {
 		var ts []string

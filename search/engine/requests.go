@@ -51,7 +51,8 @@ const (
 	// ListCategories counts the category field; each value also gets the category_name most of
 	// its items carry.
 	ListCategories List = iota
-	// ListAuthors counts the author field.
+	// ListAuthors counts the author_key field (search.AuthorKey): the engine gives the authors
+	// in order.
 	ListAuthors
 	// ListWords counts the vocabulary field: every word of the searched fields, for the
 	// did-you-mean's dictionary (search/spell).
@@ -121,7 +122,7 @@ func (c *Counter) field() string {
 	case ListCategories:
 		return "category"
 	case ListAuthors:
-		return "author"
+		return "author_key"
 	}
 	return "vocabulary"
 }

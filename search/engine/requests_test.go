@@ -91,7 +91,7 @@ func TestCounter(t *testing.T) {
 				if err := json.Unmarshal(body, &req); err != nil {
 					t.Fatal(err)
 				}
-				field := map[List]string{ListCategories: "category", ListAuthors: "author"}[tc.list]
+				field := map[List]string{ListCategories: "category", ListAuthors: "author_key"}[tc.list]
 				g := req.Aggs.Groups
 				switch {
 				case st.partition < 0 && req.Aggs.Values.Cardinality.Field != field:
