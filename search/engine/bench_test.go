@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"mediagw/catalogue"
+	"mediagw/internal/servicetest"
 	"mediagw/search"
 	"mediagw/search/searchtest"
 	"mediagw/search/spell"
@@ -24,8 +25,7 @@ import (
 //
 //	go test -run '^$' -bench Authors -benchtime 20x ./search/engine/
 func BenchmarkAuthors(b *testing.B) {
-	be := newBackend(b, Config{Keep: -1})
-	loadGenerated(b, be, benchItems(b, 100000))
+	be := benchBackend(b, 100000)
 	ways := []struct {
 		name    string
 		authors func(context.Context) ([]search.Author, error)
@@ -99,22 +99,43 @@ func compositeAuthors(ctx context.Context, be *Backend, pageSize int) ([]search.
 }
 
 // typicalSearches are the searches the benchmarks time: text alone, with filters, none.
-var typicalSearches = []search.Query{
-	{Text: "harbour", Sort: search.SortRelevance, Page: 1, PerPage: 20},
-	{Text: "street market night", Type: search.TypePhoto, Sort: search.SortRelevance, Page: 2, PerPage: 20},
-	{Sort: search.SortDownloads, Page: 1, PerPage: 50},
-	{Text: "river", From: "1990-01-01", To: "2005-12-31", Sort: search.SortNewest, Page: 3, PerPage: 20},
+var typicalSearches = []struct {
+	name string
+	q    search.Query
+}{
+	{"text", search.Query{Text: "harbour", Sort: search.SortRelevance, Page: 1, PerPage: 20}},
+	{"text+type", search.Query{Text: "street market night", Type: search.TypePhoto, Sort: search.SortRelevance, Page: 2, PerPage: 20}},
+	{"browse", search.Query{Sort: search.SortDownloads, Page: 1, PerPage: 50}},
+	{"text+dates", search.Query{Text: "river", From: "1990-01-01", To: "2005-12-31", Sort: search.SortNewest, Page: 3, PerPage: 20}},
+}
+
+// benchBackend is the backend the benchmarks but the loads' search: over MEDIA_BENCH_ALIAS, an
+// alias already loaded (mediactl load) that the benchmark leaves as it is, so that repeated runs
+// on a large catalogue skip its load; else over an alias of its own holding a generated catalogue
+// of MEDIA_BENCH_ITEMS items (default def).
+func benchBackend(b *testing.B, def int) *Backend {
+	alias := os.Getenv("MEDIA_BENCH_ALIAS")
+	if alias == "" {
+		be := newBackend(b, Config{Keep: -1})
+		loadGenerated(b, be, benchItems(b, def))
+		return be
+	}
+	be, err := New(Config{URLs: []string{engineURL(b)}, Product: Product(servicetest.TestEngine(b).Product), Alias: alias})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { be.Close() })
+	return be
 }
 
 // BenchmarkSearch is one page of a typical search through the backend over a generated
 // catalogue of MEDIA_BENCH_ITEMS items (default 20,000): the engine's time, and the backend's
 // own cost in -benchmem's figures (building the body, decoding the answer).
 func BenchmarkSearch(b *testing.B) {
-	be := newBackend(b, Config{Keep: -1})
-	loadGenerated(b, be, benchItems(b, 20000))
+	be := benchBackend(b, 20000)
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		if _, err := be.Search(b.Context(), typicalSearches[i%len(typicalSearches)]); err != nil {
+		if _, err := be.Search(b.Context(), typicalSearches[i%len(typicalSearches)].q); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -165,24 +186,26 @@ func BenchmarkLoadCatalogue(b *testing.B) {
 }
 
 // BenchmarkExtras compares the search-box extras over a generated catalogue of MEDIA_BENCH_ITEMS
-// items (default 100,000): "search/plain" is a few typical searches, "search/facets" the very same
-// with all four facets (the ratio of the two is what asking for facets costs); "complete" is
+// items (default 100,000) or MEDIA_BENCH_ALIAS: "search/plain" is a few typical searches,
+// "search/facets" the very same with all four facets (the ratio of the two is what asking for
+// facets costs), and "search/<name>/plain" and "search/<name>/facets" each of them alone, as
+// the facets of each are counted differently (with text or not, with filters or not); "complete" is
 // completions of prefixes as a person types them; "search/neighbours" the plain searches asking for
 // their words' neighbours too, "totals" a correction's count of its alternatives, "related" the
 // rest:
 //
 //	go test -run '^$' -bench Extras -benchtime 200x ./search/engine/
 func BenchmarkExtras(b *testing.B) {
-	be := newBackend(b, Config{Keep: -1})
-	loadGenerated(b, be, benchItems(b, 100000))
+	be := benchBackend(b, 100000)
 	var all search.FacetSet
 	for _, f := range search.Facets {
 		all |= search.FacetSet(f)
 	}
 	// Warm the engine's caches for both kinds first, so neither pays for the load's.
 	for range 5 {
-		for _, q := range typicalSearches {
+		for _, s := range typicalSearches {
 			for _, facets := range []search.FacetSet{0, all} {
+				q := s.q
 				q.Facets = facets
 				if _, err := be.Search(b.Context(), q); err != nil {
 					b.Fatal(err)
@@ -197,13 +220,30 @@ func BenchmarkExtras(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			for i := 0; b.Loop(); i++ {
-				q := typicalSearches[i%len(typicalSearches)]
+				q := typicalSearches[i%len(typicalSearches)].q
 				q.Facets = facets
 				if _, err := be.Search(b.Context(), q); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
+	}
+	for _, s := range typicalSearches {
+		for _, facets := range []search.FacetSet{0, all} {
+			name := "search/" + s.name + "/plain"
+			if facets != 0 {
+				name = "search/" + s.name + "/facets"
+			}
+			b.Run(name, func(b *testing.B) {
+				q := s.q
+				q.Facets = facets
+				for b.Loop() {
+					if _, err := be.Search(b.Context(), q); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 	texts := []string{"h", "ha", "harb", "the l", "the lighthouse", "keynote: type", "lettere da v", "без"}
 	b.Run("complete", func(b *testing.B) {
@@ -249,8 +289,7 @@ func BenchmarkExtras(b *testing.B) {
 //
 //	go test -run '^$' -bench Walk -benchtime 1x ./search/engine/
 func BenchmarkWalk(b *testing.B) {
-	be := newBackend(b, Config{Keep: -1})
-	loadGenerated(b, be, benchItems(b, 100000))
+	be := benchBackend(b, 100000)
 	for _, q := range []search.Query{{Sort: search.SortNewest}, {Sort: search.SortAZ}} {
 		b.Run(string(q.Sort), func(b *testing.B) { searchtest.BenchWalk(b, be, q) })
 	}
