@@ -32,12 +32,18 @@ var facetFields = map[search.Facet]string{
 const maxFacetTerms = 10_000
 
 // facetAggs are the aggregations of q's facets: each over q's text and every other filter. The
-// hits keep all the filters through post_filter, so they and the total are unchanged. A facet
-// with no other filter counts at the top level: the engine counts a match_all's terms straight
-// from the index, where a filter aggregation, even an empty one, visits every item (18 ms against
-// 7 ms for the four facets of 100,000 items).
+// hits keep all the filters through post_filter, so they and the total are unchanged. Facets whose
+// other filters are the same (with a type filter: the category, language and year facets) count
+// under one filter aggregation, which finds their items once instead of once each (text and type
+// filter at 1,000,000 items: 1.30x a plain search instead of 1.53x). A facet with no other filter
+// counts at the top level: the engine counts a match_all's terms straight from the index, where a
+// filter aggregation, even an empty one, visits every item (18 ms against 7 ms for the four facets
+// of 100,000 items).
 func facetAggs(q search.Query) obj {
 	aggs := obj{}
+	// groups are the sub-aggregations of each filter aggregation, by the query its facets count
+	// over: facets have the same other filters when q without each one's own is the same query.
+	groups := map[search.Query]obj{}
 	for _, f := range q.Facets.All() {
 		var values obj
 		if f == search.FacetYear {
@@ -46,11 +52,21 @@ func facetAggs(q search.Query) obj {
 			values = obj{"terms": obj{"field": facetFields[f], "size": search.MaxFacetValues, "shard_size": maxFacetTerms,
 				"order": []any{obj{"_count": "desc"}, obj{"_key": "asc"}}}}
 		}
+		name := "facet_" + f.String()
 		// The text is the query's, shared by every aggregation.
-		if other := boolQuery(q.Without(f))["filter"].([]any); len(other) > 0 {
-			values = obj{"filter": obj{"bool": obj{"filter": other}}, "aggs": obj{"values": values}}
+		without := q.Without(f)
+		other := boolQuery(without)["filter"].([]any)
+		if len(other) == 0 {
+			aggs[name] = values
+			continue
 		}
-		aggs["facet_"+f.String()] = values
+		group, ok := groups[without]
+		if !ok {
+			group = obj{}
+			groups[without] = group
+			aggs["filtered_"+f.String()] = obj{"filter": obj{"bool": obj{"filter": other}}, "aggs": group}
+		}
+		group[name] = values
 	}
 	return aggs
 }
@@ -64,11 +80,30 @@ type facetBuckets struct {
 	} `json:"buckets"`
 }
 
-// facetAnswer is the aggregations part of an answer with facets: each facet's buckets, under a
-// filter aggregation's "values" when the facet has other filters.
-type facetAnswer map[string]struct {
+// facetAnswer is the aggregations part of an answer with facets, by facetAggs' names.
+type facetAnswer map[string]facetAgg
+
+// facetAgg is one aggregation of facetAggs in an answer: a facet's buckets, or the filter
+// aggregation of the facets that share their other filters, with each one's buckets.
+type facetAgg struct {
 	facetBuckets
-	Values facetBuckets `json:"values"`
+	Type     *facetBuckets `json:"facet_type"`
+	Category *facetBuckets `json:"facet_category"`
+	Language *facetBuckets `json:"facet_language"`
+	Year     *facetBuckets `json:"facet_year"`
+}
+
+// of is the buckets of f that a filter aggregation holds, or nil.
+func (a facetAgg) of(f search.Facet) *facetBuckets {
+	switch f {
+	case search.FacetType:
+		return a.Type
+	case search.FacetCategory:
+		return a.Category
+	case search.FacetLanguage:
+		return a.Language
+	}
+	return a.Year
 }
 
 // facets reads q's facets out of an answer, naming categories as Categories names them; index
@@ -76,12 +111,13 @@ type facetAnswer map[string]struct {
 func (b *Backend) facets(ctx context.Context, q search.Query, a facetAnswer, index string) (map[search.Facet][]search.FacetValue, error) {
 	out := make(map[search.Facet][]search.FacetValue, len(search.Facets))
 	for _, f := range q.Facets.All() {
-		values := []search.FacetValue{}
-		agg := a["facet_"+f.String()]
-		buckets := agg.Buckets
-		if buckets == nil {
-			buckets = agg.Values.Buckets
+		buckets := a["facet_"+f.String()].Buckets
+		for _, agg := range a {
+			if in := agg.of(f); in != nil {
+				buckets = in.Buckets
+			}
 		}
+		values := []search.FacetValue{}
 		for _, bk := range buckets {
 			v := bk.KeyAsString
 			if v == "" {

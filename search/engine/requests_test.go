@@ -172,3 +172,81 @@ func TestSearchedFieldsAreIndexed(t *testing.T) {
 		}
 	}
 }
+
+// facetRequest is the part of a request with facets the tests read: its aggregations, a facet's
+// own or a filter aggregation's holding facets.
+type facetRequest struct {
+	Aggs map[string]struct {
+		Filter json.RawMessage            `json:"filter"`
+		Aggs   map[string]json.RawMessage `json:"aggs"`
+	} `json:"aggs"`
+}
+
+// TestFacetRequests: facets that share their other filters count under one filter aggregation of
+// those filters, and facets without any at the top level.
+func TestFacetRequests(t *testing.T) {
+	all := search.FacetSet(search.FacetType | search.FacetCategory | search.FacetLanguage | search.FacetYear)
+	text := search.Query{Text: "harbour", Facets: all}
+	with := func(q search.Query, edit func(*search.Query)) search.Query { edit(&q); return q }
+	for _, tc := range []struct {
+		name string
+		q    search.Query
+		// want are the request's aggregations: a facet's name alone, or a filter aggregation's
+		// name with the facets under it.
+		want map[string][]string
+	}{
+		{"no filter", text, map[string][]string{
+			"facet_type": nil, "facet_category": nil, "facet_language": nil, "facet_year": nil}},
+		{"a type filter", with(text, func(q *search.Query) { q.Type = search.TypePhoto }), map[string][]string{
+			"facet_type": nil, "filtered_category": {"facet_category", "facet_language", "facet_year"}}},
+		{"a filter of no facet", with(text, func(q *search.Query) { q.Author = "Ann" }), map[string][]string{
+			"filtered_type": {"facet_type", "facet_category", "facet_language", "facet_year"}}},
+		{"type and dates", with(text, func(q *search.Query) { q.Type, q.From = search.TypePhoto, "1990-01-01" }), map[string][]string{
+			"filtered_type": {"facet_type"}, "filtered_category": {"facet_category", "facet_language"}, "filtered_year": {"facet_year"}}},
+		{"a filter per facet", with(text, func(q *search.Query) {
+			q.Type, q.Category, q.Language, q.To = search.TypePhoto, "ships", "en", "2005-12-31"
+		}), map[string][]string{
+			"filtered_type": {"facet_type"}, "filtered_category": {"facet_category"},
+			"filtered_language": {"facet_language"}, "filtered_year": {"facet_year"}}},
+		{"some facets", with(text, func(q *search.Query) {
+			q.Type, q.Facets = search.TypePhoto, search.FacetSet(search.FacetCategory|search.FacetYear)
+		}), map[string][]string{"filtered_category": {"facet_category", "facet_year"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body, err := SearchRequest(tc.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var req facetRequest
+			if err := json.Unmarshal(body, &req); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string][]string{}
+			for name, agg := range req.Aggs {
+				if agg.Filter == nil {
+					got[name] = nil
+					continue
+				}
+				for sub := range agg.Aggs {
+					got[name] = append(got[name], sub)
+					// The filter is every filter of the query but the facet's own.
+					f, _ := search.ParseFacet(strings.TrimPrefix(sub, "facet_"))
+					want, _ := json.Marshal(obj{"bool": obj{"filter": boolQuery(tc.q.Without(f))["filter"]}})
+					if string(agg.Filter) != string(want) {
+						t.Errorf("%s: %s's filter %s, want %s", name, sub, agg.Filter, want)
+					}
+				}
+				slices.SortFunc(got[name], func(a, b string) int { return facetOrder(a) - facetOrder(b) })
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("aggregations %v, want %v\n%s", got, tc.want, body)
+			}
+		})
+	}
+}
+
+// facetOrder is the place of the facet an aggregation is named after in search.Facets.
+func facetOrder(name string) int {
+	f, _ := search.ParseFacet(strings.TrimPrefix(name, "facet_"))
+	return slices.Index(search.Facets, f)
+}
