@@ -356,16 +356,30 @@ func (b *Backend) doSearchIn(ctx context.Context, index, op string, body []byte,
 	defer cancel()
 	for attempt := 0; ; attempt++ {
 		err := b.searchOnce(ctx, index, op, body, out)
-		var ee *EngineError
-		if !errors.As(err, &ee) || !ee.shardFailure || attempt >= b.cfg.ReadRetries || ctx.Err() != nil {
+		if !b.askAgain(ctx, attempt, err) {
 			return err
 		}
 		reflect.ValueOf(out).Elem().SetZero()
 	}
 }
 
+// askAgain reports whether a search whose attempt (from 0) failed with err is sent again: its
+// answer lacked shards, and ReadRetries allows another attempt in time.
+func (b *Backend) askAgain(ctx context.Context, attempt int, err error) bool {
+	var ee *EngineError
+	return errors.As(err, &ee) && ee.shardFailure && attempt < b.cfg.ReadRetries && ctx.Err() == nil
+}
+
 func (b *Backend) searchOnce(ctx context.Context, index, op string, body []byte, out interface{ failure(string) error }) error {
 	req := &opensearchapi.SearchReq{Indices: []string{index}, Body: bytes.NewReader(body)}
+	if err := b.read(ctx, op, req, out); err != nil {
+		return err
+	}
+	return out.failure(op)
+}
+
+// read sends req, a read, and decodes its answer into out; an error answer is classified (classify).
+func (b *Backend) read(ctx context.Context, op string, req opensearch.Request, out any) error {
 	resp, err := b.reads.Client.Do(ctx, http.MethodPost, req, nil)
 	if err == nil && resp.IsError() {
 		err = opensearch.ParseError(resp)
@@ -376,7 +390,59 @@ func (b *Backend) searchOnce(ctx context.Context, index, op string, body []byte,
 	if err := decodeBody(resp, out); err != nil {
 		return fmt.Errorf("opensearch %s: decode answer: %w", op, err)
 	}
-	return out.failure(op)
+	return nil
+}
+
+// ndjson is the content type of an _msearch body.
+var ndjson = http.Header{"Content-Type": {"application/x-ndjson"}}
+
+// multiAnswer is the answer to an _msearch of searches: each one's answer, or its error.
+type multiAnswer struct {
+	Responses []struct {
+		pageAnswer
+		// Status and Error are those of a search that failed.
+		Status int             `json:"status"`
+		Error  *opensearch.Err `json:"error"`
+	} `json:"responses"`
+}
+
+// doMultiSearch sends an _msearch body of n searches of the alias and returns their answers in
+// order, sending it again as doSearch does when an answer lacks shards. A search's error is the
+// whole call's, classified as doSearch's would be.
+func (b *Backend) doMultiSearch(ctx context.Context, op string, body []byte, err error, n int) ([]pageAnswer, error) {
+	if err != nil {
+		return nil, fmt.Errorf("opensearch %s: encode request: %w", op, err)
+	}
+	ctx, cancel := b.bound(ctx, b.cfg.Timeout)
+	defer cancel()
+	for attempt := 0; ; attempt++ {
+		answers, err := b.multiSearchOnce(ctx, op, body, n)
+		if !b.askAgain(ctx, attempt, err) {
+			return answers, err
+		}
+	}
+}
+
+func (b *Backend) multiSearchOnce(ctx context.Context, op string, body []byte, n int) ([]pageAnswer, error) {
+	req := &opensearchapi.MSearchReq{Indices: []string{b.cfg.Alias}, Body: bytes.NewReader(body), Header: ndjson}
+	var a multiAnswer
+	if err := b.read(ctx, op, req, &a); err != nil {
+		return nil, err
+	}
+	if len(a.Responses) != n {
+		return nil, fmt.Errorf("opensearch %s: %d answers to %d searches", op, len(a.Responses), n)
+	}
+	out := make([]pageAnswer, n)
+	for i, r := range a.Responses {
+		if r.Error != nil {
+			return nil, classify(ctx, op, r.Status, &opensearch.StructError{Err: *r.Error, Status: r.Status})
+		}
+		if err := r.failure(op); err != nil {
+			return nil, err
+		}
+		out[i] = r.pageAnswer
+	}
+	return out, nil
 }
 
 // answerBufs hold answers while they are decoded; decoding copies what it keeps.
@@ -401,6 +467,13 @@ func decodeBody(resp *opensearch.Response, v any) error {
 	return json.Unmarshal(buf.Bytes(), v)
 }
 
+// pageAnswer is the answer to a search's request: its hits, and the aggregations of its facets
+// when they are counted beside them.
+type pageAnswer struct {
+	searchResponse
+	Aggregations facetAnswer `json:"aggregations"`
+}
+
 // Search returns one page of the items matching q, in q.Sort order, with the exact total.
 //
 // A walk's page searches the alias too, after the cursor's position; it must be answered by the
@@ -412,12 +485,16 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 	if err != nil {
 		return search.Result{}, fmt.Errorf("opensearch search: %w", err)
 	}
-	body, err := json.Marshal(pageBody(q, cur))
-	var resp struct {
-		searchResponse
-		Aggregations facetAnswer `json:"aggregations"`
-	}
-	if err := b.doSearch(ctx, "search", body, err, &resp); err != nil {
+	body, apart, err := searchRequest(q, cur)
+	var resp pageAnswer
+	if apart {
+		answers, err := b.doMultiSearch(ctx, "search", body, err, 2)
+		if err != nil {
+			return search.Result{}, err
+		}
+		resp = answers[0]
+		resp.Aggregations = answers[1].Aggregations
+	} else if err := b.doSearch(ctx, "search", body, err, &resp); err != nil {
 		return search.Result{}, err
 	}
 	hits := resp.Hits.Hits

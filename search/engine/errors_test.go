@@ -206,21 +206,100 @@ func TestSearchBody(t *testing.T) {
 }
 
 // TestEngineErrorHidden: an engine that refuses a query (here: an operator's mapping that cannot
-// sort titles) gives an *EngineError that carries the status and type, and none of its text.
+// sort titles or count categories) gives an *EngineError that carries the status and type, and
+// none of its text, whether the search went alone or in an _msearch beside its facets'.
 func TestEngineErrorHidden(t *testing.T) {
 	def := `{"settings": {"index": {"number_of_shards": 1, "number_of_replicas": 0}},
-		"mappings": {"properties": {"id": {"type": "keyword"}, "title_sort": {"type": "text"}, "date": {"type": "date"}}}}`
+		"mappings": {"properties": {"id": {"type": "keyword"}, "title_sort": {"type": "text"}, "date": {"type": "date"},
+		"category": {"type": "text"}}}}`
 	b := newBackend(t, Config{Mapping: []byte(def)})
-	load(t, b, []search.Item{{ID: "a", Type: "photo", Title: "A"}})
-	_, err := b.Search(t.Context(), search.Query{Sort: search.SortAZ, Page: 1, PerPage: 10})
-	var ee *EngineError
-	if !errors.As(err, &ee) || ee.Status != http.StatusBadRequest {
-		t.Fatalf("Search sorted on a text field: error %v, want an *EngineError with status 400", err)
+	load(t, b, []search.Item{{ID: "a", Type: "photo", Title: "A", Category: "ships"}})
+	for _, q := range []search.Query{
+		{Sort: search.SortAZ, Page: 1, PerPage: 10},
+		{Sort: search.SortAZ, Page: 1, PerPage: 10, Facets: search.FacetSet(search.FacetType)},
+		{Sort: search.SortNewest, Page: 1, PerPage: 10, Facets: search.FacetSet(search.FacetCategory)},
+	} {
+		_, err := b.Search(t.Context(), q)
+		var ee *EngineError
+		if !errors.As(err, &ee) || ee.Status != http.StatusBadRequest {
+			t.Fatalf("Search sorted on or counting a text field (%+v): error %v, want an *EngineError with status 400", q, err)
+		}
+		if msg := strings.ToLower(err.Error()); strings.Contains(msg, "fielddata") || strings.Contains(msg, "title_sort") || strings.Contains(msg, "category") {
+			t.Errorf("error %q repeats the engine's reason", err)
+		}
+		if errors.Is(err, search.ErrUnavailable) {
+			t.Errorf("error %v claims the engine is unavailable", err)
+		}
 	}
-	if strings.Contains(strings.ToLower(err.Error()), "fielddata") || strings.Contains(err.Error(), "title_sort") {
-		t.Errorf("error %q repeats the engine's reason", err)
+}
+
+// roundTrip is an http.RoundTripper of a function: an engine played by the test.
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestMultiSearchErrors: the error answer of either search of an _msearch (a browse with facets:
+// its page's and its facets') is the search's, classified as a _search's answer would be, without
+// the engine's text; an answer lacking shards is asked for again, as a _search's is.
+func TestMultiSearchErrors(t *testing.T) {
+	page := `{"_shards":{"failed":0},"hits":{"total":{"value":1},"hits":[{"_index":"i","_source":{"id":"a"}}]},"status":200}`
+	facets := `{"_shards":{"failed":0},"aggregations":{"facet_type":{"buckets":[{"key":"photo","doc_count":1}]}},"status":200}`
+	partial := `{"_shards":{"failed":1,"failures":[{"reason":{"type":"node_closed_exception"}}]},"status":200}`
+	failure := func(status int, typ string) string {
+		return fmt.Sprintf(`{"error":{"type":%q,"reason":"secret reason"},"status":%d}`, typ, status)
 	}
-	if errors.Is(err, search.ErrUnavailable) {
-		t.Errorf("error %v claims the engine is unavailable", err)
+	for _, tt := range []struct {
+		name string
+		// answers are the engine's answers, one _msearch after another: each search's.
+		answers [][2]string
+		// want is the sentinel the error must wrap, or nil for a plain *EngineError; status is
+		// the *EngineError's, 0 when the search must succeed.
+		want   error
+		status int
+	}{
+		{"both answer", [][2]string{{page, facets}}, nil, 0},
+		{"the page's is refused", [][2]string{{failure(400, "search_phase_execution_exception"), facets}}, nil, 400},
+		{"the facets' is refused", [][2]string{{page, failure(400, "illegal_argument_exception")}}, nil, 400},
+		{"the engine is busy", [][2]string{{page, failure(429, "es_rejected_execution_exception")}}, search.ErrUnavailable, 429},
+		{"a partial answer, then a whole one", [][2]string{{page, partial}, {page, facets}}, nil, 0},
+		{"partial answers", [][2]string{{partial, facets}, {partial, facets}, {partial, facets}}, search.ErrUnavailable, 503},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			calls := 0
+			engine := roundTrip(func(r *http.Request) (*http.Response, error) {
+				if r.URL.Path != "/media/_msearch" || r.Header.Get("Content-Type") != "application/x-ndjson" {
+					t.Errorf("request %s %s (%s), want an _msearch of the alias", r.Method, r.URL.Path, r.Header.Get("Content-Type"))
+				}
+				a := tt.answers[min(calls, len(tt.answers)-1)]
+				calls++
+				return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}},
+					Body: io.NopCloser(strings.NewReader(`{"responses":[` + a[0] + "," + a[1] + `]}`)), Request: r}, nil
+			})
+			b, err := New(Config{URLs: []string{"http://engine.test"}, Transport: engine})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			res, err := b.Search(t.Context(), search.Query{Facets: search.FacetSet(search.FacetType), Page: 1, PerPage: 10})
+			if tt.status == 0 {
+				if err != nil || res.Total != 1 || len(res.Facets[search.FacetType]) != 1 {
+					t.Fatalf("Search = %+v, %v; want the page and its facets", res, err)
+				}
+				if calls != len(tt.answers) {
+					t.Errorf("%d calls, want %d", calls, len(tt.answers))
+				}
+				return
+			}
+			var ee *EngineError
+			if !errors.As(err, &ee) || ee.Status != tt.status || (tt.want != nil && !errors.Is(err, tt.want)) {
+				t.Fatalf("Search: %v; want an *EngineError of status %d wrapping %v", err, tt.status, tt.want)
+			}
+			if tt.want == nil && errors.Is(err, search.ErrUnavailable) {
+				t.Errorf("Search: %v claims the engine is unavailable", err)
+			}
+			if strings.Contains(err.Error(), "secret") {
+				t.Errorf("Search: %q repeats the engine's text", err)
+			}
+		})
 	}
 }

@@ -76,7 +76,7 @@ func searchBody(q search.Query) obj {
 		"size":             size,
 		"track_total_hits": true,
 	}
-	if q.Facets != 0 {
+	if q.Facets != 0 && !facetsApart(q) {
 		// Disjunctive facets: the aggregations see the text alone (each adds the filters but its
 		// own), while post_filter gives the hits and total every filter.
 		text := obj{}
@@ -100,6 +100,20 @@ func pageBody(q search.Query, cur search.Cursor) obj {
 		body["search_after"] = cur.After
 	}
 	return body
+}
+
+// facetsApart reports whether q's facets are counted by a search of their own (facetsBody), sent
+// beside the page's in one _msearch: those of a search without text. The engine's shard request
+// cache keeps only the answers of searches of no hits, so the counts of a browse, whose filters
+// many visitors repeat, are then counted once for them all (all four facets at 1,000,000 items:
+// 1.47x a plain search instead of 2.46x). A search with text keeps them beside its hits, where its
+// text is matched once for both, and its counts are seldom asked for again.
+func facetsApart(q search.Query) bool { return q.Facets != 0 && q.Text == "" }
+
+// facetsBody is the search of q's facets apart from its hits: no hits, no total, so that the
+// engine caches its answer.
+func facetsBody(q search.Query) obj {
+	return obj{"size": 0, "track_total_hits": false, "aggs": facetAggs(q)}
 }
 
 func boolQuery(q search.Query) obj {

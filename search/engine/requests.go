@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -10,15 +11,39 @@ import (
 // The request bodies the backend sends, exported so a load harness can send the very same
 // requests straight to the engine and compare.
 
-// SearchRequest is the JSON body Search sends to <alias>/_search for q. A walk's cursor that
-// does not fit q is an error wrapping search.ErrCursorInvalid.
+// SearchRequest is the body Search sends for q: the JSON body of a search to <alias>/_search, or,
+// for a search without text that asks for facets (facetsApart), the body of <alias>/_msearch of
+// its page's search and its facets'. A walk's cursor that does not fit q is an error wrapping
+// search.ErrCursorInvalid.
 func SearchRequest(q search.Query) ([]byte, error) {
 	q.Normalize()
 	cur, _, err := walkOf(q)
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(pageBody(q, cur))
+	body, _, err := searchRequest(q, cur)
+	return body, err
+}
+
+// searchRequest is the body of q's search, q normalized, and whether it is an _msearch's.
+func searchRequest(q search.Query, cur search.Cursor) ([]byte, bool, error) {
+	if !facetsApart(q) {
+		body, err := json.Marshal(pageBody(q, cur))
+		return body, false, err
+	}
+	var buf bytes.Buffer
+	for _, s := range []obj{pageBody(q, cur), facetsBody(q)} {
+		part, err := json.Marshal(s)
+		if err != nil {
+			return nil, true, err
+		}
+		// Each search is a line of parameters, none here (the path names the alias), then its
+		// body on one line.
+		buf.WriteString("{}\n")
+		buf.Write(part)
+		buf.WriteByte('\n')
+	}
+	return buf.Bytes(), true, nil
 }
 
 // walkOf is q's walk (search.Query.Walk), its position checked against q's order.

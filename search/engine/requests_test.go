@@ -183,11 +183,15 @@ type facetRequest struct {
 }
 
 // TestFacetRequests: facets that share their other filters count under one filter aggregation of
-// those filters, and facets without any at the top level.
+// those filters, and facets without any at the top level. A search with text counts them beside
+// its hits; one without sends them in a search of their own, of no hits, beside its page's in an
+// _msearch, whose page's search is that of the same search without facets.
 func TestFacetRequests(t *testing.T) {
 	all := search.FacetSet(search.FacetType | search.FacetCategory | search.FacetLanguage | search.FacetYear)
 	text := search.Query{Text: "harbour", Facets: all}
 	with := func(q search.Query, edit func(*search.Query)) search.Query { edit(&q); return q }
+	typed := with(text, func(q *search.Query) { q.Type = search.TypePhoto })
+	browse := func(q search.Query) search.Query { q.Text, q.Sort = "", search.SortDownloads; return q }
 	for _, tc := range []struct {
 		name string
 		q    search.Query
@@ -197,7 +201,7 @@ func TestFacetRequests(t *testing.T) {
 	}{
 		{"no filter", text, map[string][]string{
 			"facet_type": nil, "facet_category": nil, "facet_language": nil, "facet_year": nil}},
-		{"a type filter", with(text, func(q *search.Query) { q.Type = search.TypePhoto }), map[string][]string{
+		{"a type filter", typed, map[string][]string{
 			"facet_type": nil, "filtered_category": {"facet_category", "facet_language", "facet_year"}}},
 		{"a filter of no facet", with(text, func(q *search.Query) { q.Author = "Ann" }), map[string][]string{
 			"filtered_type": {"facet_type", "facet_category", "facet_language", "facet_year"}}},
@@ -208,17 +212,49 @@ func TestFacetRequests(t *testing.T) {
 		}), map[string][]string{
 			"filtered_type": {"facet_type"}, "filtered_category": {"facet_category"},
 			"filtered_language": {"facet_language"}, "filtered_year": {"facet_year"}}},
-		{"some facets", with(text, func(q *search.Query) {
-			q.Type, q.Facets = search.TypePhoto, search.FacetSet(search.FacetCategory|search.FacetYear)
-		}), map[string][]string{"filtered_category": {"facet_category", "facet_year"}}},
+		{"some facets", with(typed, func(q *search.Query) { q.Facets = search.FacetSet(search.FacetCategory | search.FacetYear) }),
+			map[string][]string{"filtered_category": {"facet_category", "facet_year"}}},
+		{"a browse", browse(text), map[string][]string{
+			"facet_type": nil, "facet_category": nil, "facet_language": nil, "facet_year": nil}},
+		{"a browse with a type filter", browse(typed), map[string][]string{
+			"facet_type": nil, "filtered_category": {"facet_category", "facet_language", "facet_year"}}},
+		{"a walk's browse", with(browse(typed), func(q *search.Query) {
+			q.Cursor = "walk"
+			q.Position = &search.Cursor{Seen: 20, After: []any{json.Number("7"), json.Number("1600000000000"), "id-20"}}
+		}), map[string][]string{
+			"facet_type": nil, "filtered_category": {"facet_category", "facet_language", "facet_year"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			body, err := SearchRequest(tc.q)
 			if err != nil {
 				t.Fatal(err)
 			}
+			facets := body
+			if tc.q.Text == "" {
+				plain := tc.q
+				plain.Facets = 0
+				page, err := SearchRequest(plain)
+				if err != nil {
+					t.Fatal(err)
+				}
+				lines := strings.Split(string(body), "\n")
+				if len(lines) != 5 || lines[0] != "{}" || lines[1] != string(page) || lines[2] != "{}" || lines[4] != "" {
+					t.Fatalf("request %s, want an _msearch of the page's search %s and the facets'", body, page)
+				}
+				facets = []byte(lines[3])
+				var counts struct {
+					Size  *int  `json:"size"`
+					Total *bool `json:"track_total_hits"`
+				}
+				if err := json.Unmarshal(facets, &counts); err != nil {
+					t.Fatal(err)
+				}
+				if counts.Size == nil || *counts.Size != 0 || counts.Total == nil || *counts.Total {
+					t.Errorf("facets' search %s: want size 0 and no total, so that the engine caches its answer", facets)
+				}
+			}
 			var req facetRequest
-			if err := json.Unmarshal(body, &req); err != nil {
+			if err := json.Unmarshal(facets, &req); err != nil {
 				t.Fatal(err)
 			}
 			got := map[string][]string{}
