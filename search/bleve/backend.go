@@ -269,9 +269,17 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 		total  int
 		facets map[search.Facet][]search.FacetValue
 	)
-	if walking && !hasText && q.Facets == 0 {
-		hits, total, err = h.rankedPage(ctx, q, cur, bq, order)
+	if !hasText && q.Facets == 0 {
+		hits, total, err = h.rankedPage(ctx, q, cur, from, bq, order)
 	} else {
+		if !walking {
+			// Without a cursor to make (position), the rankings can sort the page.
+			var pageOrder bsearch.SortOrder
+			if pageOrder, err = h.pageOrder(ctx, q.Sort, hasText); err != nil {
+				return search.Result{}, fmt.Errorf("search: %w", err)
+			}
+			req.SortByCustom(pageOrder)
+		}
 		var res *blevesearch.SearchResult
 		if res, facets, err = searchFaceted(ctx, h, q, req); err == nil {
 			hits, total = res.Hits, int(res.Total)
