@@ -45,7 +45,7 @@ type handle struct {
 	popular []popularTitle
 	// facets are the facet fields' values (see searchFaceted).
 	facets *facetIndex
-	// walks rank the items for walks without text (see rankedPage).
+	// walks rank the items in each order without text, for walks and pages (see rankedPage, pageOrder).
 	walks    rankings
 	inflight sync.WaitGroup
 }
@@ -116,6 +116,7 @@ func openHandle(dir, name string) (*handle, error) {
 		_ = idx.Close()
 		return nil, fmt.Errorf("index %s: %w", name, err)
 	}
+	h.startRankings()
 	return h, nil
 }
 
@@ -148,6 +149,7 @@ func (h *handle) release() { h.inflight.Done() }
 
 // retire closes h once the queries still running on it have finished.
 func (h *handle) retire() {
+	h.walks.stop()
 	h.inflight.Wait()
 	_ = h.idx.Close()
 }
@@ -205,6 +207,7 @@ func (b *Backend) Close() error {
 	old := b.cur
 	b.cur = nil
 	b.mu.Unlock()
+	old.walks.stop()
 	old.inflight.Wait()
 	if err := old.idx.Close(); err != nil {
 		return fmt.Errorf("close index %s: %w", old.name, err)
@@ -269,15 +272,11 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 		total  int
 		facets map[search.Facet][]search.FacetValue
 	)
-	if !hasText && q.Facets == 0 {
+	if !hasText && q.Facets == 0 && (walking || h.built(q.Sort) != nil) {
 		hits, total, err = h.rankedPage(ctx, q, cur, from, bq, order)
 	} else {
-		if !walking {
+		if pageOrder, ok := h.pageOrder(q.Sort, hasText); ok && !walking {
 			// Without a cursor to make (position), the rankings can sort the page.
-			var pageOrder bsearch.SortOrder
-			if pageOrder, err = h.pageOrder(ctx, q.Sort, hasText); err != nil {
-				return search.Result{}, fmt.Errorf("search: %w", err)
-			}
 			req.SortByCustom(pageOrder)
 		}
 		var res *blevesearch.SearchResult

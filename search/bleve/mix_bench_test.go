@@ -77,12 +77,7 @@ func BenchmarkMix(b *testing.B) {
 		q.Page = []int{1, 1, 1, 1, 1, 1, 1, 2, 2, 3}[rng.IntN(10)]
 		qs[i] = q
 	}
-	// Steady state: what the first searches of each sort build once per index is built.
-	for _, s := range []search.Sort{search.SortNewest, search.SortOldest, search.SortDownloads, search.SortAZ} {
-		if _, err := be.Search(context.Background(), search.Query{Sort: s, Page: 1, PerPage: 20}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	waitRankings(b, be)
 	ids := make([]string, 500)
 	for i := range ids {
 		res, err := be.Search(context.Background(), search.Query{Sort: search.SortNewest, Page: 1 + rng.IntN(100), PerPage: 1})

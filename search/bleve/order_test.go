@@ -22,6 +22,7 @@ func TestPagesSortedByRankings(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = be.Close() })
+	waitRankings(t, be)
 	var long []string
 	for _, it := range items[:200] {
 		for _, w := range strings.Fields(strings.ToLower(it.Title)) {
@@ -86,4 +87,14 @@ func itemIDs(items []search.Item) []string {
 		ids = append(ids, it.ID)
 	}
 	return ids
+}
+
+// waitRankings waits for the rankings that the backend builds in the background.
+func waitRankings(t testing.TB, be *Backend) {
+	t.Helper()
+	for _, s := range search.Sorts {
+		if _, err := be.cur.ranking(context.Background(), s); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

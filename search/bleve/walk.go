@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	blevesearch "github.com/blevesearch/bleve/v2"
 	bsearch "github.com/blevesearch/bleve/v2/search"
@@ -52,21 +53,61 @@ func (r *ranking) rank(doc uint64) (int, bool) {
 	return int(binary.BigEndian.Uint32([]byte(k))), true
 }
 
-// rankings are a handle's rankings by order, each built on a walk's or a page's first need.
+// rankings are a handle's rankings by order, built in the background when the index opens
+// (rankAll), or at a walk's need if it comes first.
 type rankings struct {
-	mu     sync.Mutex
-	bySort map[search.Sort]*ranking
+	// mu serialises the builds.
+	mu sync.Mutex
+	// bySort has a slot for each order without text (rankedSort), made with the handle, so that
+	// pages read them without the lock.
+	bySort map[search.Sort]*atomic.Pointer[ranking]
+	// stop ends the background build when the handle retires.
+	stop context.CancelFunc
 }
 
-// ranking returns the index's documents in the order of s without text (sortOrder).
-func (h *handle) ranking(ctx context.Context, s search.Sort) (*ranking, error) {
+// rankedSort is the ranking that gives s's order without text: relevance is newest there.
+func rankedSort(s search.Sort) search.Sort {
 	if s == search.SortRelevance || s == "" {
-		// Without text, relevance is newest: one ranking serves both.
-		s = search.SortNewest
+		return search.SortNewest
+	}
+	return s
+}
+
+// startRankings builds every order's ranking in the background; retire and Close stop it.
+func (h *handle) startRankings() {
+	h.walks.bySort = map[search.Sort]*atomic.Pointer[ranking]{}
+	for _, s := range search.Sorts {
+		if rankedSort(s) == s {
+			h.walks.bySort[s] = &atomic.Pointer[ranking]{}
+		}
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	h.walks.stop = stop
+	h.inflight.Add(1)
+	go func() {
+		defer h.inflight.Done()
+		for _, s := range search.Sorts {
+			// A failure leaves pages on Bleve's sort and the walk that needs the ranking retrying it.
+			if _, err := h.ranking(ctx, s); err != nil {
+				return
+			}
+		}
+	}()
+}
+
+// built is s's ranking without text if it is built, else nil.
+func (h *handle) built(s search.Sort) *ranking { return h.walks.bySort[rankedSort(s)].Load() }
+
+// ranking returns the index's documents in the order of s without text (sortOrder), building
+// the ranking if it is not yet.
+func (h *handle) ranking(ctx context.Context, s search.Sort) (*ranking, error) {
+	s = rankedSort(s)
+	if r := h.built(s); r != nil {
+		return r, nil
 	}
 	h.walks.mu.Lock()
 	defer h.walks.mu.Unlock()
-	if r, ok := h.walks.bySort[s]; ok {
+	if r := h.built(s); r != nil {
 		return r, nil
 	}
 	n, err := h.idx.DocCount()
@@ -91,25 +132,23 @@ func (h *handle) ranking(ctx context.Context, s search.Sort) (*ranking, error) {
 		binary.BigEndian.PutUint32(keys[4*doc:], uint32(i))
 	}
 	r.keys = string(keys)
-	if h.walks.bySort == nil {
-		h.walks.bySort = map[search.Sort]*ranking{}
-	}
-	h.walks.bySort[s] = r
+	h.walks.bySort[s].Store(r)
 	return r, nil
 }
 
 // pageOrder is sortOrder(s, hasText) for a page without a cursor, read from the rankings: the
 // same order, but Bleve's collector no longer reads every match's sort fields from the doc
 // values and its id for the tie-break, which cost most of a search. Its sort values are places,
-// not the fields' values, so it cannot make a cursor's position.
-func (h *handle) pageOrder(ctx context.Context, s search.Sort, hasText bool) (bsearch.SortOrder, error) {
+// not the fields' values, so it cannot make a cursor's position. It reports false while the
+// ranking it needs is still being built.
+func (h *handle) pageOrder(s search.Sort, hasText bool) (bsearch.SortOrder, bool) {
 	if hasText && (s == search.SortRelevance || s == "") {
 		// The score, then newest: sortOrder's tie-break (date descending, id) is newest's order.
-		r, err := h.ranking(ctx, search.SortNewest)
-		return bsearch.SortOrder{&bsearch.SortScore{Desc: true}, rankSort{r}}, err
+		r := h.built(search.SortNewest)
+		return bsearch.SortOrder{&bsearch.SortScore{Desc: true}, rankSort{r}}, r != nil
 	}
-	r, err := h.ranking(ctx, s)
-	return bsearch.SortOrder{rankSort{r}}, err
+	r := h.built(s)
+	return bsearch.SortOrder{rankSort{r}}, r != nil
 }
 
 // rankSort sorts by place in a ranking, ascending, without reading the index.
