@@ -46,7 +46,9 @@ type handle struct {
 	// facets are the facet fields' values (see searchFaceted).
 	facets *facetIndex
 	// walks rank the items in each order without text, for walks and pages (see rankedPage, pageOrder).
-	walks    rankings
+	walks rankings
+	// fuzzy keeps the candidates of the typo clauses' words (see fuzzyQuery).
+	fuzzy    fuzzyCache
 	inflight sync.WaitGroup
 }
 
@@ -254,6 +256,7 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 	if err != nil {
 		return search.Result{}, fmt.Errorf("search: %w", err)
 	}
+	ctx = withFuzzyCache(ctx, &h.fuzzy)
 	order := sortOrder(q.Sort, hasText)
 	from := (page - 1) * perPage
 	if walking {

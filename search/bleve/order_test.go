@@ -2,14 +2,17 @@ package bleve
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	blevesearch "github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
 
 	"mediagw/search"
 	"mediagw/search/searchtest"
+	"mediagw/search/text"
 )
 
 // TestPagesSortedByRankings holds numbered pages, which the rankings sort (pageOrder,
@@ -97,4 +100,62 @@ func waitRankings(t testing.TB, be *Backend) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// TestFuzzyQuery holds fuzzyQuery, with its candidates cached or not, to query.FuzzyQuery: the
+// same matches with the same scores.
+func TestFuzzyQuery(t *testing.T) {
+	items := searchtest.Generated(t, 2000, 4)
+	be, err := NewFromItems(context.Background(), t.TempDir(), items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = be.Close() })
+	var cache fuzzyCache
+	matched := 0
+	for _, it := range items[:40] {
+		for _, w := range strings.Fields(strings.ToLower(it.Title)) {
+			terms := text.Terms(w)
+			if len(terms) != 1 || search.TypoAllowance(terms[0]) == 0 {
+				continue
+			}
+			typo := []rune(terms[0])
+			typo[1], typo[2] = typo[2], typo[1]
+			for _, term := range []string{terms[0], string(typo)} {
+				for _, field := range []string{fieldTitle, fieldTags} {
+					n := search.TypoAllowance(term)
+					fq := query.NewFuzzyQuery(term)
+					fq.SetField(field)
+					fq.SetFuzziness(n)
+					want := scoredMatches(t, be, context.Background(), fq)
+					mine := fuzzyQuery{term: term, field: field, fuzziness: n}
+					for range 2 { // the first run fills the cache, the second reads it
+						if got := scoredMatches(t, be, withFuzzyCache(context.Background(), &cache), mine); !slices.Equal(got, want) {
+							t.Errorf("%s:%s~%d: got %v, want %v", field, term, n, got, want)
+						}
+					}
+					matched += len(want)
+				}
+			}
+		}
+	}
+	if matched == 0 {
+		t.Fatal("no word matched")
+	}
+}
+
+// scoredMatches are the ids and scores of every match of q, by id.
+func scoredMatches(t *testing.T, be *Backend, ctx context.Context, q query.Query) []string {
+	t.Helper()
+	req := blevesearch.NewSearchRequestOptions(q, 10000, 0, false)
+	req.SortBy([]string{"_id"})
+	res, err := be.cur.idx.SearchInContext(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := []string{}
+	for _, hit := range res.Hits {
+		out = append(out, fmt.Sprintf("%s:%v", hit.ID, hit.Score))
+	}
+	return out
 }
