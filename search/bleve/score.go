@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	blevesearch "github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
@@ -117,9 +118,11 @@ func bestClause(d *bsearch.DocumentMatch) float64 {
 	return clauseScores[0]
 }
 
-// constantScore scores every match of q at score.
+// constantScore scores every match of q at score. q does not score its matches, which spares
+// reading term frequencies and lets Bleve merge a disjunction's postings (a fuzzy word's
+// candidates) into one.
 func constantScore(q query.Query, score float64) query.Query {
-	return scored(q, func(*bsearch.DocumentMatch) float64 { return score })
+	return scoredQuery{Query: q, score: func(*bsearch.DocumentMatch) float64 { return score }, unscored: true}
 }
 
 // scoredQuery matches what its query matches, scoring each match by score (given the match as the
@@ -128,6 +131,8 @@ func constantScore(q query.Query, score float64) query.Query {
 type scoredQuery struct {
 	query.Query
 	score func(*bsearch.DocumentMatch) float64
+	// unscored: score does not read the query's score, so the query need not make it.
+	unscored bool
 }
 
 func scored(q query.Query, score func(*bsearch.DocumentMatch) float64) query.Query {
@@ -135,6 +140,9 @@ func scored(q query.Query, score func(*bsearch.DocumentMatch) float64) query.Que
 }
 
 func (q scoredQuery) Searcher(ctx context.Context, i index.IndexReader, m mapping.IndexMapping, options bsearch.SearcherOptions) (bsearch.Searcher, error) {
+	if q.unscored {
+		options.Score = blevesearch.ScoreNone
+	}
 	s, err := q.Query.Searcher(ctx, i, m, options)
 	if err != nil {
 		return nil, err
