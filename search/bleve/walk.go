@@ -54,7 +54,7 @@ func (r *ranking) rank(doc uint64) (int, bool) {
 }
 
 // rankings are a handle's rankings by order, built in the background when the index opens
-// (rankAll), or at a walk's need if it comes first.
+// (startRankings), or at a walk's need if it comes first.
 type rankings struct {
 	// mu serialises the builds.
 	mu sync.Mutex
@@ -65,12 +65,14 @@ type rankings struct {
 	stop context.CancelFunc
 }
 
-// rankedSort is the ranking that gives s's order without text: relevance is newest there.
+// rankedSort is the ranking that gives s's order without text: as in sortOrder, any sort but
+// oldest, downloads and a-z is newest there.
 func rankedSort(s search.Sort) search.Sort {
-	if s == search.SortRelevance || s == "" {
-		return search.SortNewest
+	switch s {
+	case search.SortOldest, search.SortDownloads, search.SortAZ:
+		return s
 	}
-	return s
+	return search.SortNewest
 }
 
 // startRankings builds every order's ranking in the background; retire and Close stop it.
