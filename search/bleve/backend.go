@@ -45,8 +45,10 @@ type handle struct {
 	popular []popularTitle
 	// facets are the facet fields' values (see searchFaceted).
 	facets *facetIndex
-	// walks rank the items for walks without text (see rankedPage).
-	walks    rankings
+	// walks rank the items in each order without text, for walks and pages (see rankedPage, pageOrder).
+	walks rankings
+	// fuzzy keeps the candidates of the typo clauses' words (see fuzzyQuery).
+	fuzzy    fuzzyCache
 	inflight sync.WaitGroup
 }
 
@@ -116,6 +118,7 @@ func openHandle(dir, name string) (*handle, error) {
 		_ = idx.Close()
 		return nil, fmt.Errorf("index %s: %w", name, err)
 	}
+	h.startRankings()
 	return h, nil
 }
 
@@ -148,6 +151,7 @@ func (h *handle) release() { h.inflight.Done() }
 
 // retire closes h once the queries still running on it have finished.
 func (h *handle) retire() {
+	h.walks.stop()
 	h.inflight.Wait()
 	_ = h.idx.Close()
 }
@@ -205,6 +209,7 @@ func (b *Backend) Close() error {
 	old := b.cur
 	b.cur = nil
 	b.mu.Unlock()
+	old.walks.stop()
 	old.inflight.Wait()
 	if err := old.idx.Close(); err != nil {
 		return fmt.Errorf("close index %s: %w", old.name, err)
@@ -251,6 +256,7 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 	if err != nil {
 		return search.Result{}, fmt.Errorf("search: %w", err)
 	}
+	ctx = withFuzzyCache(ctx, &h.fuzzy)
 	order := sortOrder(q.Sort, hasText)
 	from := (page - 1) * perPage
 	if walking {
@@ -269,9 +275,13 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 		total  int
 		facets map[search.Facet][]search.FacetValue
 	)
-	if walking && !hasText && q.Facets == 0 {
-		hits, total, err = h.rankedPage(ctx, q, cur, bq, order)
+	if !hasText && q.Facets == 0 && (walking || h.built(q.Sort) != nil) {
+		hits, total, err = h.rankedPage(ctx, q, cur, from, bq, order)
 	} else {
+		if pageOrder, ok := h.pageOrder(q.Sort, hasText); ok && !walking {
+			// Without a cursor to make (position), the rankings can sort the page.
+			req.SortByCustom(pageOrder)
+		}
 		var res *blevesearch.SearchResult
 		if res, facets, err = searchFaceted(ctx, h, q, req); err == nil {
 			hits, total = res.Hits, int(res.Total)

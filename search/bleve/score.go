@@ -4,10 +4,13 @@ import (
 	"context"
 	"math"
 	"slices"
+	"sync"
 
+	blevesearch "github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/blevesearch/bleve/v2/search/searcher"
 	index "github.com/blevesearch/bleve_index_api"
 
 	"mediagw/search"
@@ -53,10 +56,7 @@ func wordQuery(terms []string) query.Query {
 		typo := false
 		for i, t := range terms {
 			if n := search.TypoAllowance(t); c.Typo && n > 0 {
-				fq := query.NewFuzzyQuery(t)
-				fq.SetField(field)
-				fq.SetFuzziness(n)
-				parts[i], typo = fq, true
+				parts[i], typo = fuzzyQuery{term: t, field: field, fuzziness: n}, true
 				continue
 			}
 			tq := query.NewTermQuery(t)
@@ -118,9 +118,11 @@ func bestClause(d *bsearch.DocumentMatch) float64 {
 	return clauseScores[0]
 }
 
-// constantScore scores every match of q at score.
+// constantScore scores every match of q at score. q does not score its matches, which spares
+// reading term frequencies and lets Bleve merge a disjunction's postings (a fuzzy word's
+// candidates) into one.
 func constantScore(q query.Query, score float64) query.Query {
-	return scored(q, func(*bsearch.DocumentMatch) float64 { return score })
+	return scoredQuery{Query: q, score: func(*bsearch.DocumentMatch) float64 { return score }, unscored: true}
 }
 
 // scoredQuery matches what its query matches, scoring each match by score (given the match as the
@@ -129,6 +131,8 @@ func constantScore(q query.Query, score float64) query.Query {
 type scoredQuery struct {
 	query.Query
 	score func(*bsearch.DocumentMatch) float64
+	// unscored: score does not read the query's score, so the query need not make it.
+	unscored bool
 }
 
 func scored(q query.Query, score func(*bsearch.DocumentMatch) float64) query.Query {
@@ -136,6 +140,9 @@ func scored(q query.Query, score func(*bsearch.DocumentMatch) float64) query.Que
 }
 
 func (q scoredQuery) Searcher(ctx context.Context, i index.IndexReader, m mapping.IndexMapping, options bsearch.SearcherOptions) (bsearch.Searcher, error) {
+	if q.unscored {
+		options.Score = blevesearch.ScoreNone
+	}
 	s, err := q.Query.Searcher(ctx, i, m, options)
 	if err != nil {
 		return nil, err
@@ -162,4 +169,104 @@ func (s scoredSearcher) rescore(d *bsearch.DocumentMatch, err error) (*bsearch.D
 		d.Score = s.score(d)
 	}
 	return d, err
+}
+
+// fuzzyQuery is query.FuzzyQuery's match of term in field within fuzziness edits (no prefix, boost
+// 1), its candidate terms kept for the index's next searches of the word in the fuzzyCache that
+// the context carries (withFuzzyCache): finding them runs a Levenshtein automaton over the field's
+// term dictionary, about a fifth of a search's CPU, and the index is read-only.
+type fuzzyQuery struct {
+	term, field string
+	fuzziness   int
+}
+
+func (q fuzzyQuery) Searcher(ctx context.Context, i index.IndexReader, m mapping.IndexMapping, options bsearch.SearcherOptions) (bsearch.Searcher, error) {
+	c, _ := ctx.Value(fuzzyCacheKey{}).(*fuzzyCache)
+	cand, ok := c.get(q)
+	if !ok {
+		fi, ok := i.(index.IndexReaderFuzzy)
+		if !ok {
+			fq := query.NewFuzzyQuery(q.term)
+			fq.SetField(q.field)
+			fq.SetFuzziness(q.fuzziness)
+			return fq.Searcher(ctx, i, m, options)
+		}
+		var err error
+		if cand, err = q.candidates(fi); err != nil {
+			return nil, err
+		}
+		c.put(q, cand)
+	}
+	// As searcher.NewFuzzySearcher does with the candidates it finds.
+	if len(cand.terms) == 0 || (len(cand.terms) == 1 && cand.terms[0] == q.term) {
+		return searcher.NewTermSearcher(ctx, i, q.term, q.field, 1, options)
+	}
+	return searcher.NewMultiTermSearcherBoosted(ctx, i, cand.terms, q.field, 1, cand.distances, options, true)
+}
+
+// fuzzyTerms are a fuzzyQuery's candidate terms with their edit distances.
+type fuzzyTerms struct {
+	terms     []string
+	distances []uint8
+}
+
+// candidates finds q's candidate terms as searcher.NewFuzzySearcher does on a reader with fuzzy
+// automatons (Scorch's), for an index without synonyms (and with no limit on a disjunction's
+// clauses, searcher.DisjunctionMaxClauseCount, which mediagw leaves unset).
+func (q fuzzyQuery) candidates(r index.IndexReaderFuzzy) (out fuzzyTerms, err error) {
+	dict, _, err := r.FieldDictFuzzyAutomaton(q.field, q.term, q.fuzziness, "")
+	if err != nil {
+		return out, err
+	}
+	defer func() {
+		if cerr := dict.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	for {
+		e, err := dict.Next()
+		if err != nil || e == nil {
+			return out, err
+		}
+		out.terms = append(out.terms, e.Term)
+		out.distances = append(out.distances, e.EditDistance)
+	}
+}
+
+// fuzzyCache holds an index's fuzzyQuery candidates, up to fuzzyCacheSize words (then it starts
+// again, so odd input cannot grow it without bound). The zero value is empty; nil keeps nothing.
+type fuzzyCache struct {
+	mu sync.Mutex
+	m  map[fuzzyQuery]fuzzyTerms
+}
+
+const fuzzyCacheSize = 20000
+
+type fuzzyCacheKey struct{}
+
+// withFuzzyCache carries c to the fuzzyQuery searchers of the searches run with the context.
+func withFuzzyCache(ctx context.Context, c *fuzzyCache) context.Context {
+	return context.WithValue(ctx, fuzzyCacheKey{}, c)
+}
+
+func (c *fuzzyCache) get(q fuzzyQuery) (fuzzyTerms, bool) {
+	if c == nil {
+		return fuzzyTerms{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t, ok := c.m[q]
+	return t, ok
+}
+
+func (c *fuzzyCache) put(q fuzzyQuery, t fuzzyTerms) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= fuzzyCacheSize {
+		c.m = map[fuzzyQuery]fuzzyTerms{}
+	}
+	c.m[q] = t
 }
