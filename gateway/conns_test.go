@@ -206,6 +206,9 @@ func TestConnLimits(t *testing.T) {
 			t.Fatalf("keep-alive request: %v %v", idleResp, err)
 		}
 		waitOpen(t, l, 2)
+		// The server marks a connection idle after it has sent the answer the client may already
+		// have read: a connection dialled before then finds none to reclaim.
+		waitIdle(t, l, 1)
 		if resp, _, _, err := raw(t, addr, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil || resp.StatusCode != http.StatusOK {
 			t.Errorf("new connection at the cap: %v %v, want 200", resp, err)
 		}
@@ -237,6 +240,27 @@ func waitOpen(t *testing.T, l *Conns, n int) {
 	for deadline := time.Now().Add(5 * time.Second); l.Open() != n; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d connections open, want %d", l.Open(), n)
+		}
+	}
+}
+
+// waitIdle waits until n of l's connections are idle between requests.
+func waitIdle(t *testing.T, l *Conns, n int) {
+	t.Helper()
+	idle := func() int {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		k := 0
+		for c := range l.open {
+			if c.state.Load() == int32(http.StateIdle) {
+				k++
+			}
+		}
+		return k
+	}
+	for deadline := time.Now().Add(5 * time.Second); idle() != n; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connections idle, want %d", idle(), n)
 		}
 	}
 }
