@@ -48,7 +48,7 @@ type handle struct {
 	// walks rank the items in each order without text, for walks and pages (see rankedPage, pageOrder).
 	walks rankings
 	// fuzzy keeps the candidates of the typo clauses' words (see fuzzyQuery).
-	fuzzy    fuzzyCache
+	fuzzy    *fuzzyCache
 	inflight sync.WaitGroup
 }
 
@@ -96,7 +96,7 @@ func openHandle(dir, name string) (*handle, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w: %w", name, search.ErrUnavailable, err)
 	}
-	h := &handle{name: name, idx: idx}
+	h := &handle{name: name, idx: idx, fuzzy: newFuzzyCache()}
 	if got, err := idx.GetInternal(keyFormat); err != nil || string(got) != format {
 		_ = idx.Close()
 		return nil, fmt.Errorf("index %s has layout %q, this mediagw reads %q: %w: load the catalogue again or rebuild the index from itself (mediactl load or mediactl reindex; make clean before make run)",
@@ -252,11 +252,10 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 	if walking && cur.Version != "" && cur.Version != h.name {
 		return search.Result{}, fmt.Errorf("search: index %s: %w", cur.Version, search.ErrCursorExpired)
 	}
-	bq, hasText, err := buildQuery(h.idx.Mapping(), q, h.facets.titleBonus)
+	bq, hasText, err := buildQuery(h.idx.Mapping(), q, h.facets.titleBonus, h.fuzzy)
 	if err != nil {
 		return search.Result{}, fmt.Errorf("search: %w", err)
 	}
-	ctx = withFuzzyCache(ctx, &h.fuzzy)
 	order := sortOrder(q.Sort, hasText)
 	from := (page - 1) * perPage
 	if walking {
@@ -424,9 +423,10 @@ func storedItem(hit *bsearch.DocumentMatch) (search.Item, error) {
 
 // buildQuery: every word of q.Text must match some text field, exactly or within the typo
 // allowance (textQuery, scoring with titleBonus by document number; nil for a query whose scores
-// no one reads); filters restrict without scoring. It reports whether the text held any term.
-func buildQuery(m mapping.IndexMapping, q search.Query, titleBonus []float64) (query.Query, bool, error) {
-	must, hasText := textQuery(m, q.Text, titleBonus)
+// no one reads; keeping typo candidates in fuzzy); filters restrict without scoring. It reports
+// whether the text held any term.
+func buildQuery(m mapping.IndexMapping, q search.Query, titleBonus []float64, fuzzy *fuzzyCache) (query.Query, bool, error) {
+	must, hasText := textQuery(m, q.Text, titleBonus, fuzzy)
 	if !hasText && q.Text != "" {
 		// Text with nothing searchable in it (only punctuation) matches nothing.
 		return query.NewMatchNoneQuery(), false, nil

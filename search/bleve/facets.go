@@ -251,7 +251,7 @@ func searchFaceted(ctx context.Context, h *handle, q search.Query, req *blevesea
 	for _, f := range search.Facets {
 		base = base.Without(f)
 	}
-	bq, _, err := buildQuery(h.idx.Mapping(), base, nil)
+	bq, _, err := buildQuery(h.idx.Mapping(), base, nil, h.fuzzy)
 	if err != nil {
 		return nil, nil, err
 	}

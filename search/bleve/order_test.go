@@ -67,7 +67,7 @@ func sortedByFields(t *testing.T, be *Backend, q search.Query) ([]string, int) {
 	t.Helper()
 	q.Normalize()
 	h := be.cur
-	bq, hasText, err := buildQuery(h.idx.Mapping(), q, h.facets.titleBonus)
+	bq, hasText, err := buildQuery(h.idx.Mapping(), q, h.facets.titleBonus, h.fuzzy)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestFuzzyQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = be.Close() })
-	var cache fuzzyCache
+	cache := newFuzzyCache()
 	matched := 0
 	for _, it := range items[:40] {
 		for _, w := range strings.Fields(strings.ToLower(it.Title)) {
@@ -128,9 +128,9 @@ func TestFuzzyQuery(t *testing.T) {
 					fq.SetField(field)
 					fq.SetFuzziness(n)
 					want := scoredMatches(t, be, context.Background(), fq)
-					mine := fuzzyQuery{term: term, field: field, fuzziness: n}
+					mine := fuzzyQuery{fuzzyKey: fuzzyKey{term: term, field: field, fuzziness: n}, cache: cache}
 					for range 2 { // the first run fills the cache, the second reads it
-						if got := scoredMatches(t, be, withFuzzyCache(context.Background(), &cache), mine); !slices.Equal(got, want) {
+						if got := scoredMatches(t, be, context.Background(), mine); !slices.Equal(got, want) {
 							t.Errorf("%s:%s~%d: got %v, want %v", field, term, n, got, want)
 						}
 					}

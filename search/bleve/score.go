@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"slices"
-	"sync"
 
 	blevesearch "github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -14,18 +13,19 @@ import (
 	index "github.com/blevesearch/bleve_index_api"
 
 	"mediagw/search"
+	"mediagw/search/memo"
 	"mediagw/search/text"
 )
 
 // textQuery requires every word of text in some searched field and scores an item by
 // search.Clauses' rule: for each word the best clause it matches, summed, plus the item's title
-// bonus (titleBonus by document number; nil leaves it out). It reports whether text held any
-// term; text with none is no query (nil).
-func textQuery(m mapping.IndexMapping, s string, titleBonus []float64) (query.Query, bool) {
+// bonus (titleBonus by document number; nil leaves it out). Its typo clauses keep their candidates
+// in fuzzy (nil: nowhere). It reports whether text held any term; text with none is no query (nil).
+func textQuery(m mapping.IndexMapping, s string, titleBonus []float64, fuzzy *fuzzyCache) (query.Query, bool) {
 	var words []query.Query
 	for _, w := range text.Words(s) {
 		if terms := text.Terms(w); len(terms) > 0 {
-			words = append(words, wordQuery(terms))
+			words = append(words, wordQuery(terms, fuzzy))
 		}
 	}
 	if len(words) == 0 {
@@ -47,8 +47,9 @@ func textQuery(m mapping.IndexMapping, s string, titleBonus []float64) (query.Qu
 }
 
 // wordQuery matches the terms of one word (several for CJK bigrams, all in one field) in any
-// searched field, exactly or within the typo allowance, scoring the best clause matched.
-func wordQuery(terms []string) query.Query {
+// searched field, exactly or within the typo allowance, scoring the best clause matched. Its typo
+// clauses keep their candidates in fuzzy (nil: nowhere).
+func wordQuery(terms []string, fuzzy *fuzzyCache) query.Query {
 	dis := make([]query.Query, 0, len(search.Clauses))
 	for _, c := range search.Clauses {
 		field := textFields[c.Field]
@@ -56,7 +57,7 @@ func wordQuery(terms []string) query.Query {
 		typo := false
 		for i, t := range terms {
 			if n := search.TypoAllowance(t); c.Typo && n > 0 {
-				parts[i], typo = fuzzyQuery{term: t, field: field, fuzziness: n}, true
+				parts[i], typo = fuzzyQuery{fuzzyKey: fuzzyKey{term: t, field: field, fuzziness: n}, cache: fuzzy}, true
 				continue
 			}
 			tq := query.NewTermQuery(t)
@@ -172,17 +173,29 @@ func (s scoredSearcher) rescore(d *bsearch.DocumentMatch, err error) (*bsearch.D
 }
 
 // fuzzyQuery is query.FuzzyQuery's match of term in field within fuzziness edits (no prefix, boost
-// 1), its candidate terms kept for the index's next searches of the word in the fuzzyCache that
-// the context carries (withFuzzyCache): finding them runs a Levenshtein automaton over the field's
-// term dictionary, about a fifth of a search's CPU, and the index is read-only.
+// 1), its candidate terms kept for the index's next searches of the word in cache (nil: nowhere):
+// finding them runs a Levenshtein automaton over the field's term dictionary, about a fifth of a
+// search's CPU, and the index is read-only.
 type fuzzyQuery struct {
+	fuzzyKey
+	cache *fuzzyCache
+}
+
+// fuzzyKey is a fuzzyQuery's match: what its candidates depend on.
+type fuzzyKey struct {
 	term, field string
 	fuzziness   int
 }
 
+// fuzzyCache holds an index's fuzzyQuery candidates, up to fuzzyCacheSize words.
+type fuzzyCache = memo.Map[fuzzyKey, fuzzyTerms]
+
+const fuzzyCacheSize = 20000
+
+func newFuzzyCache() *fuzzyCache { return memo.New[fuzzyKey, fuzzyTerms](fuzzyCacheSize) }
+
 func (q fuzzyQuery) Searcher(ctx context.Context, i index.IndexReader, m mapping.IndexMapping, options bsearch.SearcherOptions) (bsearch.Searcher, error) {
-	c, _ := ctx.Value(fuzzyCacheKey{}).(*fuzzyCache)
-	cand, ok := c.get(q)
+	cand, ok := q.cache.Get(q.fuzzyKey)
 	if !ok {
 		fi, ok := i.(index.IndexReaderFuzzy)
 		if !ok {
@@ -195,7 +208,7 @@ func (q fuzzyQuery) Searcher(ctx context.Context, i index.IndexReader, m mapping
 		if cand, err = q.candidates(fi); err != nil {
 			return nil, err
 		}
-		c.put(q, cand)
+		q.cache.Put(q.fuzzyKey, cand)
 	}
 	// As searcher.NewFuzzySearcher does with the candidates it finds.
 	if len(cand.terms) == 0 || (len(cand.terms) == 1 && cand.terms[0] == q.term) {
@@ -231,42 +244,4 @@ func (q fuzzyQuery) candidates(r index.IndexReaderFuzzy) (out fuzzyTerms, err er
 		out.terms = append(out.terms, e.Term)
 		out.distances = append(out.distances, e.EditDistance)
 	}
-}
-
-// fuzzyCache holds an index's fuzzyQuery candidates, up to fuzzyCacheSize words (then it starts
-// again, so odd input cannot grow it without bound). The zero value is empty; nil keeps nothing.
-type fuzzyCache struct {
-	mu sync.Mutex
-	m  map[fuzzyQuery]fuzzyTerms
-}
-
-const fuzzyCacheSize = 20000
-
-type fuzzyCacheKey struct{}
-
-// withFuzzyCache carries c to the fuzzyQuery searchers of the searches run with the context.
-func withFuzzyCache(ctx context.Context, c *fuzzyCache) context.Context {
-	return context.WithValue(ctx, fuzzyCacheKey{}, c)
-}
-
-func (c *fuzzyCache) get(q fuzzyQuery) (fuzzyTerms, bool) {
-	if c == nil {
-		return fuzzyTerms{}, false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t, ok := c.m[q]
-	return t, ok
-}
-
-func (c *fuzzyCache) put(q fuzzyQuery, t fuzzyTerms) {
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= fuzzyCacheSize {
-		c.m = map[fuzzyQuery]fuzzyTerms{}
-	}
-	c.m[q] = t
 }

@@ -88,11 +88,11 @@ func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alte
 				// A word of no terms leaves the others to decide, as in the search.
 				return nil, nil
 			}
-			return match("w:"+w, wordQuery(terms))
+			return match("w:"+w, wordQuery(terms, h.fuzzy))
 		}
 		filters := q
 		filters.Text = ""
-		fq, _, err := buildQuery(m, filters, nil)
+		fq, _, err := buildQuery(m, filters, nil, nil)
 		if err != nil {
 			return err
 		}

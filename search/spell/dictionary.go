@@ -16,6 +16,7 @@ import (
 	"github.com/blevesearch/vellum/levenshtein"
 
 	"mediagw/search"
+	"mediagw/search/memo"
 	"mediagw/search/text"
 )
 
@@ -25,10 +26,8 @@ type Dictionary struct {
 	n   int
 
 	// memo keeps the neighbours of recent words: a search box sends the same typo with every
-	// keystroke after it, and walking the automaton costs up to a millisecond a word. It is
-	// emptied when it reaches maxMemo words, which bounds it without an LRU's bookkeeping.
-	mu   sync.Mutex
-	memo map[string][]string
+	// keystroke after it, and walking the automaton costs up to a millisecond a word.
+	memo *memo.Map[string, []string]
 }
 
 // maxMemo bounds Dictionary.memo: some 20 neighbours of a dozen bytes each, about 2 MiB at most.
@@ -63,7 +62,7 @@ func NewDictionary(words []string) (*Dictionary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dictionary: %w", err)
 	}
-	return &Dictionary{fst: fst, n: n, memo: map[string][]string{}}, nil
+	return &Dictionary{fst: fst, n: n, memo: memo.New[string, []string](maxMemo)}, nil
 }
 
 // isWord reports whether w is a single word as text.Words splits a text.
@@ -93,22 +92,14 @@ func (d *Dictionary) Neighbours(s string) (map[string][]string, error) {
 
 // near is the neighbours of the folded word w, which callers must not modify.
 func (d *Dictionary) near(w string) ([]string, error) {
-	d.mu.Lock()
-	out, ok := d.memo[w]
-	d.mu.Unlock()
-	if ok {
+	if out, ok := d.memo.Get(w); ok {
 		return out, nil
 	}
 	out, err := d.walk(w)
 	if err != nil {
 		return nil, err
 	}
-	d.mu.Lock()
-	if len(d.memo) >= maxMemo {
-		clear(d.memo)
-	}
-	d.memo[w] = out
-	d.mu.Unlock()
+	d.memo.Put(w, out)
 	return out, nil
 }
 
