@@ -122,27 +122,38 @@ func numbers[T any](ctx context.Context, r index.IndexReader, field string, n ui
 	return out, nil
 }
 
-// visitPostings calls term for each term of field, then, if it says so, doc for each document
-// holding the term.
-func visitPostings(ctx context.Context, r index.IndexReader, field string, term func(string) (bool, error), doc func(uint64) error) error {
+// eachTerm calls f for each term of field's dictionary, in byte order, with the number of
+// documents holding it, until f returns an error.
+func eachTerm(r index.IndexReader, field string, f func(term string, docs uint64) error) (err error) {
 	dict, err := r.FieldDict(field)
 	if err != nil {
 		return err
 	}
-	defer dict.Close()
+	defer func() {
+		if cerr := dict.Close(); err == nil {
+			err = cerr
+		}
+	}()
 	for {
 		e, err := dict.Next()
 		if err != nil || e == nil {
 			return err
 		}
-		keep, err := term(e.Term)
-		if err != nil {
+		if err := f(e.Term, e.Count); err != nil {
 			return err
 		}
-		if !keep {
-			continue
+	}
+}
+
+// visitPostings calls term for each term of field, then, if it says so, doc for each document
+// holding the term.
+func visitPostings(ctx context.Context, r index.IndexReader, field string, term func(string) (bool, error), doc func(uint64) error) error {
+	return eachTerm(r, field, func(t string, _ uint64) error {
+		keep, err := term(t)
+		if err != nil || !keep {
+			return err
 		}
-		tr, err := r.TermFieldReader(ctx, []byte(e.Term), field, false, false, false)
+		tr, err := r.TermFieldReader(ctx, []byte(t), field, false, false, false)
 		if err != nil {
 			return err
 		}
@@ -156,10 +167,8 @@ func visitPostings(ctx context.Context, r index.IndexReader, field string, term 
 		if cerr := tr.Close(); err == nil {
 			err = cerr
 		}
-		if err != nil {
-			return err
-		}
-	}
+		return err
+	})
 }
 
 // facetFilter is q's facet filters as facetIndex reads them.

@@ -116,20 +116,12 @@ func popularWords(b *testing.B, h *handle, n int) []string {
 	}
 	var terms []term
 	err := withReader(h.idx, func(r index.IndexReader) error {
-		dict, err := r.FieldDict(fieldTitle)
-		if err != nil {
-			return err
-		}
-		defer dict.Close()
-		for {
-			e, err := dict.Next()
-			if err != nil || e == nil {
-				return err
+		return eachTerm(r, fieldTitle, func(t string, docs uint64) error {
+			if len([]rune(t)) >= 3 {
+				terms = append(terms, term{t, docs})
 			}
-			if len([]rune(e.Term)) >= 3 {
-				terms = append(terms, term{e.Term, e.Count})
-			}
-		}
+			return nil
+		})
 	})
 	if err != nil {
 		b.Fatal(err)

@@ -24,26 +24,11 @@ func (b *Backend) Words(ctx context.Context) ([]string, error) {
 	err = withReader(h.idx, func(r index.IndexReader) error {
 		for _, sf := range search.SearchedFields {
 			field := textFields[sf.Field]
-			dict, err := r.FieldDict(field)
+			err := eachTerm(r, field, func(term string, _ uint64) error {
+				out = append(out, term)
+				return ctx.Err()
+			})
 			if err != nil {
-				return fmt.Errorf("%s: %w", field, err)
-			}
-			for {
-				if err := ctx.Err(); err != nil {
-					dict.Close()
-					return err
-				}
-				e, err := dict.Next()
-				if err != nil {
-					dict.Close()
-					return fmt.Errorf("%s: %w", field, err)
-				}
-				if e == nil {
-					break
-				}
-				out = append(out, e.Term)
-			}
-			if err := dict.Close(); err != nil {
 				return fmt.Errorf("%s: %w", field, err)
 			}
 		}
