@@ -81,30 +81,41 @@ type facetBuckets struct {
 	} `json:"buckets"`
 }
 
-// facetAnswer is the aggregations part of an answer with facets, by facetAggs' names.
-type facetAnswer map[string]facetAgg
+// facetAnswer is the aggregations part of an answer with facets: each facet's buckets by
+// facetAggs' name for it, whether counted at the top level or in a filter aggregation.
+type facetAnswer map[string]facetBuckets
 
-// facetAgg is one aggregation of facetAggs in an answer: a facet's buckets, or the filter
-// aggregation of the facets that share their other filters, with each one's buckets.
-type facetAgg struct {
-	facetBuckets
-	Type     *facetBuckets `json:"facet_type"`
-	Category *facetBuckets `json:"facet_category"`
-	Language *facetBuckets `json:"facet_language"`
-	Year     *facetBuckets `json:"facet_year"`
+// UnmarshalJSON reads the facets out of the aggregations, those of the filter aggregations too.
+func (a *facetAnswer) UnmarshalJSON(data []byte) error {
+	var aggs map[string]json.RawMessage
+	if err := json.Unmarshal(data, &aggs); err != nil {
+		return err
+	}
+	*a = make(facetAnswer, len(aggs))
+	return a.add(aggs)
 }
 
-// of is the buckets of f that a filter aggregation holds, or nil.
-func (a facetAgg) of(f search.Facet) *facetBuckets {
-	switch f {
-	case search.FacetType:
-		return a.Type
-	case search.FacetCategory:
-		return a.Category
-	case search.FacetLanguage:
-		return a.Language
+// add decodes the facets among aggs, and those of the filter aggregations among them.
+func (a facetAnswer) add(aggs map[string]json.RawMessage) error {
+	for name, raw := range aggs {
+		switch {
+		case strings.HasPrefix(name, "facet_"):
+			var fb facetBuckets
+			if err := json.Unmarshal(raw, &fb); err != nil {
+				return fmt.Errorf("aggregation %s: %w", name, err)
+			}
+			a[name] = fb
+		case strings.HasPrefix(name, "filtered_"):
+			var sub map[string]json.RawMessage
+			if err := json.Unmarshal(raw, &sub); err != nil {
+				return fmt.Errorf("aggregation %s: %w", name, err)
+			}
+			if err := a.add(sub); err != nil {
+				return err
+			}
+		}
 	}
-	return a.Year
+	return nil
 }
 
 // facets reads q's facets out of an answer, naming categories as Categories names them; index
@@ -113,11 +124,6 @@ func (b *Backend) facets(ctx context.Context, q search.Query, a facetAnswer, ind
 	out := make(map[search.Facet][]search.FacetValue, len(search.Facets))
 	for _, f := range q.Facets.All() {
 		buckets := a["facet_"+f.String()].Buckets
-		for _, agg := range a {
-			if in := agg.of(f); in != nil {
-				buckets = in.Buckets
-			}
-		}
 		values := []search.FacetValue{}
 		for _, bk := range buckets {
 			v := bk.KeyAsString

@@ -2,7 +2,12 @@ package engine
 
 import (
 	"bytes"
+	"fmt"
+	"io"
+	"strings"
 	"testing"
+
+	"github.com/opensearch-project/opensearch-go/v4"
 
 	"mediagw/mappings"
 	"mediagw/search"
@@ -44,4 +49,35 @@ func TestExtrasSeveralShards(t *testing.T) {
 		load(t, b, items)
 		return b
 	})
+}
+
+// TestFacetAnswer: facets are read by their names wherever facetAggs put them, at the top level
+// or inside a filter aggregation (as decodeBody decodes an answer); other aggregations are ignored.
+func TestFacetAnswer(t *testing.T) {
+	body := `{"aggregations": {
+		"facet_type": {"doc_count_error_upper_bound": 0, "buckets": [{"key": "photo", "doc_count": 3}]},
+		"filtered_category": {"doc_count": 2,
+			"facet_category": {"buckets": [{"key": "harbours", "doc_count": 2}]},
+			"facet_year": {"buckets": [{"key": 1577836800000, "key_as_string": "2020", "doc_count": 1}]}},
+		"totals": {"buckets": {}}}}`
+	var a pageAnswer
+	if err := decodeBody(&opensearch.Response{Body: io.NopCloser(strings.NewReader(body))}, &a); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, key string
+		count     int
+	}{
+		{"facet_type", "photo", 3},
+		{"facet_category", "harbours", 2},
+		{"facet_year", "2020", 1},
+	} {
+		bs := a.Aggregations[tc.name].Buckets
+		if len(bs) != 1 || fmt.Sprint(bs[0].Key) != tc.key && bs[0].KeyAsString != tc.key || bs[0].Count != tc.count {
+			t.Errorf("%s: buckets %+v, want %s: %d", tc.name, bs, tc.key, tc.count)
+		}
+	}
+	if len(a.Aggregations) != 3 {
+		t.Errorf("facets %v, want the three of the answer", a.Aggregations)
+	}
 }
