@@ -21,6 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	gojson "github.com/goccy/go-json"
 	"github.com/opensearch-project/opensearch-go/v4"
 	"github.com/opensearch-project/opensearch-go/v4/opensearchapi"
 
@@ -451,7 +452,9 @@ var answerBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // maxPooledAnswer bounds the buffers kept for reuse: a page of 10,000 authors is about 600 KB.
 const maxPooledAnswer = 2 << 20
 
-// decodeBody decodes the JSON body of an answer into v and closes it.
+// decodeBody decodes the JSON body of an answer into v and closes it. It decodes with go-json,
+// which reads a page of hits in a quarter of encoding/json's time: decoding the engine's answers
+// was a quarter of the gateway's CPU per uncached search (docs/performance.md).
 func decodeBody(resp *opensearch.Response, v any) error {
 	defer resp.Body.Close()
 	buf := answerBufs.Get().(*bytes.Buffer)
@@ -464,7 +467,7 @@ func decodeBody(resp *opensearch.Response, v any) error {
 	if _, err := buf.ReadFrom(resp.Body); err != nil {
 		return err
 	}
-	return json.Unmarshal(buf.Bytes(), v)
+	return gojson.Unmarshal(buf.Bytes(), v)
 }
 
 // pageAnswer is the answer to a search's request: its hits, and the aggregations of its facets
