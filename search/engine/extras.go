@@ -11,6 +11,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	gojson "github.com/goccy/go-json"
+
 	"mediagw/search"
 	"mediagw/search/text"
 )
@@ -85,10 +87,11 @@ type facetBuckets struct {
 // facetAggs' name for it, whether counted at the top level or in a filter aggregation.
 type facetAnswer map[string]facetBuckets
 
-// UnmarshalJSON reads the facets out of the aggregations, those of the filter aggregations too.
+// UnmarshalJSON reads the facets out of the aggregations, those of the filter aggregations too,
+// with go-json as decodeBody reads the rest of the answer.
 func (a *facetAnswer) UnmarshalJSON(data []byte) error {
 	var aggs map[string]json.RawMessage
-	if err := json.Unmarshal(data, &aggs); err != nil {
+	if err := gojson.Unmarshal(data, &aggs); err != nil {
 		return err
 	}
 	*a = make(facetAnswer, len(aggs))
@@ -101,13 +104,13 @@ func (a facetAnswer) add(aggs map[string]json.RawMessage) error {
 		switch {
 		case strings.HasPrefix(name, "facet_"):
 			var fb facetBuckets
-			if err := json.Unmarshal(raw, &fb); err != nil {
+			if err := gojson.Unmarshal(raw, &fb); err != nil {
 				return fmt.Errorf("aggregation %s: %w", name, err)
 			}
 			a[name] = fb
 		case strings.HasPrefix(name, "filtered_"):
 			var sub map[string]json.RawMessage
-			if err := json.Unmarshal(raw, &sub); err != nil {
+			if err := gojson.Unmarshal(raw, &sub); err != nil {
 				return fmt.Errorf("aggregation %s: %w", name, err)
 			}
 			if err := a.add(sub); err != nil {
@@ -192,7 +195,7 @@ func (b *Backend) categoryNames(ctx context.Context, index string, slugs []strin
 	if len(missing) == 0 {
 		return names, nil
 	}
-	body, err := json.Marshal(obj{
+	body, err := marshal(obj{
 		// One hit, to learn which index answered.
 		"size":    1,
 		"_source": false,
@@ -277,7 +280,7 @@ func (b *Backend) Complete(ctx context.Context, q string, n int) ([]search.Compl
 	if len(text.Words(q)) == 0 || n < 1 {
 		return out, nil
 	}
-	body, err := json.Marshal(completeBody(q, n))
+	body, err := marshal(completeBody(q, n))
 	var resp searchResponse
 	if err := b.doSearch(ctx, "complete", body, err, &resp); err != nil {
 		return nil, err
@@ -309,7 +312,7 @@ func (b *Backend) Related(ctx context.Context, id string, n int) ([]search.Item,
 	if it.Author != "" {
 		should = append(should, obj{"term": obj{"author": obj{"value": it.Author, "boost": 1}}})
 	}
-	body, err := json.Marshal(obj{
+	body, err := marshal(obj{
 		"query": obj{"bool": obj{"should": should, "minimum_should_match": 1,
 			"must_not": []any{obj{"term": obj{"id": id}}}}},
 		"sort": []any{obj{"_score": obj{"order": "desc"}}, obj{"id": obj{"order": "asc"}}},
@@ -365,7 +368,7 @@ func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alte
 			"aggs":   obj{"alts": obj{"filters": obj{"filters": buckets[w]}}},
 		}
 	}
-	body, err := json.Marshal(obj{
+	body, err := marshal(obj{
 		"size": 0, "track_total_hits": false,
 		"query": obj{"bool": boolQuery(base)},
 		"aggs":  aggs,

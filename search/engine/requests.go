@@ -2,8 +2,9 @@ package engine
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
+
+	gojson "github.com/goccy/go-json"
 
 	"mediagw/search"
 )
@@ -28,12 +29,12 @@ func SearchRequest(q search.Query) ([]byte, error) {
 // searchRequest is the body of q's search, q normalized, and whether it is an _msearch's.
 func searchRequest(q search.Query, cur search.Cursor) ([]byte, bool, error) {
 	if !facetsApart(q) {
-		body, err := json.Marshal(pageBody(q, cur))
+		body, err := marshal(pageBody(q, cur))
 		return body, false, err
 	}
 	var buf bytes.Buffer
 	for _, s := range []obj{pageBody(q, cur), facetsBody(q)} {
-		part, err := json.Marshal(s)
+		part, err := marshal(s)
 		if err != nil {
 			return nil, true, err
 		}
@@ -45,6 +46,11 @@ func searchRequest(q search.Query, cur search.Cursor) ([]byte, bool, error) {
 	}
 	return buf.Bytes(), true, nil
 }
+
+// marshal encodes a request body with go-json, which writes the bytes encoding/json writes (keys
+// sorted, HTML escaped: TestBodiesEncodeAsEncodingJSON) in less time: encoding bodies, maps of
+// maps, was a twentieth of the caching-off gateway's CPU (perf profile, docs/performance.md).
+func marshal(v any) ([]byte, error) { return gojson.Marshal(v) }
 
 // walkOf is q's walk (search.Query.Walk), its position checked against q's order.
 func walkOf(q search.Query) (search.Cursor, bool, error) {
@@ -60,7 +66,7 @@ func walkOf(q search.Query) (search.Cursor, bool, error) {
 
 // ItemRequest is the JSON body Item sends to <alias>/_search for id: a search on the id field.
 func ItemRequest(id string) ([]byte, error) {
-	return json.Marshal(obj{
+	return marshal(obj{
 		"query":            obj{"bool": obj{"filter": []any{obj{"term": obj{"id": id}}}}},
 		"size":             1,
 		"track_total_hits": false,
@@ -155,7 +161,7 @@ func (c *Counter) field() string {
 // Request is the body of the next request to send.
 func (c *Counter) Request() ([]byte, error) {
 	if c.partitions == 0 {
-		return json.Marshal(obj{
+		return marshal(obj{
 			"size":             0,
 			"track_total_hits": false,
 			// 40,000 is the engine's most precise setting: exact below it, within a few percent above.
@@ -175,7 +181,7 @@ func (c *Counter) Request() ([]byte, error) {
 	if c.list == ListCategories {
 		agg["aggs"] = obj{"name": obj{"terms": obj{"field": "category_name", "size": 1}}}
 	}
-	return json.Marshal(obj{"size": 0, "track_total_hits": false, "aggs": obj{"groups": agg}})
+	return marshal(obj{"size": 0, "track_total_hits": false, "aggs": obj{"groups": agg}})
 }
 
 // countsAnswer is the part of an answer to a Counter's request that it reads.
@@ -232,7 +238,7 @@ func (c *Counter) answer(a *countsAnswer) (done bool, err error) {
 // complete; Values then holds it.
 func (c *Counter) Answer(body []byte) (done bool, err error) {
 	var a countsAnswer
-	if err := json.Unmarshal(body, &a); err != nil {
+	if err := gojson.Unmarshal(body, &a); err != nil {
 		return false, fmt.Errorf("%s: decode answer: %w", c.list, err)
 	}
 	// A partial answer (some shards failed) would pass for a complete list.

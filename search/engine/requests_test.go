@@ -286,3 +286,34 @@ func facetOrder(name string) int {
 	f, _ := search.ParseFacet(strings.TrimPrefix(name, "facet_"))
 	return slices.Index(search.Facets, f)
 }
+
+// TestBodiesEncodeAsEncodingJSON: marshal writes a request body byte for byte as encoding/json
+// does, whatever the text: keys sorted, <, > and & escaped, invalid UTF-8 replaced, U+2028 and
+// U+2029 escaped.
+func TestBodiesEncodeAsEncodingJSON(t *testing.T) {
+	texts := []string{"harbour", "street market night", "<b>a&b</b>", "l'été à Lisboa", "東京 夜",
+		"line\u2028sep\u2029", "bad \xff utf-8", `quote " back \ slash`, "tab\tnew\nline\x00", "emoji 🙂"}
+	var bodies []obj
+	for _, text := range texts {
+		for _, q := range []search.Query{
+			{Text: text, Sort: search.SortRelevance, Page: 1, PerPage: 20},
+			{Text: text, Type: "photo", Category: "places", Language: "en", From: "1990-01-01", To: "2005-12-31",
+				Sort: search.SortNewest, Page: 3, PerPage: 50, Facets: search.FacetSet(search.FacetType | search.FacetCategory | search.FacetLanguage | search.FacetYear)},
+			{Author: text, Sort: search.SortAZ, Page: 1, PerPage: 10, Facets: search.FacetSet(search.FacetYear)},
+		} {
+			q.Normalize()
+			bodies = append(bodies, pageBody(q, search.Cursor{After: []any{1.5, text, json.Number("9223372036854775807")}}), facetsBody(q))
+		}
+		bodies = append(bodies, completeBody(text, 10), countQuery(text))
+	}
+	for _, body := range bodies {
+		want, err := json.Marshal(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := marshal(body)
+		if err != nil || string(got) != string(want) {
+			t.Errorf("marshal = %s, %v;\nwant %s", got, err, want)
+		}
+	}
+}
