@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"testing"
 
@@ -79,5 +80,28 @@ func TestFacetAnswer(t *testing.T) {
 	}
 	if len(a.Aggregations) != 3 {
 		t.Errorf("facets %v, want the three of the answer", a.Aggregations)
+	}
+}
+
+// TestDecodedAnswersOwnTheirStrings: what decodeBody decodes stays as it was when its pooled
+// buffer holds the next answer, so the decoder copies strings rather than pointing into the buffer.
+func TestDecodedAnswersOwnTheirStrings(t *testing.T) {
+	page, err := os.ReadFile("testdata/page-answer.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first pageAnswer
+	if err := decodeBody(&opensearch.Response{Body: io.NopCloser(bytes.NewReader(page))}, &first); err != nil {
+		t.Fatal(err)
+	}
+	before := fmt.Sprint(first.Hits.Hits)
+	for range 4 {
+		other := bytes.Repeat([]byte("x"), len(page))
+		copy(other, `{"hits":{"hits":[]}}`)
+		var next pageAnswer
+		_ = decodeBody(&opensearch.Response{Body: io.NopCloser(bytes.NewReader(other))}, &next)
+	}
+	if after := fmt.Sprint(first.Hits.Hits); after != before {
+		t.Errorf("decoded hits changed when the buffer was reused:\n%.300s\nwant\n%.300s", after, before)
 	}
 }
