@@ -27,7 +27,7 @@ run: build
 	@mkdir -p $(VAR)
 	@if [ -n "$(CATALOGUE)" ]; then \
 	  $(BIN)/mediactl load -rejects $(VAR)/rejects.ndjson "$(CATALOGUE)"; \
-	elif [ ! -e "$(MEDIA_INDEX_DIR)/current" ]; then \
+	elif [ ! -e "$(MEDIA_INDEX_DIR)/current" ] || $(BIN)/mediactl status 2>/dev/null | grep 'live' | grep -q 'older mediagw'; then \
 	  src=$(VAR)/sample-$(ITEMS)-$(SEED).ndjson.gz; \
 	  [ -f "$$src" ] || $(BIN)/mediactl gen -n $(ITEMS) -seed $(SEED) -o "$$src"; \
 	  $(BIN)/mediactl load "$$src"; \

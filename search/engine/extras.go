@@ -25,9 +25,12 @@ import (
 
 var _ search.Extras = (*Backend)(nil)
 
-// facetFields are the keyword fields the terms facets count; the year facet is a date histogram.
+// facetFields are the keyword fields the facets count. The year is a field of its own
+// (Document.Year) rather than a date_histogram over the date: a terms aggregation over a keyword
+// counts each item's value straight from the index, where the histogram rounds each item's date
+// (with the other three facets at 1,000,000 items: XXX).
 var facetFields = map[search.Facet]string{
-	search.FacetType: "type", search.FacetCategory: "category", search.FacetLanguage: "language",
+	search.FacetType: "type", search.FacetCategory: "category", search.FacetLanguage: "language", search.FacetYear: "year",
 }
 
 // maxFacetTerms is how many values of a facet each shard counts: more than any facet has, so
@@ -48,13 +51,8 @@ func facetAggs(q search.Query) obj {
 	// over: facets have the same other filters when q without each one's own is the same query.
 	groups := map[search.Query]obj{}
 	for _, f := range q.Facets.All() {
-		var values obj
-		if f == search.FacetYear {
-			values = obj{"date_histogram": obj{"field": "date", "calendar_interval": "year", "format": "yyyy", "min_doc_count": 1}}
-		} else {
-			values = obj{"terms": obj{"field": facetFields[f], "size": search.MaxFacetValues, "shard_size": maxFacetTerms,
-				"order": []any{obj{"_count": "desc"}, obj{"_key": "asc"}}}}
-		}
+		values := obj{"terms": obj{"field": facetFields[f], "size": search.MaxFacetValues, "shard_size": maxFacetTerms,
+			"order": []any{obj{"_count": "desc"}, obj{"_key": "asc"}}}}
 		name := "facet_" + f.String()
 		// The text is the query's, shared by every aggregation.
 		without := q.Without(f)
@@ -77,9 +75,8 @@ func facetAggs(q search.Query) obj {
 // facetBuckets are the buckets of one facet's values.
 type facetBuckets struct {
 	Buckets []struct {
-		Key         any    `json:"key"`
-		KeyAsString string `json:"key_as_string"`
-		Count       int    `json:"doc_count"`
+		Key   string `json:"key"`
+		Count int    `json:"doc_count"`
 	} `json:"buckets"`
 }
 
@@ -129,11 +126,7 @@ func (b *Backend) facets(ctx context.Context, q search.Query, a facetAnswer, ind
 		buckets := a["facet_"+f.String()].Buckets
 		values := []search.FacetValue{}
 		for _, bk := range buckets {
-			v := bk.KeyAsString
-			if v == "" {
-				v = fmt.Sprint(bk.Key)
-			}
-			values = append(values, search.FacetValue{Value: v, Count: bk.Count})
+			values = append(values, search.FacetValue{Value: bk.Key, Count: bk.Count})
 		}
 		out[f] = search.TopFacetValues(values)
 	}

@@ -59,7 +59,7 @@ func TestFacetAnswer(t *testing.T) {
 		"facet_type": {"doc_count_error_upper_bound": 0, "buckets": [{"key": "photo", "doc_count": 3}]},
 		"filtered_category": {"doc_count": 2,
 			"facet_category": {"buckets": [{"key": "harbours", "doc_count": 2}]},
-			"facet_year": {"buckets": [{"key": 1577836800000, "key_as_string": "2020", "doc_count": 1}]}},
+			"facet_year": {"buckets": [{"key": "2020", "doc_count": 1}]}},
 		"totals": {"buckets": {}}}}`
 	var a pageAnswer
 	if err := decodeBody(&opensearch.Response{Body: io.NopCloser(strings.NewReader(body))}, &a); err != nil {
@@ -74,7 +74,7 @@ func TestFacetAnswer(t *testing.T) {
 		{"facet_year", "2020", 1},
 	} {
 		bs := a.Aggregations[tc.name].Buckets
-		if len(bs) != 1 || fmt.Sprint(bs[0].Key) != tc.key && bs[0].KeyAsString != tc.key || bs[0].Count != tc.count {
+		if len(bs) != 1 || bs[0].Key != tc.key || bs[0].Count != tc.count {
 			t.Errorf("%s: buckets %+v, want %s: %d", tc.name, bs, tc.key, tc.count)
 		}
 	}

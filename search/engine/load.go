@@ -46,6 +46,8 @@ type Document struct {
 	search.Item
 	TitleSort  string  `json:"title_sort"`
 	TitleBonus float64 `json:"title_bonus"`
+	// Year is the date's year, which the year facet counts (facetFields).
+	Year string `json:"year,omitempty"`
 	// AuthorKey is the author's search.AuthorKey, which the authors list counts so that the
 	// engine gives it in order.
 	AuthorKey string `json:"author_key,omitempty"`
@@ -71,6 +73,9 @@ func NewDocument(it search.Item) Document {
 	d := Document{Item: it, TitleSort: search.TitleKey(it.Title), TitleBonus: search.TitleBonus(it.Title)}
 	if it.Author != "" {
 		d.AuthorKey = search.AuthorKey(it.Author)
+	}
+	if len(it.Date) >= len("yyyy") {
+		d.Year = it.Date[:len("yyyy")]
 	}
 	var all []string
 	terms := func(s string) string {
