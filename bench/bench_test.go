@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -440,5 +441,48 @@ func TestOpenSearchTargetAndLoad(t *testing.T) {
 	}
 	if !maps.Equal(got, want) {
 		t.Errorf("the direct exchange counted %d authors, the backend lists %d, or their counts differ", len(got), len(want))
+	}
+}
+
+// seqTarget answers at once, or after delay, and records the positions of the requests it was sent.
+type seqTarget struct {
+	name  string
+	delay time.Duration
+	mu    sync.Mutex
+	seqs  []uint64
+}
+
+func (s *seqTarget) Name() string { return s.name }
+
+func (s *seqTarget) Do(_ context.Context, _ *Request, seq uint64) (int, int64, error) {
+	time.Sleep(s.delay)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seqs = append(s.seqs, seq)
+	return http.StatusOK, 1, nil
+}
+
+// TestRunByCountReplaysTheSameRequests: with Requests set, a slow target and a fast one answer
+// exactly that many requests each, warm-up and measured alike, and the very same ones.
+func TestRunByCountReplaysTheSameRequests(t *testing.T) {
+	m := &Mix{Seq: make([]*Request, 1000)}
+	for i := range m.Seq {
+		m.Seq[i] = &Request{Kind: KindItems}
+	}
+	fast, slow := &seqTarget{name: "fast"}, &seqTarget{name: "slow", delay: 2 * time.Millisecond}
+	res, err := Run(context.Background(), m, []Target{fast, slow},
+		RunOptions{Concurrency: 4, Rounds: 2, Requests: 60, Warmup: 100 * time.Millisecond, Duration: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.Requests != 60 {
+			t.Errorf("%s measured %d requests, want 60", r.Target, r.Requests)
+		}
+	}
+	slices.Sort(fast.seqs)
+	slices.Sort(slow.seqs)
+	if len(fast.seqs) != 90 || !slices.Equal(fast.seqs, slow.seqs) {
+		t.Errorf("fast was sent %d requests, slow %d; want the same 90, a round's 30 to warm up", len(fast.seqs), len(slow.seqs))
 	}
 }

@@ -25,6 +25,11 @@ type RunOptions struct {
 	// the targets (A B B A ...), so a drift of the machine's load falls on both alike.
 	Duration time.Duration
 	Rounds   int
+	// Requests > 0 measures a count instead of a time: each target answers exactly this many
+	// requests, split over the Rounds, after a warm-up of one round's count if Warmup > 0. Every
+	// target then answers the very same requests, where a time lets the faster one go further into
+	// the sequence: fairer when few requests fit in the time and their costs vary widely.
+	Requests int
 	// Warmup runs each target unmeasured first, so connections, JIT and caches start warm.
 	Warmup time.Duration
 	// Timeout bounds one request.
@@ -83,17 +88,22 @@ func Run(ctx context.Context, mix *Mix, targets []Target, opt RunOptions) ([]*Re
 		}
 		results[i] = newResult(t.Name())
 	}
+	per := span{d: opt.Duration / time.Duration(opt.Rounds)}
+	warm := span{d: opt.Warmup}
+	if opt.Requests > 0 {
+		per = span{n: max(opt.Requests/opt.Rounds, 1)}
+		warm = per
+	}
 	if opt.Warmup > 0 {
 		for i, t := range targets {
-			progress(opt, "warm-up %s for %s", t.Name(), opt.Warmup)
-			if _, err := phase(ctx, mix, t, cursors[i], opt, opt.Warmup); err != nil {
+			progress(opt, "warm-up %s for %s", t.Name(), warm)
+			if _, err := phase(ctx, mix, t, cursors[i], opt, warm); err != nil {
 				return results, err
 			}
 		}
 	}
 	procs := append([]Process{{Name: "harness", PID: os.Getpid()}}, opt.Processes...)
 	scraper := NewClient(1, opt.Timeout)
-	per := opt.Duration / time.Duration(opt.Rounds)
 	for round := range opt.Rounds {
 		order := make([]int, len(targets))
 		for i := range order {
@@ -184,8 +194,21 @@ func (w *worker) Run(context.Context, periodic.ThreadID) (bool, string) {
 	return status >= 200 && status < 300, ""
 }
 
-// phase runs one target for d and returns what it measured.
-func phase(ctx context.Context, mix *Mix, t Target, cursors []uint64, opt RunOptions, d time.Duration) (*Result, error) {
+// span is how long a phase runs: n requests in all, or for d when n is 0.
+type span struct {
+	d time.Duration
+	n int
+}
+
+func (s span) String() string {
+	if s.n > 0 {
+		return fmt.Sprintf("%d requests", s.n)
+	}
+	return s.d.String()
+}
+
+// phase runs one target for s and returns what it measured.
+func phase(ctx context.Context, mix *Mix, t Target, cursors []uint64, opt RunOptions, s span) (*Result, error) {
 	workers := make([]*worker, opt.Concurrency)
 	runners := make([]periodic.Runnable, opt.Concurrency)
 	for i := range workers {
@@ -199,7 +222,8 @@ func phase(ctx context.Context, mix *Mix, t Target, cursors []uint64, opt RunOpt
 	ro := &periodic.RunnerOptions{
 		RunType:    "mediagw bench " + t.Name(),
 		QPS:        qps,
-		Duration:   d,
+		Duration:   s.d,
+		Exactly:    int64(s.n),
 		NumThreads: opt.Concurrency,
 		Out:        io.Discard,
 		// Connections start staggered rather than in lock-step.

@@ -29,6 +29,7 @@ type benchFlags struct {
 	duration  time.Duration
 	warmup    time.Duration
 	rounds    int
+	requests  int
 	qps       float64
 	conc      int
 	visitors  int
@@ -59,6 +60,7 @@ func benchFlagSet(fs *flag.FlagSet, e *env) {
 	fs.DurationVar(&b.duration, "duration", 20*time.Second, "measured time per target")
 	fs.DurationVar(&b.warmup, "warmup", 5*time.Second, "unmeasured warm-up per target")
 	fs.IntVar(&b.rounds, "rounds", 2, "phases per target, alternating between targets")
+	fs.IntVar(&b.requests, "requests", 0, "measure this many requests per target instead of -duration, after a warm-up of one round's if -warmup is set: every target answers the very same requests")
 	fs.Float64Var(&b.qps, "qps", 0, "open-loop rate in requests/s; 0 runs closed-loop at -c")
 	fs.IntVar(&b.conc, "c", 8, "concurrent connections (closed-loop clients)")
 	fs.IntVar(&b.visitors, "visitors", 10000, "distinct visitors sent in X-Forwarded-For (the gateway must trust 127.0.0.1)")
@@ -197,8 +199,14 @@ func benchMix(ctx context.Context, e *env) error {
 	}
 	fmt.Fprintf(e.stdout, "mix: %d requests (%d distinct) from %d items: items %d, item %d, categories %d, authors %d, suggest %d; seed %d\n",
 		len(mix.Seq), mix.Distinct, len(corpus.IDs), n[bench.KindItems], n[bench.KindItem], n[bench.KindCategories], n[bench.KindAuthors], n[bench.KindSuggest], b.seed)
-	fmt.Fprintf(e.stdout, "run: %s; %s measured per target in %d rounds after %s warm-up; visitors %s\n",
-		loop, b.duration, b.rounds, b.warmup, visitorsNote(b))
+	measured := fmt.Sprintf("%s measured per target in %d rounds after %s warm-up", b.duration, b.rounds, b.warmup)
+	if b.requests > 0 {
+		measured = fmt.Sprintf("the same %d requests measured on each target in %d rounds", b.requests, b.rounds)
+		if b.warmup > 0 {
+			measured += fmt.Sprintf(" after %d to warm up", max(b.requests/b.rounds, 1))
+		}
+	}
+	fmt.Fprintf(e.stdout, "run: %s; %s; visitors %s\n", loop, measured, visitorsNote(b))
 
 	procs, err := parsePIDs(b.cpu)
 	if err != nil {
@@ -213,8 +221,8 @@ func benchMix(ctx context.Context, e *env) error {
 		watches = append(watches, bench.WatchRSS(p.Name, p.PID, 500*time.Millisecond))
 	}
 	results, runErr := bench.Run(ctx, mix, targets, bench.RunOptions{
-		QPS: b.qps, Concurrency: b.conc, Duration: b.duration, Rounds: b.rounds, Warmup: b.warmup,
-		Timeout: b.timeout, Progress: e.stderr, Processes: procs, Metrics: metrics,
+		QPS: b.qps, Concurrency: b.conc, Duration: b.duration, Rounds: b.rounds, Requests: b.requests,
+		Warmup: b.warmup, Timeout: b.timeout, Progress: e.stderr, Processes: procs, Metrics: metrics,
 	})
 	var reports []bench.RSSReport
 	for _, w := range watches {
