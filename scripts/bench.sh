@@ -11,7 +11,8 @@
 # stops every process it started. docs/performance.md explains the method and records the figures.
 #
 # Settings (environment): BENCH_ITEMS (100000), BENCH_SEED (1), BENCH_DURATION measured per target
-# (10s), BENCH_WARMUP (3s), BENCH_EXTRAS_REQUESTS the same searches each extras target answers (1600), BENCH_CACHE_WARMUP of the cached gateway (30s), BENCH_C connections (8), BENCH_QPS open-loop rate (40; 0 skips the
+# (10s), BENCH_REQUESTS the same requests each target of a closed-loop comparison answers instead,
+# caching on aside (1600; 0 times them by BENCH_DURATION), BENCH_WARMUP (3s), BENCH_CACHE_WARMUP of the cached gateway (30s), BENCH_C connections (8), BENCH_QPS open-loop rate (40; 0 skips the
 # open-loop run), BENCH_SUSTAIN sustained run of the cached gateway for its RSS (30s; 0 skips it), BENCH_EMBEDDED (1; 0 skips the embedded index), BENCH_PROFILE (1; 0 skips the CPU
 # profile), BENCH_LOAD (1; 0 skips timing the loads, and loads the catalogue only when the alias
 # holds another count), BENCH_ENGINE (opensearch, or elasticsearch at ELASTICSEARCH_URL,
@@ -28,7 +29,7 @@ SEED=${BENCH_SEED:-1}
 DURATION=${BENCH_DURATION:-10s}
 WARMUP=${BENCH_WARMUP:-3s}
 CACHE_WARMUP=${BENCH_CACHE_WARMUP:-30s}
-EXTRAS_REQUESTS=${BENCH_EXTRAS_REQUESTS:-1600}
+REQUESTS=${BENCH_REQUESTS:-1600}
 CONC=${BENCH_C:-8}
 QPS=${BENCH_QPS:-40}
 SUSTAIN=${BENCH_SUSTAIN:-30s}
@@ -197,10 +198,15 @@ loadavg
 "$MEDIACTL" bench -mode probe -gateway "$GATEWAYS" -n 50 -log-level warn
 
 mix() { loadavg; "$MEDIACTL" bench -catalogue "$CATALOGUE" -seed "$SEED" -duration "$DURATION" -warmup "$WARMUP" -c "$CONC" -log-level warn "$@"; }
+# same: a closed-loop comparison measures the same $REQUESTS requests on every target. In a time
+# the faster target gets further into the mix, and at 1,000,000 items 10 s hold a few hundred
+# requests whose costs vary a hundredfold (1% are authors lists of 3 s): which ones each target
+# drew moved the ratio more than the gateway did.
+same=(-requests "$REQUESTS")
 
 echo
 echo "== gateway (caching off) vs $ENGINE direct, closed loop"
-mix -gateway "gateway=$GW_OFF" -metrics "gateway=$M_OFF" -rss "gateway=$OFF" -cpu "$(cpu "gateway=$OFF")" \
+mix "${same[@]}" -gateway "gateway=$GW_OFF" -metrics "gateway=$M_OFF" -rss "gateway=$OFF" -cpu "$(cpu "gateway=$OFF")" \
 	-save "$RESULTS/1-closed-off.json" -label "closed loop, caching off"
 
 if [[ $QPS != 0 ]]; then
@@ -216,7 +222,7 @@ fi
 
 echo
 # A replica serves for hours: the cache is measured once the mix's popular requests are in it,
-# after a warm-up of its own (the direct target's warm-up is the same length).
+# after a warm-up of its own (the direct target's warm-up is the same length), so by time.
 echo "== gateway (caching on) vs $ENGINE direct, closed loop, after $CACHE_WARMUP of warm-up"
 mix -gateway "cached=$GW_ON" -metrics "cached=$M_ON" -rss "cached=$ON" -cpu "$(cpu "cached=$ON")" \
 	-warmup "$CACHE_WARMUP" -save "$RESULTS/3-closed-on.json" -label "closed loop, caching on"
@@ -224,16 +230,14 @@ mix -gateway "cached=$GW_ON" -metrics "cached=$M_ON" -rss "cached=$ON" -cpu "$(c
 if [[ $EMBEDDED == 1 ]]; then
 	echo
 	echo "== gateway on $ENGINE vs gateway on the embedded index (both caching off), closed loop"
-	mix -direct=false -gateway "$ENGINE=$GW_OFF,embedded=http://127.0.0.1:$((PORT + 3))/" -rss "embedded=$EMB" \
+	mix "${same[@]}" -direct=false -gateway "$ENGINE=$GW_OFF,embedded=http://127.0.0.1:$((PORT + 3))/" -rss "embedded=$EMB" \
 		-metrics "$ENGINE=$M_OFF,embedded=$M_EMB" -cpu "$(cpu "gateway-$ENGINE=$OFF,gateway-embedded=$EMB")" \
 		-save "$RESULTS/4-embedded.json" -label "both backends, closed loop"
 fi
 
 # The search-box extras (issue 12) on each backend through its gateway (caching off): the mix's
 # searches with all four facets and highlight=true against the same searches without, closed
-# loop in alternating rounds, each answering the very same requests (a time would let the plain
-# searches reach further into the mix, and at 1,000,000 items a few hundred searches of widely
-# varying cost fit in it); then completions as typed, open loop.
+# loop in alternating rounds; then completions as typed, open loop.
 EXTRAS=("$ENGINE=$GW_OFF" "$M_OFF" "$(cpu "gateway=$OFF")")
 if [[ $EMBEDDED == 1 ]]; then
 	EXTRAS+=("embedded=http://127.0.0.1:$((PORT + 3))/" "$M_EMB" "gateway=$EMB")
@@ -244,7 +248,7 @@ for ((i = 0; i < ${#EXTRAS[@]}; i += 3)); do
 	gw=${EXTRAS[i]} name=${EXTRAS[i]%%=*}
 	echo
 	echo "== search-box extras on $name: all four facets and highlight=true vs plain searches, closed loop"
-	mix -mode extras -requests "$EXTRAS_REQUESTS" -gateway "$gw" -metrics "$name=${EXTRAS[i + 1]}" -cpu "${EXTRAS[i + 2]}" \
+	mix "${same[@]}" -mode extras -gateway "$gw" -metrics "$name=${EXTRAS[i + 1]}" -cpu "${EXTRAS[i + 2]}" \
 		-save "$RESULTS/5-extras-$name.json" -label "facets+highlight"
 	echo
 	echo "== completions (resource=suggest) on $name, open loop at $SUGGEST_QPS req/s"
