@@ -21,16 +21,18 @@ build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
 
 # Serves the embedded index. With CATALOGUE=file it loads that file first (bad lines set aside in
-# $(VAR)/rejects.ndjson); otherwise it reuses the index already built, or builds one from a generated
-# catalogue of $(ITEMS) items.
+# $(VAR)/rejects.ndjson); otherwise it reuses the index already built (rebuilt from its own items
+# first if an older mediagw built it), or builds one from a generated catalogue of $(ITEMS) items.
 run: build
 	@mkdir -p $(VAR)
 	@if [ -n "$(CATALOGUE)" ]; then \
 	  $(BIN)/mediactl load -rejects $(VAR)/rejects.ndjson "$(CATALOGUE)"; \
-	elif [ ! -e "$(MEDIA_INDEX_DIR)/current" ] || $(BIN)/mediactl status 2>/dev/null | grep 'live' | grep -q 'older mediagw'; then \
+	elif [ ! -e "$(MEDIA_INDEX_DIR)/current" ]; then \
 	  src=$(VAR)/sample-$(ITEMS)-$(SEED).ndjson.gz; \
 	  [ -f "$$src" ] || $(BIN)/mediactl gen -n $(ITEMS) -seed $(SEED) -o "$$src"; \
 	  $(BIN)/mediactl load "$$src"; \
+	elif MEDIA_BACKEND=embedded $(BIN)/mediactl status 2>/dev/null | grep 'live' | grep -q 'older mediagw'; then \
+	  MEDIA_BACKEND=embedded $(BIN)/mediactl reindex; \
 	fi
 	$(BIN)/mediagw
 

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -441,6 +442,26 @@ func TestOpenSearchTargetAndLoad(t *testing.T) {
 	}
 	if !maps.Equal(got, want) {
 		t.Errorf("the direct exchange counted %d authors, the backend lists %d, or their counts differ", len(got), len(want))
+	}
+}
+
+func TestRunRefusesCountsFortioCannotKeep(t *testing.T) {
+	m := &Mix{Seq: []*Request{{Kind: KindItems}}}
+	for _, tc := range []struct {
+		name string
+		opt  RunOptions
+		want string
+	}{
+		{"open loop", RunOptions{Requests: 16, QPS: 10, Concurrency: 4, Rounds: 2}, "closed loop only"},
+		{"a remainder", RunOptions{Requests: 17, Concurrency: 4, Rounds: 2}, "do not split into 2 rounds of at least 4"},
+		{"fewer than one a connection", RunOptions{Requests: 6, Concurrency: 4, Rounds: 2}, "do not split into 2 rounds of at least 4"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Run(context.Background(), m, []Target{&seqTarget{name: "a"}}, tc.opt)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Run = %v, want an error saying %q", err, tc.want)
+			}
+		})
 	}
 }
 

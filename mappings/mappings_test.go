@@ -51,14 +51,14 @@ func TestItemsIsValid(t *testing.T) {
 	}
 	// Terms made by the loader are indexed, not stored, but those related items' more_like_this
 	// reads from the item's _source: a hit carries little more than the item.
-	for _, f := range []string{"w_summary", "w_description", "w_author", "title_prefixes", "vocabulary", "author_key"} {
+	for _, f := range []string{"w_summary", "w_description", "w_author", "title_prefixes", "vocabulary", "author_key", "year"} {
 		if !slices.Contains(def.Mappings.Source.Excludes, f) {
 			t.Errorf("_source.excludes %q lacks %s", def.Mappings.Source.Excludes, f)
 		}
 	}
-	// The did-you-mean's dictionary lists the vocabulary, and the authors list counts the author
-	// keys, by aggregation (search/engine's Words and Authors).
-	for _, f := range []string{"vocabulary", "author_key"} {
+	// The did-you-mean's dictionary lists the vocabulary, the authors list counts the author keys
+	// and the year facet the years, by aggregation (search/engine's Words, Authors and facetAggs).
+	for _, f := range []string{"vocabulary", "author_key", "year"} {
 		if p := def.Mappings.Properties[f]; p.Type != "keyword" || p.DocValues != nil && !*p.DocValues {
 			t.Errorf("field %s: type %q, doc values %v; want a keyword with doc values", f, p.Type, p.DocValues)
 		}

@@ -97,7 +97,7 @@ MEDIACTL=$REPO/bin/mediactl
 echo "== machine"
 echo "cpus: $(nproc); memory: $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo); $($GO version | cut -d' ' -f3-4)"
 echo "$ENGINE: $(engine_version); rate-limit store: ${REDIS_URL:-in process}"
-echo "run: $ITEMS items, seed $SEED, $DURATION per target after $WARMUP warm-up, $CONC connections"
+echo "run: $ITEMS items, seed $SEED, $CONC connections; closed loops on the same $REQUESTS requests a target (0: timed), the others $DURATION a target after $WARMUP warm-up"
 
 if [[ ! -f $CATALOGUE ]]; then
 	log "generating $ITEMS items"

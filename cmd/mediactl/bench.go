@@ -60,7 +60,7 @@ func benchFlagSet(fs *flag.FlagSet, e *env) {
 	fs.DurationVar(&b.duration, "duration", 20*time.Second, "measured time per target")
 	fs.DurationVar(&b.warmup, "warmup", 5*time.Second, "unmeasured warm-up per target")
 	fs.IntVar(&b.rounds, "rounds", 2, "phases per target, alternating between targets")
-	fs.IntVar(&b.requests, "requests", 0, "measure this many requests per target instead of -duration, after a warm-up of one round's if -warmup is set: every target answers the very same requests")
+	fs.IntVar(&b.requests, "requests", 0, "measure this many requests per target instead of -duration (closed loop; a multiple of -rounds, at least -c a round), after a warm-up of one round's if -warmup is set: every target answers the very same requests")
 	fs.Float64Var(&b.qps, "qps", 0, "open-loop rate in requests/s; 0 runs closed-loop at -c")
 	fs.IntVar(&b.conc, "c", 8, "concurrent connections (closed-loop clients)")
 	fs.IntVar(&b.visitors, "visitors", 10000, "distinct visitors sent in X-Forwarded-For (the gateway must trust 127.0.0.1)")
@@ -203,7 +203,7 @@ func benchMix(ctx context.Context, e *env) error {
 	if b.requests > 0 {
 		measured = fmt.Sprintf("the same %d requests measured on each target in %d rounds", b.requests, b.rounds)
 		if b.warmup > 0 {
-			measured += fmt.Sprintf(" after %d to warm up", max(b.requests/b.rounds, 1))
+			measured += " after one round's to warm up"
 		}
 	}
 	fmt.Fprintf(e.stdout, "run: %s; %s; visitors %s\n", loop, measured, visitorsNote(b))
