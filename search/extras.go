@@ -44,6 +44,15 @@ func ParseFacet(name string) (Facet, bool) {
 	return 0, false
 }
 
+// Year is the year of the item's date, the value the year facet counts it under; empty when the
+// item has no date.
+func (it Item) Year() string {
+	if len(it.Date) < len("yyyy") {
+		return ""
+	}
+	return it.Date[:len("yyyy")]
+}
+
 // FacetSet is a set of facets; the zero value asks for none. It is a bit set so that a Query stays
 // comparable (caches key on it).
 type FacetSet uint8

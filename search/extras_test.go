@@ -111,3 +111,15 @@ func TestCorrectOneCall(t *testing.T) {
 		t.Errorf("Correct of 12 words = %q in %d calls of %d alternatives; want none in 1 of %d", got, calls, alts, MaxAlternatives)
 	}
 }
+
+func TestItemYear(t *testing.T) {
+	for _, tc := range []struct{ date, want string }{
+		{"2018-06-30", "2018"},
+		{"0999-01-01", "0999"},
+		{"", ""},
+	} {
+		if got := (Item{Date: tc.date}).Year(); got != tc.want {
+			t.Errorf("Item{Date: %q}.Year() = %q, want %q", tc.date, got, tc.want)
+		}
+	}
+}

@@ -162,7 +162,7 @@ func document(it search.Item) (map[string]interface{}, error) {
 		}
 		d[fieldDate] = n
 		d[fieldDateSort] = it.Date
-		d[fieldYear] = it.Date[:4]
+		d[fieldYear] = it.Year()
 	}
 	if len(it.Tags) > 0 {
 		d[fieldTags] = it.Tags

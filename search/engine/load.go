@@ -70,12 +70,9 @@ type Document struct {
 
 // NewDocument is the stored document of it.
 func NewDocument(it search.Item) Document {
-	d := Document{Item: it, TitleSort: search.TitleKey(it.Title), TitleBonus: search.TitleBonus(it.Title)}
+	d := Document{Item: it, TitleSort: search.TitleKey(it.Title), TitleBonus: search.TitleBonus(it.Title), Year: it.Year()}
 	if it.Author != "" {
 		d.AuthorKey = search.AuthorKey(it.Author)
-	}
-	if len(it.Date) >= len("yyyy") {
-		d.Year = it.Date[:len("yyyy")]
 	}
 	var all []string
 	terms := func(s string) string {

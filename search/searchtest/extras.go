@@ -158,9 +158,7 @@ func modelFacet(items []search.Item, q search.Query, f search.Facet, names map[s
 		case search.FacetLanguage:
 			v = it.Language
 		case search.FacetYear:
-			if it.Date != "" {
-				v = it.Date[:4]
-			}
+			v = it.Year()
 		}
 		if v != "" {
 			counts[v]++
