@@ -60,9 +60,9 @@ func (c *calling) Related(ctx context.Context, id string, n int) ([]search.Item,
 	return c.extras.Related(ctx, id, n)
 }
 
-func (c *calling) Totals(ctx context.Context, q search.Query, alts []search.Alternative) ([]int, error) {
+func (c *calling) Totals(ctx context.Context, q search.Query, alts []search.Alternative, m search.Matches) ([]int, error) {
 	c.count("totals")
-	return c.extras.Totals(ctx, q, alts)
+	return c.extras.Totals(ctx, q, alts, m)
 }
 
 // TestEachResourceAsksOnce: every resource makes the backend calls its answer needs and no more

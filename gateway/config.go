@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"context"
 	"fmt"
 	"io/fs"
 	"net/netip"
@@ -47,14 +46,8 @@ type Config struct {
 	// subtracts what the backend's metering (search/meter) adds to each request's
 	// search.EngineClock; nil records none.
 	Metrics prometheus.Registerer
-	// Speller, when not nil, finds the neighbours of a search's words that a correction weighs
-	// (search/spell); nil offers no corrections.
-	Speller Speller
-}
-
-// Speller finds, for each word of a text, the indexed words near it (search.Correct).
-type Speller interface {
-	Neighbours(ctx context.Context, text string) (map[string][]string, error)
+	// Speller, when not nil, finds the neighbours of X	// (search/spell); nil offers no corrections.
+	Speller search.Vocabulary
 }
 
 // MaxAge is how long clients and shared caches may reuse each resource's responses.

@@ -90,12 +90,7 @@ func (g *Gateway) suggestion(ctx context.Context, q search.Query, res search.Res
 	if g.extras == nil || g.cfg.Speller == nil || res.Total >= search.FewResults {
 		return out
 	}
-	near, err := g.cfg.Speller.Neighbours(ctx, q.Text)
-	if err != nil {
-		g.log.Debug("no correction: " + err.Error())
-		return out
-	}
-	fixed, err := search.Correct(ctx, g.extras, q, res.Total, near)
+	fixed, err := search.Correct(ctx, g.extras, q, res.Total, g.cfg.Speller)
 	if err != nil {
 		g.log.Debug("no correction: " + err.Error())
 		return out

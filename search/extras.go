@@ -161,8 +161,27 @@ type Extras interface {
 	Related(ctx context.Context, id string, n int) ([]Item, error)
 	// Totals returns, in one call, the Total of q with each alternative text: alts[i]'s total is
 	// that of q with every occurrence of alts[i].Word among the words of q.Text (text.Words)
-	// replaced by alts[i].With, whatever q's page, sort and facets.
-	Totals(ctx context.Context, q Query, alts []Alternative) ([]int, error)
+	// replaced by alts[i].With, whatever q's page, sort and facets. m holds what some of those
+	// words match, which the backend may count by (nil: none).
+	Totals(ctx context.Context, q Query, alts []Alternative, m Matches) ([]int, error)
+}
+
+// Matches maps words, as text.Words gives them, to the indexed terms each matches in a search:
+// itself, if indexed, and those within its typo allowance (TypoAllowance, EditsWithin), folded,
+// as search/spell finds them among the words of the index. A backend may count a word's items by
+// them instead of expanding its allowance again, which costs an engine more than the count.
+type Matches map[string][]string
+
+// Vocabulary is what a correction knows of the indexed words (search/spell.Speller).
+type Vocabulary interface {
+	// Neighbours maps each word of text (text.Words) to its neighbours: the words indexed in any
+	// searched field (folded, as text.Fold folds them) within TypoAllowance edits of the folded
+	// word as EditsWithin counts them, the word itself excluded, in byte order, the first
+	// MaxNeighbours of them.
+	Neighbours(ctx context.Context, text string) (map[string][]string, error)
+	// Matches gives the Matches of some of words; a word it leaves out is not known to match a
+	// few terms only.
+	Matches(ctx context.Context, words []string) (Matches, error)
 }
 
 // Alternative is a text with one of its words replaced by another.
@@ -177,18 +196,19 @@ func (a Alternative) Text(s string) string {
 }
 
 // Correct returns the did-you-mean correction of a search of q that found total items, when that
-// is fewer than FewResults: q's text with one word changed to one of its neighbours, the change
-// that finds the most items, more than total; or "" when no such change exists. near maps each
-// word of the text (text.Words) to its neighbours: the words indexed in any searched field
-// (folded, as text.Fold folds them) within TypoAllowance edits of the folded word as EditsWithin
-// counts them, the word itself excluded, in byte order, the first MaxNeighbours of them (as
-// search/spell finds them). Ties go to the earlier word, then to the neighbour first in byte
-// order. The alternatives, at most MaxAlternatives of them, are counted in one call of b.
+// is fewer than FewResults: q's text with one word changed to one of its neighbours in v, the
+// change that finds the most items, more than total; or "" when no such change exists. Ties go to
+// the earlier word, then to the neighbour first in byte order. The alternatives, at most
+// MaxAlternatives of them, are counted in one call of b, with the matches v knows of their words.
 func Correct(ctx context.Context, b interface {
-	Totals(context.Context, Query, []Alternative) ([]int, error)
-}, q Query, total int, near map[string][]string) (string, error) {
+	Totals(context.Context, Query, []Alternative, Matches) ([]int, error)
+}, q Query, total int, v Vocabulary) (string, error) {
 	if q.Text == "" || total >= FewResults {
 		return "", nil
+	}
+	near, err := v.Neighbours(ctx, q.Text)
+	if err != nil {
+		return "", fmt.Errorf("correction of %q: %w", q.Text, err)
 	}
 	var alts []Alternative
 	for _, w := range text.Words(q.Text) {
@@ -202,7 +222,15 @@ func Correct(ctx context.Context, b interface {
 	if len(alts) == 0 {
 		return "", nil
 	}
-	totals, err := b.Totals(ctx, q, alts)
+	words := text.Words(q.Text)
+	for _, a := range alts {
+		words = append(words, a.With)
+	}
+	m, err := v.Matches(ctx, words)
+	if err != nil {
+		return "", fmt.Errorf("correction of %q: %w", q.Text, err)
+	}
+	totals, err := b.Totals(ctx, q, alts, m)
 	if err != nil {
 		return "", fmt.Errorf("correction of %q: %w", q.Text, err)
 	}

@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"maps"
 	"mediagw/search/text"
 	"slices"
 	"strings"
@@ -15,8 +16,27 @@ import (
 type wordsBackend struct {
 	titles     []string
 	neighbours map[string][]string
-	// totals counts the Totals calls and the alternatives they carried.
+	// totals counts the Totals calls and the alternatives they carried; matched, when not nil,
+	// gets the words of the last call's Matches.
 	totals, alts *int
+	matched      *[]string
+}
+
+func (w wordsBackend) Neighbours(_ context.Context, s string) (map[string][]string, error) {
+	near := map[string][]string{}
+	for _, x := range text.Words(s) {
+		near[x] = w.neighbours[x][:min(MaxNeighbours, len(w.neighbours[x]))]
+	}
+	return near, nil
+}
+
+// Matches has every word match itself alone.
+func (w wordsBackend) Matches(_ context.Context, words []string) (Matches, error) {
+	m := Matches{}
+	for _, x := range words {
+		m[x] = []string{x}
+	}
+	return m, nil
 }
 
 func (w wordsBackend) Search(_ context.Context, q Query) (Result, error) {
@@ -30,10 +50,13 @@ func (w wordsBackend) Search(_ context.Context, q Query) (Result, error) {
 	return Result{Items: []Item{}, Total: n}, nil
 }
 
-func (w wordsBackend) Totals(ctx context.Context, q Query, alts []Alternative) ([]int, error) {
+func (w wordsBackend) Totals(ctx context.Context, q Query, alts []Alternative, m Matches) ([]int, error) {
 	if w.totals != nil {
 		*w.totals++
 		*w.alts += len(alts)
+	}
+	if w.matched != nil {
+		*w.matched = slices.Sorted(maps.Keys(m))
 	}
 	out := make([]int, len(alts))
 	for i, a := range alts {
@@ -56,11 +79,7 @@ func (w wordsBackend) correct(t *testing.T, s string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	near := map[string][]string{}
-	for _, x := range text.Words(s) {
-		near[x] = w.neighbours[x][:min(MaxNeighbours, len(w.neighbours[x]))]
-	}
-	got, err := Correct(context.Background(), w, q, res.Total, near)
+	got, err := Correct(context.Background(), w, q, res.Total, w)
 	if err != nil {
 		t.Fatalf("Correct(%q): %v", s, err)
 	}
@@ -87,6 +106,12 @@ func TestCorrect(t *testing.T) {
 		if got := b.correct(t, tt.text); got != tt.want {
 			t.Errorf("Correct(%q) = %q; want %q", tt.text, got, tt.want)
 		}
+	}
+	var matched []string
+	b.matched = &matched
+	b.correct(t, "river thmes")
+	if want := []string{"river", "tames", "thames", "thmes"}; !slices.Equal(matched, want) {
+		t.Errorf("Correct(%q) counts with the matches of %q, want those of the words and alternatives %q", "river thmes", matched, want)
 	}
 }
 

@@ -226,11 +226,11 @@ func (b *Backend) Related(ctx context.Context, id string, n int) ([]search.Item,
 }
 
 // Totals runs once admitted: a did-you-mean correction counts its alternatives.
-func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alternative) ([]int, error) {
+func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alternative, m search.Matches) ([]int, error) {
 	if b.extras == nil {
 		return nil, errNoExtras
 	}
-	return admitted(ctx, b, func() ([]int, error) { return b.extras.Totals(ctx, q, alts) })
+	return admitted(ctx, b, func() ([]int, error) { return b.extras.Totals(ctx, q, alts, m) })
 }
 
 // Describe implements prometheus.Collector.

@@ -64,7 +64,7 @@ func TestStopsWhenTheCallerLeaves(t *testing.T) {
 		"related": func(ctx context.Context) error { _, err := b.Related(ctx, "pg-rashomon", 10); return err },
 		"words":   func(ctx context.Context) error { _, err := b.Words(ctx); return err },
 		"totals": func(ctx context.Context) error {
-			_, err := b.Totals(ctx, search.Query{Text: "thamse river"}, []search.Alternative{{Word: "thamse", With: "thames"}})
+			_, err := b.Totals(ctx, search.Query{Text: "thamse river"}, []search.Alternative{{Word: "thamse", With: "thames"}}, nil)
 			return err
 		},
 	}

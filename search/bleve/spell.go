@@ -43,7 +43,7 @@ func (b *Backend) Words(ctx context.Context) ([]string, error) {
 // Totals counts the items each alternative text of q matches, on one reader, as the engines
 // do: each word's matches found once (a set of documents), the other words' and the filters'
 // intersected once per word replaced, and each alternative counted against that.
-func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alternative) ([]int, error) {
+func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alternative, _ search.Matches) ([]int, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("totals: %w", err)
 	}

@@ -189,8 +189,8 @@ func (b *Backend) Related(ctx context.Context, id string, n int) ([]search.Item,
 }
 
 // Totals asks the engine unless the breaker is open.
-func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alternative) ([]int, error) {
-	return call(b, func() ([]int, error) { return b.next.Totals(ctx, q, alts) })
+func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alternative, m search.Matches) ([]int, error) {
+	return call(b, func() ([]int, error) { return b.next.Totals(ctx, q, alts, m) })
 }
 
 // Words asks the engine unless the breaker is open.

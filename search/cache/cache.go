@@ -243,14 +243,14 @@ func (b *Backend) Related(ctx context.Context, id string, n int) ([]search.Item,
 }
 
 // Totals returns the totals of a correction's alternatives, cached like a search.
-func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alternative) ([]int, error) {
+func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alternative, m search.Matches) ([]int, error) {
 	if b.extras == nil {
 		return nil, errNoExtras
 	}
 	q.Text = normalizeText(q.Text)
 	v, ok := b.version()
 	return lookup(ctx, b, opTotals, v, ok, func(v string) string { return totalsKey(v, q, alts) }, false, b.opts.CallTimeout, intsSize,
-		func(ctx context.Context) ([]int, error) { return b.extras.Totals(ctx, q, alts) })
+		func(ctx context.Context) ([]int, error) { return b.extras.Totals(ctx, q, alts, m) })
 }
 
 // Ping asks the engine every time: readiness must reflect it, not the cache.

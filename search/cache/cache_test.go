@@ -118,11 +118,11 @@ func (c *counting) Related(ctx context.Context, id string, n int) ([]search.Item
 	return c.b.Related(ctx, id, n)
 }
 
-func (c *counting) Totals(ctx context.Context, q search.Query, alts []search.Alternative) ([]int, error) {
+func (c *counting) Totals(ctx context.Context, q search.Query, alts []search.Alternative, m search.Matches) ([]int, error) {
 	if err := c.enter(ctx, &c.extras); err != nil {
 		return nil, err
 	}
-	return c.b.Totals(ctx, q, alts)
+	return c.b.Totals(ctx, q, alts, m)
 }
 
 // remote presents the version as a network call would, as search/engine does.

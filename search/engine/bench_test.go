@@ -18,6 +18,7 @@ import (
 	"mediagw/search"
 	"mediagw/search/searchtest"
 	"mediagw/search/spell"
+	"mediagw/search/text"
 )
 
 // BenchmarkAuthors is the whole authors list over a generated catalogue of MEDIA_BENCH_ITEMS
@@ -257,23 +258,36 @@ func BenchmarkExtras(b *testing.B) {
 		}
 	})
 	q := search.Query{Text: "harbuor lighthose keynot"}
-	neighbours, err := spell.New(be, spell.Options{}).Neighbours(b.Context(), q.Text)
+	sp := spell.New(be, spell.Options{})
+	neighbours, err := sp.Neighbours(b.Context(), q.Text)
 	if err != nil {
 		b.Fatal(err)
 	}
 	var alts []search.Alternative
+	words := text.Words(q.Text)
 	for w, near := range neighbours {
 		for _, n := range near {
 			alts = append(alts, search.Alternative{Word: w, With: n})
+			words = append(words, n)
 		}
 	}
-	b.Run("totals", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := be.Totals(b.Context(), q, alts); err != nil {
-				b.Fatal(err)
+	matches, err := sp.Matches(b.Context(), words)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// The engine expanding each word's allowance itself, then counting by the matches listed.
+	for _, m := range []struct {
+		name string
+		m    search.Matches
+	}{{"totals-expanding", nil}, {"totals", matches}} {
+		b.Run(m.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := be.Totals(b.Context(), q, alts, m.m); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-	})
+		})
+	}
 	first, err := be.Search(b.Context(), search.Query{Sort: search.SortDownloads, Page: 1, PerPage: 20})
 	if err != nil {
 		b.Fatal(err)

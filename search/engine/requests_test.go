@@ -304,7 +304,7 @@ func TestBodiesEncodeAsEncodingJSON(t *testing.T) {
 			q.Normalize()
 			bodies = append(bodies, pageBody(q, search.Cursor{After: []any{1.5, text, json.Number("9223372036854775807")}}), facetsBody(q))
 		}
-		bodies = append(bodies, completeBody(text, 10), countQuery(text))
+		bodies = append(bodies, completeBody(text, 10), countQuery(text, nil), countQuery(text, search.Matches{text: {text, "x"}}))
 	}
 	for _, body := range bodies {
 		want, err := json.Marshal(body)

@@ -150,11 +150,11 @@ func (b *Backend) Related(ctx context.Context, id string, n int) ([]search.Item,
 }
 
 // Totals is metered.
-func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alternative) ([]int, error) {
+func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alternative, m search.Matches) ([]int, error) {
 	if b.extras == nil {
 		return nil, errNoExtras
 	}
-	return metered(ctx, b, opTotals, func() ([]int, error) { return b.extras.Totals(ctx, q, alts) })
+	return metered(ctx, b, opTotals, func() ([]int, error) { return b.extras.Totals(ctx, q, alts, m) })
 }
 
 // Describe implements prometheus.Collector.

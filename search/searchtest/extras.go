@@ -2,7 +2,9 @@ package searchtest
 
 import (
 	"cmp"
+	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -34,6 +36,7 @@ func RunExtras(t *testing.T, open Open) {
 	if src, ok := b.(spell.Source); ok {
 		t.Run("Words", func(t *testing.T) { testWords(t, src, items) })
 		t.Run("Neighbours", func(t *testing.T) { testNeighbours(t, src, items, typos) })
+		t.Run("Matches", func(t *testing.T) { testMatches(t, src, items, typos) })
 	}
 	t.Run("Totals", func(t *testing.T) { testTotals(t, b, items) })
 	t.Run("Correct", func(t *testing.T) { testCorrect(t, b, items) })
@@ -68,6 +71,9 @@ func runRealExtras(t *testing.T, b ExtrasBackend, items []search.Item) {
 	t.Run("Words", func(t *testing.T) { testWords(t, src, items) })
 	t.Run("Neighbours", func(t *testing.T) {
 		testNeighbours(t, src, items, []string{"prejudise", "pyhton", "ptyhno", "elektra", "jons", "berzelus", "teh", "histroy"})
+	})
+	t.Run("Matches", func(t *testing.T) {
+		testMatches(t, src, items, []string{"prejudise", "pyhton", "the", "jons", "teh", "histroy", "history", "ab"})
 	})
 }
 
@@ -365,8 +371,34 @@ func testNeighbours(t *testing.T, b spell.Source, items []search.Item, words []s
 	}
 }
 
+// testMatches checks the matches of words, each alone and all together, as a
+// search/spell.Speller finds them in the words the backend lists, against the model.
+func testMatches(t *testing.T, b spell.Source, items []search.Item, words []string) {
+	vocab := terms(items)
+	sp := spell.New(b, spell.Options{})
+	for _, ws := range append([][]string{words}, splitEach(words)...) {
+		got, err := sp.Matches(ctx(t), ws)
+		if err != nil {
+			t.Fatalf("Matches(%q): %v", ws, err)
+		}
+		if want := modelMatches(vocab, ws); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("Matches(%q) = %q, want %q", ws, got, want)
+		}
+	}
+}
+
+// splitEach is each of words alone.
+func splitEach(words []string) [][]string {
+	out := make([][]string, len(words))
+	for i, w := range words {
+		out[i] = []string{w}
+	}
+	return out
+}
+
 // testTotals checks that Totals counts each alternative as its own search would: under filters,
-// with the replaced word anywhere in the text, and with a word the text holds twice.
+// with the replaced word anywhere in the text, and with a word the text holds twice; both by
+// what the words match (search.Matches) and without it.
 func testTotals(t *testing.T, b ExtrasBackend, items []search.Item) {
 	vocab := vocabulary(items)
 	for _, q := range []search.Query{
@@ -384,23 +416,45 @@ func testTotals(t *testing.T, b ExtrasBackend, items []search.Item) {
 				alts = append(alts, search.Alternative{Word: w, With: n})
 			}
 		}
-		got, err := b.Totals(ctx(t), q, alts)
-		if err != nil {
-			t.Errorf("Totals(%s): %v", describe(q), err)
-			continue
+		words := text.Words(q.Text)
+		for _, a := range alts {
+			words = append(words, a.With)
 		}
-		if len(got) != len(alts) {
-			t.Errorf("Totals(%s): %d totals for %d alternatives", describe(q), len(got), len(alts))
-			continue
-		}
-		for i, a := range alts {
-			alt := q
-			alt.Text, alt.Page, alt.Facets = a.Text(q.Text), 1, 0
-			if want := search1(t, b, alt).Total; got[i] != want {
-				t.Errorf("Totals(%s): %q for %q counts %d, its search %d", describe(q), a.With, a.Word, got[i], want)
+		for _, m := range []search.Matches{nil, modelMatches(terms(items), words)} {
+			got, err := b.Totals(ctx(t), q, alts, m)
+			if err != nil {
+				t.Errorf("Totals(%s, %d matches): %v", describe(q), len(m), err)
+				continue
+			}
+			if len(got) != len(alts) {
+				t.Errorf("Totals(%s, %d matches): %d totals for %d alternatives", describe(q), len(m), len(got), len(alts))
+				continue
+			}
+			for i, a := range alts {
+				alt := q
+				alt.Text, alt.Page, alt.Facets = a.Text(q.Text), 1, 0
+				if want := search1(t, b, alt).Total; got[i] != want {
+					t.Errorf("Totals(%s, %d matches): %q for %q counts %d, its search %d", describe(q), len(m), a.With, a.Word, got[i], want)
+				}
 			}
 		}
 	}
+}
+
+// terms is the terms of the searched fields of items, as an index holds them (text.Terms): what
+// words match.
+func terms(items []search.Item) map[string]bool {
+	v := map[string]bool{}
+	for _, it := range items {
+		for _, s := range searched(it) {
+			for _, w := range text.Words(s) {
+				for _, t := range text.Terms(w) {
+					v[t] = true
+				}
+			}
+		}
+	}
+	return v
 }
 
 // vocabulary is the folded words of the searched fields of items.
@@ -434,18 +488,52 @@ func modelNeighbours(vocab map[string]bool, word string) []string {
 	return out[:min(len(out), search.MaxNeighbours)]
 }
 
-// testCorrect checks Correct with the model's neighbours.
+// modelMatches is what Matches must answer, from the terms of the items (terms).
+func modelMatches(vocab map[string]bool, words []string) search.Matches {
+	out := search.Matches{}
+	for _, word := range words {
+		terms := text.Terms(word)
+		if len(terms) != 1 {
+			continue
+		}
+		w := terms[0]
+		m := []string{}
+		for v := range vocab {
+			if v == w || search.EditsWithin(w, v, search.TypoAllowance(w)) {
+				m = append(m, v)
+			}
+		}
+		slices.Sort(m)
+		if len(m) <= spell.MaxMatches {
+			out[word] = m
+		}
+	}
+	return out
+}
+
+// modelVocabulary is the model's search.Vocabulary: of words, and of terms.
+type modelVocabulary struct{ words, terms map[string]bool }
+
+func (v modelVocabulary) Neighbours(_ context.Context, s string) (map[string][]string, error) {
+	near := map[string][]string{}
+	for _, w := range text.Words(s) {
+		near[w] = modelNeighbours(v.words, w)
+	}
+	return near, nil
+}
+
+func (v modelVocabulary) Matches(_ context.Context, words []string) (search.Matches, error) {
+	return modelMatches(v.terms, words), nil
+}
+
+// testCorrect checks Correct with the model's neighbours and matches.
 func testCorrect(t *testing.T, b ExtrasBackend, items []search.Item) {
-	vocab := vocabulary(items)
+	vocab := modelVocabulary{vocabulary(items), terms(items)}
 	for _, s := range []string{"harbour zzzzqqq", "sunset harbuor", "pyhton keynote", "harbour", "elan"} {
 		q := search.Query{Text: s}
 		q.Normalize()
 		total := search1(t, b, q).Total
-		near := map[string][]string{}
-		for _, w := range text.Words(s) {
-			near[w] = modelNeighbours(vocab, w)
-		}
-		got, err := search.Correct(ctx(t), b, q, total, near)
+		got, err := search.Correct(ctx(t), b, q, total, vocab)
 		if err != nil {
 			t.Errorf("Correct(%q): %v", s, err)
 			continue

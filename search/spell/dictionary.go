@@ -25,17 +25,22 @@ type Dictionary struct {
 	fst *vellum.FST
 	n   int
 
-	// memo keeps the neighbours of recent words: a search box sends the same typo with every
-	// keystroke after it, and walking the automaton costs up to a millisecond a word.
-	memo *memo.Map[string, []string]
+	// memo keeps the neighbours of recent words, and matches their matches (nil: more than
+	// MaxMatches): a search box sends the same typo with every keystroke after it, and walking
+	// the automaton costs up to a millisecond a word.
+	memo, matches *memo.Map[string, []string]
 }
+
+// MaxMatches bounds the terms Matches gives for one word: a word that matches more is left for
+// the engine to expand, as many (search/engine), and keeps its request small.
+const MaxMatches = 1000
 
 // maxMemo bounds Dictionary.memo: some 20 neighbours of a dozen bytes each, about 2 MiB at most.
 const maxMemo = 8192
 
 // NewDictionary holds words: each as the index holds it (folded), in any order, repeats allowed.
 // A term that is not one word to text.Words (a narrow no-break space is part of a term to some
-// tokenizers) is left out: it could not be a word of a correction.
+// tokenizers) is held for Matches but is no neighbour: it could not be a word of a correction.
 func NewDictionary(words []string) (*Dictionary, error) {
 	sorted := slices.Clone(words)
 	slices.Sort(sorted)
@@ -47,13 +52,17 @@ func NewDictionary(words []string) (*Dictionary, error) {
 	}
 	n := 0
 	for _, w := range sorted {
-		if w == "" || !isWord(w) {
+		if w == "" {
 			continue
 		}
-		if err := b.Insert([]byte(w), 0); err != nil {
+		var kind uint64 = termOnly
+		if isWord(w) {
+			kind = word
+			n++
+		}
+		if err := b.Insert([]byte(w), kind); err != nil {
 			return nil, fmt.Errorf("dictionary: %q: %w", w, err)
 		}
-		n++
 	}
 	if err := b.Close(); err != nil {
 		return nil, fmt.Errorf("dictionary: %w", err)
@@ -62,8 +71,15 @@ func NewDictionary(words []string) (*Dictionary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dictionary: %w", err)
 	}
-	return &Dictionary{fst: fst, n: n, memo: memo.New[string, []string](maxMemo)}, nil
+	return &Dictionary{fst: fst, n: n, memo: memo.New[string, []string](maxMemo),
+		matches: memo.New[string, []string](maxMemo)}, nil
 }
+
+// The value a held term maps to.
+const (
+	termOnly uint64 = iota
+	word
+)
 
 // isWord reports whether w is a single word as text.Words splits a text.
 func isWord(w string) bool {
@@ -107,29 +123,89 @@ func (d *Dictionary) near(w string) ([]string, error) {
 // order, so the walk stops at the MaxNeighbours-th.
 func (d *Dictionary) walk(w string) ([]string, error) {
 	out := []string{}
-	allow := search.TypoAllowance(w)
-	if allow == 0 {
+	err := d.each(w, func(t string, kind uint64) bool {
+		if t != w && kind == word {
+			out = append(out, t)
+		}
+		return len(out) < search.MaxNeighbours
+	})
+	return out, err
+}
+
+// Matches maps each of words (text.Words) that is one term (text.Terms) to the held terms it
+// matches, as search.Matches holds them: the term, if held, and those within
+// search.TypoAllowance edits of it as search.EditsWithin counts them, in byte order; a word of
+// several terms, or matching more than MaxMatches, is left out. The lists are shared: callers
+// must not modify them.
+func (d *Dictionary) Matches(words []string) (search.Matches, error) {
+	out := search.Matches{}
+	for _, word := range words {
+		terms := text.Terms(word)
+		if len(terms) != 1 {
+			continue
+		}
+		if _, done := out[word]; done {
+			continue
+		}
+		m, err := d.match(terms[0])
+		if err != nil {
+			return nil, fmt.Errorf("matches of %q: %w", word, err)
+		}
+		if m != nil {
+			out[word] = m
+		}
+	}
+	return out, nil
+}
+
+// match is the terms the term w matches, nil when more than MaxMatches.
+func (d *Dictionary) match(w string) ([]string, error) {
+	if out, ok := d.matches.Get(w); ok {
 		return out, nil
 	}
-	dfa, err := automaton(w, allow)
+	out := []string{}
+	err := d.each(w, func(t string, _ uint64) bool {
+		out = append(out, t)
+		return len(out) <= MaxMatches
+	})
 	if err != nil {
 		return nil, err
 	}
+	if len(out) > MaxMatches {
+		out = nil
+	}
+	d.matches.Put(w, out)
+	return out, nil
+}
+
+// each calls f with the held terms within search.TypoAllowance(w) edits of w, w included, and
+// their kind, in byte order, until f returns false.
+func (d *Dictionary) each(w string, f func(term string, kind uint64) bool) error {
+	allow := search.TypoAllowance(w)
+	if allow == 0 {
+		kind, ok, err := d.fst.Get([]byte(w))
+		if err != nil || !ok {
+			return err
+		}
+		f(w, kind)
+		return nil
+	}
+	dfa, err := automaton(w, allow)
+	if err != nil {
+		return err
+	}
 	it, err := d.fst.Search(dfa, nil, nil)
 	for err == nil {
-		k, _ := it.Current()
-		if t := string(k); t != w && search.EditsWithin(w, t, allow) {
-			out = append(out, t)
-			if len(out) == search.MaxNeighbours {
-				break
-			}
+		k, kind := it.Current()
+		if t := string(k); search.EditsWithin(w, t, allow) && !f(t, kind) {
+			return nil
 		}
 		err = it.Next()
 	}
-	if err != nil && !errors.Is(err, vellum.ErrIteratorDone) {
-		return nil, err
+	if !errors.Is(err, vellum.ErrIteratorDone) {
+		return err
 	}
-	return out, nil
+	return nil
 }
 
 // builders make the automata of one and two edits, a transposition counting as one, as in

@@ -54,6 +54,44 @@ func TestNeighbours(t *testing.T) {
 	}
 }
 
+func TestMatches(t *testing.T) {
+	words := []string{"thames", "tames", "themes", "the", "tea", "ox", "abcd", "ab\u202fcd", "élan"}
+	const chars = "abcdefghijklmnopqrstuvwxyz0123456789"
+	for _, a := range chars { // 1,296 words two insertions from "manyma"
+		for _, b := range chars {
+			words = append(words, "manyma"+string(a)+string(b))
+		}
+	}
+	d, err := spell.NewDictionary(words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		words []string
+		want  search.Matches
+	}{
+		{[]string{"thmes"}, search.Matches{"thmes": {"tames", "thames", "themes"}}},
+		{[]string{"Thames"}, search.Matches{"Thames": {"tames", "thames", "themes"}}}, // itself, folded
+		{[]string{"ox", "oz"}, search.Matches{"ox": {"ox"}, "oz": {}}},                // too short for a typo
+		// A term of a narrow no-break space is matched, though it is no neighbour.
+		{[]string{"abcd"}, search.Matches{"abcd": {"abcd", "ab\u202fcd"}}},
+		{[]string{"tea", "tea"}, search.Matches{"tea": {"tea"}}},
+		{[]string{"東京タワー", "zzzz"}, search.Matches{"zzzz": {}}}, // several terms: left out
+		{[]string{"manyma"}, search.Matches{}},                  // more than MaxMatches: left out
+		{nil, search.Matches{}},
+	} {
+		for range 2 { // the second from the memo
+			got, err := d.Matches(tt.words)
+			if err != nil {
+				t.Fatalf("Matches(%q): %v", tt.words, err)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("Matches(%q) = %q, want %q", tt.words, got, tt.want)
+			}
+		}
+	}
+}
+
 func catWords(from, to rune) []string {
 	var out []string
 	for r := from; r <= to; r++ {

@@ -71,6 +71,16 @@ func (s *Speller) Neighbours(ctx context.Context, text string) (map[string][]str
 	return d.Neighbours(text)
 }
 
+// Matches is Dictionary.Matches of words, from the words of the index the source serves, as
+// Neighbours finds them.
+func (s *Speller) Matches(ctx context.Context, words []string) (search.Matches, error) {
+	d, err := s.dictionary(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("spell: %w", err)
+	}
+	return d.Matches(words)
+}
+
 // Warm lists the words of the index the source serves now, unless they are held: a gateway calls
 // it as it starts, so that the first correction does not wait for them.
 func (s *Speller) Warm(ctx context.Context) error {
