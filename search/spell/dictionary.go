@@ -25,18 +25,29 @@ type Dictionary struct {
 	fst *vellum.FST
 	n   int
 
-	// memo keeps the neighbours of recent words, and matches their matches (nil: more than
-	// MaxMatches): a search box sends the same typo with every keystroke after it, and walking
-	// the automaton costs up to a millisecond a word.
-	memo, matches *memo.Map[string, []string]
+	// memo keeps what walks from recent words found: a search box sends the same typo with every
+	// keystroke after it, and walking the automaton costs up to a millisecond a word.
+	memo *memo.Map[string, near]
+	// iterators are walks' iterators, kept for the next: a new one allocates its stacks anew.
+	iterators sync.Pool
 }
+
+// near is what a walk from a folded term finds: its neighbours, the first search.MaxNeighbours
+// held words within its allowance but itself, and its matches, every held term within it,
+// itself included (nil: more than MaxMatches).
+type near struct{ neighbours, matches []string }
 
 // MaxMatches bounds the terms Matches gives for one word: a word that matches more is left for
 // the engine to expand, as many (search/engine), and keeps its request small.
 const MaxMatches = 1000
 
-// maxMemo bounds Dictionary.memo: some 20 neighbours of a dozen bytes each, about 2 MiB at most.
-const maxMemo = 8192
+// maxMemo bounds Dictionary.memo, and maxMemoMatches the matches of a walk it keeps: some 20
+// neighbours and 64 matches of a dozen bytes each, about 16 MiB at most, however many terms
+// hostile searches make a word match.
+const (
+	maxMemo        = 8192
+	maxMemoMatches = 64
+)
 
 // NewDictionary holds words: each as the index holds it (folded), in any order, repeats allowed.
 // A term that is not one word to text.Words (a narrow no-break space is part of a term to some
@@ -71,8 +82,7 @@ func NewDictionary(words []string) (*Dictionary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dictionary: %w", err)
 	}
-	return &Dictionary{fst: fst, n: n, memo: memo.New[string, []string](maxMemo),
-		matches: memo.New[string, []string](maxMemo)}, nil
+	return &Dictionary{fst: fst, n: n, memo: memo.New[string, near](maxMemo)}, nil
 }
 
 // The value a held term maps to.
@@ -97,39 +107,13 @@ func (d *Dictionary) Len() int { return d.n }
 func (d *Dictionary) Neighbours(s string) (map[string][]string, error) {
 	out := map[string][]string{}
 	for _, word := range text.Words(s) {
-		near, err := d.near(text.Fold(word))
+		n, err := d.lookup(text.Fold(word))
 		if err != nil {
 			return nil, fmt.Errorf("neighbours of %q: %w", word, err)
 		}
-		out[word] = near
+		out[word] = n.neighbours
 	}
 	return out, nil
-}
-
-// near is the neighbours of the folded word w, which callers must not modify.
-func (d *Dictionary) near(w string) ([]string, error) {
-	if out, ok := d.memo.Get(w); ok {
-		return out, nil
-	}
-	out, err := d.walk(w)
-	if err != nil {
-		return nil, err
-	}
-	d.memo.Put(w, out)
-	return out, nil
-}
-
-// walk finds the neighbours of the folded word w. The automaton walks the dictionary in byte
-// order, so the walk stops at the MaxNeighbours-th.
-func (d *Dictionary) walk(w string) ([]string, error) {
-	out := []string{}
-	err := d.each(w, func(t string, kind uint64) bool {
-		if t != w && kind == word {
-			out = append(out, t)
-		}
-		return len(out) < search.MaxNeighbours
-	})
-	return out, err
 }
 
 // Matches maps each of words (text.Words) that is one term (text.Terms) to the held terms it
@@ -147,35 +131,43 @@ func (d *Dictionary) Matches(words []string) (search.Matches, error) {
 		if _, done := out[word]; done {
 			continue
 		}
-		m, err := d.match(terms[0])
+		n, err := d.lookup(terms[0])
 		if err != nil {
 			return nil, fmt.Errorf("matches of %q: %w", word, err)
 		}
-		if m != nil {
-			out[word] = m
+		if n.matches != nil {
+			out[word] = n.matches
 		}
 	}
 	return out, nil
 }
 
-// match is the terms the term w matches, nil when more than MaxMatches.
-func (d *Dictionary) match(w string) ([]string, error) {
-	if out, ok := d.matches.Get(w); ok {
-		return out, nil
+// lookup is what a walk from the folded term w finds, from the memo if a walk found it lately.
+// One walk serves both: a correction asks for the neighbours of a search's words, then for the
+// matches of the same words and of their neighbours.
+func (d *Dictionary) lookup(w string) (near, error) {
+	if n, ok := d.memo.Get(w); ok {
+		return n, nil
 	}
-	out := []string{}
-	err := d.each(w, func(t string, _ uint64) bool {
-		out = append(out, t)
-		return len(out) <= MaxMatches
+	n := near{neighbours: []string{}, matches: []string{}}
+	err := d.each(w, func(t string, kind uint64) bool {
+		if t != w && kind == word && len(n.neighbours) < search.MaxNeighbours {
+			n.neighbours = append(n.neighbours, t)
+		}
+		if n.matches != nil {
+			if n.matches = append(n.matches, t); len(n.matches) > MaxMatches {
+				n.matches = nil
+			}
+		}
+		return n.matches != nil || len(n.neighbours) < search.MaxNeighbours
 	})
 	if err != nil {
-		return nil, err
+		return near{}, err
 	}
-	if len(out) > MaxMatches {
-		out = nil
+	if len(n.matches) <= maxMemoMatches {
+		d.memo.Put(w, n)
 	}
-	d.matches.Put(w, out)
-	return out, nil
+	return n, nil
 }
 
 // each calls f with the held terms within search.TypoAllowance(w) edits of w, w included, and
@@ -194,7 +186,12 @@ func (d *Dictionary) each(w string, f func(term string, kind uint64) bool) error
 	if err != nil {
 		return err
 	}
-	it, err := d.fst.Search(dfa, nil, nil)
+	it, _ := d.iterators.Get().(*vellum.FSTIterator)
+	if it == nil {
+		it = new(vellum.FSTIterator)
+	}
+	defer d.iterators.Put(it)
+	err = it.Reset(d.fst, nil, nil, dfa)
 	for err == nil {
 		k, kind := it.Current()
 		if t := string(k); search.EditsWithin(w, t, allow) && !f(t, kind) {

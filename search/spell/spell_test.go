@@ -260,3 +260,43 @@ func TestSpellerWaitsUntilTheDeadline(t *testing.T) {
 		t.Errorf("next caller: %q, %v after %d lists; want the first list's words", got, err, src.lists)
 	}
 }
+
+// BenchmarkCorrection is the dictionary's part of a correction: the neighbours of a word with a
+// typo, then the matches of it and of its neighbours (search.Correct). The typos are new for the
+// first thousands of rounds, as a memo would not hold them; the neighbours repeat, as in traffic.
+func BenchmarkCorrection(b *testing.B) {
+	words := fixtureWords(b)
+	d, err := spell.NewDictionary(words)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var long []string
+	for _, w := range words {
+		if len([]rune(w)) >= 6 && isASCII(w) {
+			long = append(long, w)
+		}
+	}
+	i := 0
+	for b.Loop() {
+		w, n := long[i%len(long)], i/len(long)
+		k := 1 + n%(len(w)-1)
+		typo := w[:k] + string(rune('a'+n/(len(w)-1)%26)) + w[k+1:]
+		i++
+		near, err := d.Neighbours(typo)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := d.Matches(append([]string{typo}, near[typo]...)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func isASCII(s string) bool {
+	for i := range len(s) {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
