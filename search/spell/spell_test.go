@@ -300,3 +300,19 @@ func isASCII(s string) bool {
 	}
 	return true
 }
+
+func TestSpellerMatches(t *testing.T) {
+	src := &source{version: "v1", words: map[string][]string{"v1": {"thames", "tames"}}}
+	for _, tt := range []struct {
+		opts spell.Options
+		want search.Matches
+	}{
+		{spell.Options{}, search.Matches{"thmes": {"tames", "thames"}}},
+		{spell.Options{NoMatches: true}, nil}, // a backend that does not count by them
+	} {
+		got, err := spell.New(src, tt.opts).Matches(t.Context(), []string{"thmes"})
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(tt.want) || (got == nil) != (tt.want == nil) {
+			t.Errorf("Matches with %+v = %q, %v; want %q", tt.opts, got, err, tt.want)
+		}
+	}
+}

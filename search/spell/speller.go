@@ -24,6 +24,9 @@ type Options struct {
 	// knows its version without a call (search/bleve); an engine's is asked in the background, so
 	// a reindex goes unnoticed for about this long (the words of the index before serve meanwhile).
 	VersionInterval time.Duration
+	// NoMatches makes Matches give none, for a backend that does not count by them (search/bleve
+	// finds a word's matches in its own term dictionaries): listing them costs walks.
+	NoMatches bool
 	// LoadTimeout bounds listing the words (default 1m): nobody waits on it once a dictionary is
 	// held, and a caller with none waits only until its own deadline.
 	LoadTimeout time.Duration
@@ -72,8 +75,11 @@ func (s *Speller) Neighbours(ctx context.Context, text string) (map[string][]str
 }
 
 // Matches is Dictionary.Matches of words, from the words of the index the source serves, as
-// Neighbours finds them.
+// Neighbours finds them; none with Options.NoMatches.
 func (s *Speller) Matches(ctx context.Context, words []string) (search.Matches, error) {
+	if s.opts.NoMatches {
+		return nil, nil
+	}
 	d, err := s.dictionary(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("spell: %w", err)

@@ -276,7 +276,9 @@ func Speller(b search.Backend) *spell.Speller {
 	if !ok {
 		return nil
 	}
-	var opts spell.Options
+	// The embedded index counts a correction's words by its own term dictionaries.
+	_, embedded := b.(*blevebackend.Backend)
+	opts := spell.Options{NoMatches: embedded}
 	switch v := b.(type) {
 	case interface{ Version() string }:
 		opts.Version = func(context.Context) (string, error) { return v.Version(), nil }
