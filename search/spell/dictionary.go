@@ -66,9 +66,9 @@ func NewDictionary(words []string) (*Dictionary, error) {
 		if w == "" {
 			continue
 		}
-		var kind uint64 = termOnly
+		kind := kindTerm
 		if isWord(w) {
-			kind = word
+			kind = kindWord
 			n++
 		}
 		if err := b.Insert([]byte(w), kind); err != nil {
@@ -85,10 +85,10 @@ func NewDictionary(words []string) (*Dictionary, error) {
 	return &Dictionary{fst: fst, n: n, memo: memo.New[string, near](maxMemo)}, nil
 }
 
-// The value a held term maps to.
+// The value a held term maps to: whether it is a word, which may be a neighbour.
 const (
-	termOnly uint64 = iota
-	word
+	kindTerm uint64 = iota
+	kindWord
 )
 
 // isWord reports whether w is a single word as text.Words splits a text.
@@ -151,7 +151,7 @@ func (d *Dictionary) lookup(w string) (near, error) {
 	}
 	n := near{neighbours: []string{}, matches: []string{}}
 	err := d.each(w, func(t string, kind uint64) bool {
-		if t != w && kind == word && len(n.neighbours) < search.MaxNeighbours {
+		if t != w && kind == kindWord && len(n.neighbours) < search.MaxNeighbours {
 			n.neighbours = append(n.neighbours, t)
 		}
 		if n.matches != nil {
