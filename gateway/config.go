@@ -46,7 +46,8 @@ type Config struct {
 	// subtracts what the backend's metering (search/meter) adds to each request's
 	// search.EngineClock; nil records none.
 	Metrics prometheus.Registerer
-	// Speller, when not nil, finds the neighbours of X	// (search/spell); nil offers no corrections.
+	// Speller, when not nil, finds the neighbours of a search's words that a correction weighs,
+	// and what they match (search/spell); nil offers no corrections.
 	Speller search.Vocabulary
 }
 
