@@ -210,8 +210,9 @@ func Correct(ctx context.Context, b interface {
 	if err != nil {
 		return "", fmt.Errorf("correction of %q: %w", q.Text, err)
 	}
+	words := text.Words(q.Text)
 	var alts []Alternative
-	for _, w := range text.Words(q.Text) {
+	for _, w := range words {
 		for _, n := range near[w] {
 			if len(alts) == MaxAlternatives {
 				break
@@ -222,11 +223,11 @@ func Correct(ctx context.Context, b interface {
 	if len(alts) == 0 {
 		return "", nil
 	}
-	words := text.Words(q.Text)
+	counted := slices.Clone(words)
 	for _, a := range alts {
-		words = append(words, a.With)
+		counted = append(counted, a.With)
 	}
-	m, err := v.Matches(ctx, words)
+	m, err := v.Matches(ctx, counted)
 	if err != nil {
 		return "", fmt.Errorf("correction of %q: %w", q.Text, err)
 	}

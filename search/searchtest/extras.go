@@ -400,7 +400,7 @@ func splitEach(words []string) [][]string {
 // with the replaced word anywhere in the text, and with a word the text holds twice; both by
 // what the words match (search.Matches) and without it.
 func testTotals(t *testing.T, b ExtrasBackend, items []search.Item) {
-	vocab := vocabulary(items)
+	vocab, indexed := vocabulary(items), terms(items)
 	for _, q := range []search.Query{
 		{Text: "harbour sunst"},
 		{Text: "sunset harbuor", Type: search.TypePhoto},
@@ -420,7 +420,7 @@ func testTotals(t *testing.T, b ExtrasBackend, items []search.Item) {
 		for _, a := range alts {
 			words = append(words, a.With)
 		}
-		for _, m := range []search.Matches{nil, modelMatches(terms(items), words)} {
+		for _, m := range []search.Matches{nil, modelMatches(indexed, words)} {
 			got, err := b.Totals(ctx(t), q, alts, m)
 			if err != nil {
 				t.Errorf("Totals(%s, %d matches): %v", describe(q), len(m), err)

@@ -124,11 +124,11 @@ func (d *Dictionary) Neighbours(s string) (map[string][]string, error) {
 func (d *Dictionary) Matches(words []string) (search.Matches, error) {
 	out := search.Matches{}
 	for _, word := range words {
-		terms := text.Terms(word)
-		if len(terms) != 1 {
+		if _, done := out[word]; done {
 			continue
 		}
-		if _, done := out[word]; done {
+		terms := text.Terms(word)
+		if len(terms) != 1 {
 			continue
 		}
 		n, err := d.lookup(terms[0])
