@@ -13,7 +13,6 @@ import (
 	"sync"
 
 	"github.com/blevesearch/vellum"
-	"github.com/blevesearch/vellum/levenshtein"
 
 	"mediagw/search"
 	"mediagw/search/memo"
@@ -26,10 +25,10 @@ type Dictionary struct {
 	n   int
 
 	// memo keeps what walks from recent words found: a search box sends the same typo with every
-	// keystroke after it, and walking the automaton costs up to a millisecond a word.
+	// keystroke after it, and a walk costs up to a few hundred microseconds a word.
 	memo *memo.Map[string, near]
-	// iterators are walks' iterators, kept for the next: a new one allocates its stacks anew.
-	iterators sync.Pool
+	// iterators and automata are walks', kept for the next: new ones allocate their stacks anew.
+	iterators, automata sync.Pool
 }
 
 // near is what a walk from a folded term finds: its neighbours, the first search.MaxNeighbours
@@ -182,19 +181,21 @@ func (d *Dictionary) each(w string, f func(term string, kind uint64) bool) error
 		f(w, kind)
 		return nil
 	}
-	dfa, err := automaton(w, allow)
-	if err != nil {
-		return err
+	a, _ := d.automata.Get().(*within)
+	if a == nil {
+		a = new(within)
 	}
+	defer d.automata.Put(a)
+	a.reset(w, allow)
 	it, _ := d.iterators.Get().(*vellum.FSTIterator)
 	if it == nil {
 		it = new(vellum.FSTIterator)
 	}
 	defer d.iterators.Put(it)
-	err = it.Reset(d.fst, nil, nil, dfa)
+	err := it.Reset(d.fst, nil, nil, a)
 	for err == nil {
 		k, kind := it.Current()
-		if t := string(k); search.EditsWithin(w, t, allow) && !f(t, kind) {
+		if !f(string(k), kind) {
 			return nil
 		}
 		err = it.Next()
@@ -203,31 +204,4 @@ func (d *Dictionary) each(w string, f func(term string, kind uint64) bool) error
 		return err
 	}
 	return nil
-}
-
-// builders make the automata of one and two edits, a transposition counting as one, as in
-// search.EditsWithin. Making one costs milliseconds, so each is made once.
-var builders = sync.OnceValues(func() ([2]*levenshtein.LevenshteinAutomatonBuilder, error) {
-	var out [2]*levenshtein.LevenshteinAutomatonBuilder
-	for i := range out {
-		b, err := levenshtein.NewLevenshteinAutomatonBuilder(uint8(i+1), true)
-		if err != nil {
-			return out, fmt.Errorf("automaton builder of %d edits: %w", i+1, err)
-		}
-		out[i] = b
-	}
-	return out, nil
-})
-
-// automaton accepts the words within allow (1 or 2) edits of w.
-func automaton(w string, allow int) (*levenshtein.DFA, error) {
-	bs, err := builders()
-	if err != nil {
-		return nil, err
-	}
-	dfa, err := bs[allow-1].BuildDfa(w, uint8(allow))
-	if err != nil {
-		return nil, fmt.Errorf("automaton of %q: %w", w, err)
-	}
-	return dfa, nil
 }
