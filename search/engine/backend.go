@@ -319,13 +319,16 @@ type searchResponse struct {
 		Total struct {
 			Value int `json:"value"`
 		} `json:"total"`
-		Hits []struct {
-			Index  string      `json:"_index"`
-			Source search.Item `json:"_source"`
-			// Sort holds the hit's sort values, read only for a walk's next cursor (sortValues).
-			Sort json.RawMessage `json:"sort"`
-		} `json:"hits"`
+		Hits []hit `json:"hits"`
 	} `json:"hits"`
+}
+
+// hit is one item of a searchResponse.
+type hit struct {
+	Index  string      `json:"_index"`
+	Source search.Item `json:"_source"`
+	// Sort holds the hit's sort values, read only for a walk's next cursor (sortValues).
+	Sort json.RawMessage `json:"sort"`
 }
 
 // sortValues are a hit's sort values, as search_after takes them back: numbers are kept as
@@ -381,7 +384,7 @@ func (b *Backend) searchOnce(ctx context.Context, index, op string, body []byte,
 
 // read sends req, a read, and decodes its answer into out; an error answer is classified (classify).
 func (b *Backend) read(ctx context.Context, op string, req opensearch.Request, out any) error {
-	resp, err := b.reads.Client.Do(ctx, http.MethodPost, req, nil)
+	resp, err := b.stream(ctx, req)
 	if err == nil && resp.IsError() {
 		err = opensearch.ParseError(resp)
 	}
@@ -392,6 +395,25 @@ func (b *Backend) read(ctx context.Context, op string, req opensearch.Request, o
 		return fmt.Errorf("opensearch %s: decode answer: %w", op, err)
 	}
 	return nil
+}
+
+// stream sends req, a read, and returns the answer with its body unread. The client's Do would
+// read every answer into a new buffer of its size (authors lists are a megabyte), which
+// decodeBody then copies into a pooled one.
+func (b *Backend) stream(ctx context.Context, req opensearch.Request) (*opensearch.Response, error) {
+	hreq, err := req.GetRequest(http.MethodPost)
+	if err != nil {
+		return nil, err
+	}
+	res, err := b.reads.Client.Stream(hreq.WithContext(ctx))
+	if res == nil {
+		return nil, err
+	}
+	resp := &opensearch.Response{StatusCode: res.StatusCode, Header: res.Header, Body: res.Body}
+	if err != nil {
+		res.Body.Close()
+	}
+	return resp, err
 }
 
 // ndjson is the content type of an _msearch body.
@@ -490,6 +512,8 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 	}
 	body, apart, err := searchRequest(q, cur)
 	var resp pageAnswer
+	// Decoded into room for a page, the hits are not copied again as their slice grows.
+	resp.Hits.Hits = make([]hit, 0, q.PerPage)
 	if apart {
 		answers, err := b.doMultiSearch(ctx, "search", body, err, 2)
 		if err != nil {
@@ -568,11 +592,11 @@ func (b *Backend) countList(ctx context.Context, l List) ([]TermCount, error) {
 	c := newCounter(l, b.limits[l])
 	for {
 		body, err := c.Request()
-		var a countsAnswer
-		if err := b.doSearch(ctx, l.String(), body, err, &a); err != nil {
+		a := c.newAnswer()
+		if err := b.doSearch(ctx, l.String(), body, err, a); err != nil {
 			return nil, err
 		}
-		done, err := c.answer(&a)
+		done, err := c.answer(a)
 		if err != nil {
 			return nil, fmt.Errorf("opensearch %w", err)
 		}

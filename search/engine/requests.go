@@ -138,6 +138,7 @@ type Counter struct {
 	partitions int // 0 until the estimate is known
 	next       int // partition asked for next
 	splits     int
+	room       int // the values the estimate expects, a few percent over
 	values     []TermCount
 }
 
@@ -192,24 +193,45 @@ type countsAnswer struct {
 			Value int `json:"value"`
 		} `json:"values"`
 		Groups struct {
-			SumOtherDocCount int `json:"sum_other_doc_count"`
-			Buckets          []struct {
-				Key      string `json:"key"`
-				DocCount int    `json:"doc_count"`
-				Name     struct {
-					Buckets []struct {
-						Key string `json:"key"`
-					} `json:"buckets"`
-				} `json:"name"`
-			} `json:"buckets"`
+			SumOtherDocCount int           `json:"sum_other_doc_count"`
+			Buckets          []countBucket `json:"buckets"`
 		} `json:"groups"`
 	} `json:"aggregations"`
+}
+
+// countBucket is one value of a countsAnswer with its count (and, for a category, its name).
+type countBucket struct {
+	Key      string `json:"key"`
+	DocCount int    `json:"doc_count"`
+	Name     struct {
+		Buckets []struct {
+			Key string `json:"key"`
+		} `json:"buckets"`
+	} `json:"name"`
+}
+
+// maxPrealloc bounds the room the estimate makes for a list's values: four times the authors of
+// a million items.
+const maxPrealloc = 1 << 19
+
+// newAnswer is where to decode the answer to the last Request: with room for the values a
+// partition is expected to hold, so that decoding does not copy them again as they come.
+func (c *Counter) newAnswer() *countsAnswer {
+	a := new(countsAnswer)
+	if c.partitions > 0 {
+		a.Aggregations.Groups.Buckets = make([]countBucket, 0, min(ceilDiv(c.room, c.partitions), c.limits.size))
+	}
+	return a
 }
 
 // answer takes the decoded answer to the last Request and reports whether the list is complete.
 func (c *Counter) answer(a *countsAnswer) (done bool, err error) {
 	if c.partitions == 0 {
-		c.partitions = max(1, ceilDiv(a.Aggregations.Values.Value, c.limits.target))
+		n := a.Aggregations.Values.Value
+		c.partitions = max(1, ceilDiv(n, c.limits.target))
+		// The estimate is within a few percent: room for all of them, appended partition by partition.
+		c.room = min(n+n/16, maxPrealloc)
+		c.values = make([]TermCount, 0, c.room)
 		return false, nil
 	}
 	g := &a.Aggregations.Groups
@@ -237,15 +259,15 @@ func (c *Counter) answer(a *countsAnswer) (done bool, err error) {
 // Answer takes the body of the answer to the last Request and reports whether the list is
 // complete; Values then holds it.
 func (c *Counter) Answer(body []byte) (done bool, err error) {
-	var a countsAnswer
-	if err := gojson.Unmarshal(body, &a); err != nil {
+	a := c.newAnswer()
+	if err := gojson.Unmarshal(body, a); err != nil {
 		return false, fmt.Errorf("%s: decode answer: %w", c.list, err)
 	}
 	// A partial answer (some shards failed) would pass for a complete list.
 	if err := a.failure(c.list.String()); err != nil {
 		return false, err
 	}
-	return c.answer(&a)
+	return c.answer(a)
 }
 
 // Values is the complete list, in no particular order.
