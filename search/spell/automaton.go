@@ -4,39 +4,56 @@ import "unicode/utf8"
 
 // within is a vellum.Automaton that accepts the terms within max edits of a word, counted as
 // search.EditsWithin counts them (runes inserted, deleted, changed or two adjacent ones swapped),
-// for terms of valid UTF-8 as the dictionary holds them. It keeps, for each prefix the walk reads,
-// the row of edit distances between the prefix and the word's prefixes. A prebuilt DFA would step
-// faster, but building one for a word allocated about half a megabyte and cost more than the walk:
-// a did-you-mean walks from each new word once (Dictionary.memo keeps the rest).
+// for terms of valid UTF-8 as the dictionary holds them. Its states hold, for the prefix the walk
+// has read, the edit distances between it and the word's prefixes that may be within max: the
+// band of 2*max+1 around the diagonal (Ukkonen), the others being over max. A prebuilt DFA would
+// step faster, but building one for a word allocated about half a megabyte and cost more than
+// the walk: a did-you-mean walks from each new word once (Dictionary.memo keeps the rest).
 type within struct {
 	word []rune
-	max  uint8
-	// states and rows are the walk's: a state's row is rows[row : row+len(word)+1]. State 0 is
-	// the dead state, from which no term can match.
+	max  int
+	// states are the walk's, state 0 the dead one, from which no term can match.
 	states []state
-	rows   []uint8
 }
 
-// state is where a walk is after some bytes: the row after the runes read, the row before the
-// last of them (for a swap), that rune, and the bytes read of a rune not complete yet.
+// maxEdits is the most edits an automaton allows (search.TypoAllowance), band its rows' width.
+const (
+	maxEdits = 2
+	band     = 2*maxEdits + 1
+)
+
+// state is where a walk is after some bytes: the distances after the runes read (row) and
+// before the last of them (parent, for a swap), cell k of a row after i runes being the distance
+// to the word's first i-max+k runes; the number of runes read, the last one, and the bytes read
+// of a rune not complete yet.
 type state struct {
-	row, parent int32
-	last        rune
-	pending     [utf8.UTFMax - 1]byte
+	row, parent [band]uint8
 	npending    uint8
+	pending     [utf8.UTFMax - 1]byte
+	depth       int32
+	last        rune
 }
 
 const dead = 0
 
-// reset makes a ready for a walk from w within max edits, reusing its memory.
+// reset makes a ready for a walk from w within max (1 or 2) edits, reusing its memory.
 func (a *within) reset(w string, max int) {
 	a.word = append(a.word[:0], []rune(w)...)
-	a.max = uint8(max)
-	a.rows = a.rows[:0]
-	for j := range len(a.word) + 1 {
-		a.rows = append(a.rows, uint8(min(j, max+1)))
+	a.max = max
+	start := state{last: -1}
+	for k := range 2*max + 1 {
+		start.row[k] = a.cell(0, k-max)
 	}
-	a.states = append(a.states[:0], state{}, state{row: 0, parent: -1, last: -1})
+	a.states = append(a.states[:0], state{}, start)
+}
+
+// cell is a distance that needs no computing, at column j of the row after i runes: over max
+// outside the word, i+j (capped) in the first row or column.
+func (a *within) cell(i, j int) uint8 {
+	if j < 0 || j > len(a.word) {
+		return uint8(a.max + 1)
+	}
+	return uint8(min(i+j, a.max+1))
 }
 
 // Start is the state before any byte: state 1.
@@ -48,7 +65,8 @@ func (a *within) IsMatch(s int) bool {
 		return false
 	}
 	st := &a.states[s]
-	return st.npending == 0 && a.rows[int(st.row)+len(a.word)] <= a.max
+	k := len(a.word) - int(st.depth) + a.max
+	return st.npending == 0 && k >= 0 && k <= 2*a.max && int(st.row[k]) <= a.max
 }
 
 // CanMatch reports whether some term that starts with the bytes read so far may be within the
@@ -63,7 +81,7 @@ func (a *within) Accept(s int, b byte) int {
 	if s == dead {
 		return dead
 	}
-	st := a.states[s]
+	st := &a.states[s]
 	if st.npending == 0 && b < utf8.RuneSelf {
 		return a.step(st, rune(b))
 	}
@@ -72,45 +90,56 @@ func (a *within) Accept(s int, b byte) int {
 	buf[n] = b
 	n++
 	if !utf8.FullRune(buf[:n]) {
-		st.pending[n-1] = b
-		st.npending = uint8(n)
-		a.states = append(a.states, st)
+		next := *st
+		next.pending[n-1] = b
+		next.npending = uint8(n)
+		a.states = append(a.states, next)
 		return len(a.states) - 1
 	}
 	r, size := utf8.DecodeRune(buf[:n])
 	if size != n {
 		r = utf8.RuneError
 	}
-	st.npending = 0
 	return a.step(st, r)
 }
 
-// step is the state after rune r from st, or the dead state when every distance in its row is
-// past the allowance (each rune more can only keep or raise the least).
-func (a *within) step(st state, r rune) int {
-	n := len(a.word)
-	prev := int(st.row)
-	at := len(a.rows)
-	a.rows = append(a.rows, 0)
-	a.rows[at] = min(a.rows[prev]+1, a.max+1)
-	least := a.rows[at]
-	for j := 1; j <= n; j++ {
+// step is the state after rune r from st, or the dead state when every distance in its band is
+// over the allowance (each rune more can only keep or raise the least).
+func (a *within) step(st *state, r rune) int {
+	i, w, over := int(st.depth)+1, 2*a.max+1, uint8(a.max+1)
+	next := state{parent: st.row, depth: int32(i), last: r}
+	least := over
+	for k := range w {
+		j := i - a.max + k
+		if j <= 0 || j > len(a.word) {
+			next.row[k] = a.cell(i, j)
+			least = min(least, next.row[k])
+			continue
+		}
+		// Cell k of this row is column j; of the row before, column j is cell k+1 and j-1 cell k;
+		// of the row before that, column j-2 is cell k.
+		up := over
+		if k+1 < w {
+			up = st.row[k+1]
+		}
+		left := over
+		if k > 0 {
+			left = next.row[k-1]
+		}
 		cost := uint8(1)
 		if a.word[j-1] == r {
 			cost = 0
 		}
-		d := min(a.rows[prev+j]+1, a.rows[at+j-1]+1, a.rows[prev+j-1]+cost)
-		if st.parent >= 0 && j > 1 && a.word[j-2] == r && a.word[j-1] == st.last {
-			d = min(d, a.rows[int(st.parent)+j-2]+1)
+		d := min(up+1, left+1, st.row[k]+cost)
+		if i > 1 && j > 1 && a.word[j-2] == r && a.word[j-1] == st.last {
+			d = min(d, st.parent[k]+1)
 		}
-		d = min(d, a.max+1)
-		a.rows = append(a.rows, d)
-		least = min(least, d)
+		next.row[k] = min(d, over)
+		least = min(least, next.row[k])
 	}
-	if least > a.max {
-		a.rows = a.rows[:at]
+	if least > uint8(a.max) {
 		return dead
 	}
-	a.states = append(a.states, state{row: int32(at), parent: st.row, last: r})
+	a.states = append(a.states, next)
 	return len(a.states) - 1
 }
