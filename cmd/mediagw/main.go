@@ -82,7 +82,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	reg.MustRegister(collectors.NewGoCollector(goRuntime), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		buildinfo.Read().Collector())
 
-	mem := applyMemoryLimit(getenv, log)
+	mem, gcPct := applyMemoryLimit(getenv, log)
 	inflight, err := backends.MaxInflight(cfg)
 	if err != nil {
 		return err
@@ -183,6 +183,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	log.Info("serving", zap.String("addr", publicLn.Addr().String()), zap.String("admin_addr", adminLn.Addr().String()),
 		zap.String("backend", cfg.Backend), zap.Bool("shared_rate_limit", cfg.RedisURL != ""),
 		zap.Int64("memory_limit_bytes", mem.Bytes), zap.String("memory_limit_from", mem.Source), zap.Int64("cgroup_limit_bytes", mem.Cgroup),
+		zap.Int("gc_percent", gcPct),
 		zap.Int64("cache_max_bytes", cacheMax), zap.Int("max_inflight", inflight), zap.Duration("admit_wait", cfg.AdmitWait))
 	if ready != nil {
 		ready(publicLn.Addr(), adminLn.Addr())

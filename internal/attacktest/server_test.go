@@ -105,7 +105,7 @@ func run(t *testing.T, env []string, name string, args ...string) {
 // run sets itself.
 func cleanEnv() []string {
 	return slices.DeleteFunc(os.Environ(), func(kv string) bool {
-		return strings.HasPrefix(kv, "MEDIA_") || strings.HasPrefix(kv, "REDIS_") || strings.HasPrefix(kv, "OPENSEARCH_") || strings.HasPrefix(kv, "ELASTICSEARCH_") || strings.HasPrefix(kv, "GOMEMLIMIT=")
+		return strings.HasPrefix(kv, "MEDIA_") || strings.HasPrefix(kv, "REDIS_") || strings.HasPrefix(kv, "OPENSEARCH_") || strings.HasPrefix(kv, "ELASTICSEARCH_") || strings.HasPrefix(kv, "GOMEMLIMIT=") || strings.HasPrefix(kv, "GOGC=")
 	})
 }
 
@@ -133,6 +133,9 @@ func start(t *testing.T, env []string) *server {
 		"MEDIA_ADDR=127.0.0.1:0", "MEDIA_ADMIN_ADDR=127.0.0.1:0",
 		// The suite is about connections and work, not the rate limit: every visitor is let through.
 		"MEDIA_RATE_LIMIT=100000000", "MEDIA_SHUTDOWN_DELAY=0s", "MEDIA_SHUTDOWN_GRACE=5s",
+		// The Go memory limit the pod's manifest gives it (deploy/k8s: its limit in MiB, written as
+		// millions of bytes), under which mediagw lets the heap grow further between collections.
+		fmt.Sprintf("GOMEMLIMIT=%d", podMemory>>20*1000000),
 	}, env...)...)
 	s.cmd.Stdout, s.cmd.Stderr = logFile, logFile
 	if err := s.cmd.Start(); err != nil {
@@ -173,6 +176,10 @@ func (s *server) readAddrs() {
 		line.Addr, _ = raw["addr"].(string)
 		line.AdminAddr, _ = raw["admin_addr"].(string)
 		s.addr, s.admin = line.Addr, line.AdminAddr
+		// The memory figures hold for the collector the pod's limit sets (cmd/mediagw).
+		if pct, _ := raw["gc_percent"].(float64); pct != 400 {
+			s.t.Errorf("mediagw serves with gc_percent %v under GOMEMLIMIT, want 400", raw["gc_percent"])
+		}
 	}
 }
 
