@@ -181,6 +181,9 @@ func (d *Dictionary) each(w string, f func(term string, kind uint64) bool) error
 		f(w, kind)
 		return nil
 	}
+	if allow > maxEdits {
+		return fmt.Errorf("typo allowance of %q: %d edits, over the automaton's %d", w, allow, maxEdits)
+	}
 	a, _ := d.automata.Get().(*within)
 	if a == nil {
 		a = new(within)
