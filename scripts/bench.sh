@@ -19,7 +19,7 @@
 # default http://127.0.0.1:9202), BENCH_ALIAS (bench-items), OPENSEARCH_URL (http://127.0.0.1:9200), REDIS_URL (redis on
 # 127.0.0.1:6379 when it answers, else the in-process limit), BENCH_PORT first of the loopback
 # ports (18080 to 18084, admin 19081 to 19084), BENCH_CHARTS where the charts go (docs/charts; empty skips them),
-# BENCH_GOGC the gateways' GOGC (400, what mediagw sets under a memory limit).
+# BENCH_GOMEMLIMIT the gateways' Go memory limit, as a container's (512MiB).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -36,7 +36,7 @@ QPS=${BENCH_QPS:-40}
 SUSTAIN=${BENCH_SUSTAIN:-30s}
 EMBEDDED=${BENCH_EMBEDDED:-1}
 PROFILE=${BENCH_PROFILE:-1}
-GW_GOGC=${BENCH_GOGC:-400}
+GW_MEMLIMIT=${BENCH_GOMEMLIMIT:-512MiB}
 ALIAS=${BENCH_ALIAS:-bench-items}
 PORT=${BENCH_PORT:-18080}
 CHARTS=${BENCH_CHARTS-$REPO/docs/charts}
@@ -99,7 +99,7 @@ MEDIACTL=$REPO/bin/mediactl
 echo "== machine"
 echo "cpus: $(nproc); memory: $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo); $($GO version | cut -d' ' -f3-4)"
 echo "$ENGINE: $(engine_version); rate-limit store: ${REDIS_URL:-in process}"
-echo "run: $ITEMS items, seed $SEED, $CONC connections; closed loops on the same $REQUESTS requests a target (0: timed), the others $DURATION a target after $WARMUP warm-up; gateways at GOGC=$GW_GOGC"
+echo "run: $ITEMS items, seed $SEED, $CONC connections; closed loops on the same $REQUESTS requests a target (0: timed), the others $DURATION a target after $WARMUP warm-up; gateways at GOMEMLIMIT=$GW_MEMLIMIT"
 
 if [[ ! -f $CATALOGUE ]]; then
 	log "generating $ITEMS items"
@@ -147,14 +147,15 @@ fi
 # answers, and sets $pid and $startup (seconds until ready). The closed loop keeps more searches in
 # flight than a 2-CPU replica admits at once (MEDIA_MAX_INFLIGHT): a long MEDIA_ADMIT_WAIT queues
 # them, as the engine would, instead of refusing them with 503s that would count as fast answers.
-# The collector runs as in a container with a memory limit, where mediagw sets GOGC=400 (deploy/
-# and Compose give one; this machine's processes have none, so it is set here).
+# Each runs as in a container with a memory limit (this machine's processes have none): GOMEMLIMIT,
+# under which mediagw sets its collector and its cache's bound (an eighth: 64 MiB at 512 MiB, the
+# bound without a limit); GOGC is left for mediagw to set.
 start() {
 	local name=$1 port=$2
 	shift 2
 	local t0
 	t0=$(date +%s%N)
-	env GOGC="$GW_GOGC" MEDIA_ADDR=127.0.0.1:$port MEDIA_ADMIN_ADDR=127.0.0.1:$((port + 1000)) MEDIA_PUBLIC_URL=http://127.0.0.1:$port \
+	env -u GOGC GOMEMLIMIT="$GW_MEMLIMIT" MEDIA_ADDR=127.0.0.1:$port MEDIA_ADMIN_ADDR=127.0.0.1:$((port + 1000)) MEDIA_PUBLIC_URL=http://127.0.0.1:$port \
 		MEDIA_TRUSTED_PROXIES=127.0.0.1 MEDIA_SHUTDOWN_DELAY=0s MEDIA_SHUTDOWN_GRACE=5s MEDIA_ADMIT_WAIT=${BENCH_ADMIT_WAIT:-10s} "$@" \
 		"$REPO/bin/mediagw" 2>"$DIR/$name.log" &
 	pid=$!
@@ -180,6 +181,7 @@ ON=$pid
 # gateway's own time is the shared limiter's round trip (open loop only).
 start local $((PORT + 4)) MEDIA_CACHE=off REDIS_URL=
 LOCAL=$pid
+echo "gateways' memory settings (their serving line): $(grep -o '"\(memory_limit_bytes\|gc_percent\|cache_max_bytes\)":[0-9]*' "$DIR/on.log" | tr '\n' ' ')"
 GW_OFF=http://127.0.0.1:$((PORT + 1))/
 GW_ON=http://127.0.0.1:$((PORT + 2))/
 GATEWAYS="gateway=$GW_OFF,cached=$GW_ON"
