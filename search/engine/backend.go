@@ -512,8 +512,6 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 	}
 	body, apart, err := searchRequest(q, cur)
 	var resp pageAnswer
-	// Decoded into room for a page, the hits are not copied again as their slice grows.
-	resp.Hits.Hits = make([]hit, 0, q.PerPage)
 	if apart {
 		answers, err := b.doMultiSearch(ctx, "search", body, err, 2)
 		if err != nil {
@@ -521,8 +519,12 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 		}
 		resp = answers[0]
 		resp.Aggregations = answers[1].Aggregations
-	} else if err := b.doSearch(ctx, "search", body, err, &resp); err != nil {
-		return search.Result{}, err
+	} else {
+		// Decoded into room for a page, the hits are not copied again as their slice grows.
+		resp.Hits.Hits = make([]hit, 0, q.PerPage)
+		if err := b.doSearch(ctx, "search", body, err, &resp); err != nil {
+			return search.Result{}, err
+		}
 	}
 	hits := resp.Hits.Hits
 	res := search.Result{Items: make([]search.Item, len(hits)), Total: resp.Hits.Total.Value}

@@ -138,7 +138,6 @@ type Counter struct {
 	partitions int // 0 until the estimate is known
 	next       int // partition asked for next
 	splits     int
-	room       int // the values the estimate expects, a few percent over
 	values     []TermCount
 }
 
@@ -219,7 +218,7 @@ const maxPrealloc = 1 << 19
 func (c *Counter) newAnswer() *countsAnswer {
 	a := new(countsAnswer)
 	if c.partitions > 0 {
-		a.Aggregations.Groups.Buckets = make([]countBucket, 0, min(ceilDiv(c.room, c.partitions), c.limits.size))
+		a.Aggregations.Groups.Buckets = make([]countBucket, 0, min(ceilDiv(cap(c.values), c.partitions), c.limits.size))
 	}
 	return a
 }
@@ -230,8 +229,7 @@ func (c *Counter) answer(a *countsAnswer) (done bool, err error) {
 		n := a.Aggregations.Values.Value
 		c.partitions = max(1, ceilDiv(n, c.limits.target))
 		// The estimate is within a few percent: room for all of them, appended partition by partition.
-		c.room = min(n+n/16, maxPrealloc)
-		c.values = make([]TermCount, 0, c.room)
+		c.values = make([]TermCount, 0, min(n+n/16, maxPrealloc))
 		return false, nil
 	}
 	g := &a.Aggregations.Groups

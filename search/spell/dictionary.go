@@ -27,8 +27,14 @@ type Dictionary struct {
 	// memo keeps what walks from recent words found: a search box sends the same typo with every
 	// keystroke after it, and a walk costs up to a few hundred microseconds a word.
 	memo *memo.Map[string, near]
-	// iterators and automata are walks', kept for the next: new ones allocate their stacks anew.
-	iterators, automata sync.Pool
+	// walks are kept for the next walk: a new one allocates its stacks anew.
+	walks sync.Pool
+}
+
+// walk is what a walk of the dictionary steps: the automaton and the iterator over the words.
+type walk struct {
+	a  within
+	it vellum.FSTIterator
 }
 
 // near is what a walk from a folded term finds: its neighbours, the first search.MaxNeighbours
@@ -184,18 +190,14 @@ func (d *Dictionary) each(w string, f func(term string, kind uint64) bool) error
 	if allow > maxEdits {
 		return fmt.Errorf("typo allowance of %q: %d edits, over the automaton's %d", w, allow, maxEdits)
 	}
-	a, _ := d.automata.Get().(*within)
-	if a == nil {
-		a = new(within)
+	wk, _ := d.walks.Get().(*walk)
+	if wk == nil {
+		wk = new(walk)
 	}
-	defer d.automata.Put(a)
-	a.reset(w, allow)
-	it, _ := d.iterators.Get().(*vellum.FSTIterator)
-	if it == nil {
-		it = new(vellum.FSTIterator)
-	}
-	defer d.iterators.Put(it)
-	err := it.Reset(d.fst, nil, nil, a)
+	defer d.walks.Put(wk)
+	wk.a.reset(w, allow)
+	it := &wk.it
+	err := it.Reset(d.fst, nil, nil, &wk.a)
 	for err == nil {
 		k, kind := it.Current()
 		if !f(string(k), kind) {
