@@ -510,15 +510,18 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 	if err != nil {
 		return search.Result{}, fmt.Errorf("opensearch search: %w", err)
 	}
-	body, apart, err := searchRequest(q, cur)
+	body, searches, err := searchRequest(q, cur)
 	var resp pageAnswer
-	if apart {
-		answers, err := b.doMultiSearch(ctx, "search", body, err, 2)
+	if searches > 0 {
+		answers, err := b.doMultiSearch(ctx, "search", body, err, searches)
 		if err != nil {
 			return search.Result{}, err
 		}
 		resp = answers[0]
-		resp.Aggregations = answers[1].Aggregations
+		resp.Aggregations = make(facetAnswer, len(search.Facets))
+		for _, a := range answers[1:] {
+			maps.Copy(resp.Aggregations, a.Aggregations)
+		}
 	} else {
 		// Decoded into room for a page, the hits are not copied again as their slice grows.
 		resp.Hits.Hits = make([]hit, 0, q.PerPage)

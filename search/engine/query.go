@@ -102,19 +102,42 @@ func pageBody(q search.Query, cur search.Cursor) obj {
 	return body
 }
 
-// facetsApart reports whether q's facets are counted by a search of their own (facetsBody), sent
-// beside the page's in one _msearch: those of a search without text. The engine's shard request
-// cache keeps only the answers of searches of no hits, so the counts of a browse, whose filters
-// many visitors repeat, are then counted once for them all (all four facets: 1.47x a plain search
-// instead of 2.46x at 1,000,000 items, 1.2x instead of 3.2x at 100,000). A search with text keeps
-// them beside its hits, where its text is matched once for both, and its counts are seldom asked
-// for again.
+// facetsApart reports whether q's facets are counted by searches of their own (facetsBodies),
+// sent beside the page's in one _msearch: those of a search without text. The engine's shard
+// request cache keeps only the answers of searches of no hits, so the counts of a browse, whose
+// filters many visitors repeat, are then counted once for them all (all four facets: 1.47x a plain
+// search instead of 2.46x at 1,000,000 items, 1.2x instead of 3.2x at 100,000). A search with text
+// keeps them beside its hits, where its text is matched once for both, and its counts are seldom
+// asked for again.
 func facetsApart(q search.Query) bool { return q.Facets != 0 && q.Text == "" }
 
-// facetsBody is the search of q's facets apart from its hits: no hits, no total, so that the
-// engine caches its answer.
-func facetsBody(q search.Query) obj {
-	return obj{"size": 0, "track_total_hits": false, "aggs": facetAggs(q)}
+// facetsBodies are the searches of q's facets apart from its hits: no hits, no total, so that the
+// engine caches their answers. Facets whose other filters are the same count in one search whose
+// query is those filters, which visits their items only, where a filter aggregation visits every
+// item; a facet with no other filter counts alone, since the engine takes the counts of a sole
+// terms aggregation of every item straight from its term index, and of two or more by visiting
+// every item (1,000,000 items: 2 ms for one facet, 55 ms for two; the four facets of a browse
+// without filters 100 ms together, a few ms apart).
+func facetsBodies(q search.Query) []obj {
+	var bodies []obj
+	// groups are the aggregations of each search, by the query its facets count over.
+	groups := map[search.Query]obj{}
+	for _, f := range q.Facets.All() {
+		without := q.Without(f)
+		filters := boolQuery(without)["filter"].([]any)
+		aggs, ok := groups[without]
+		if !ok || len(filters) == 0 {
+			aggs = obj{}
+			groups[without] = aggs
+			body := obj{"size": 0, "track_total_hits": false, "aggs": aggs}
+			if len(filters) > 0 {
+				body["query"] = obj{"bool": obj{"filter": filters}}
+			}
+			bodies = append(bodies, body)
+		}
+		aggs["facet_"+f.String()] = facetTerms(f)
+	}
+	return bodies
 }
 
 func boolQuery(q search.Query) obj {

@@ -26,17 +26,19 @@ func SearchRequest(q search.Query) ([]byte, error) {
 	return body, err
 }
 
-// searchRequest is the body of q's search, q normalized, and whether it is an _msearch's.
-func searchRequest(q search.Query, cur search.Cursor) ([]byte, bool, error) {
+// searchRequest is the body of q's search, q normalized, and the number of searches in it when
+// it is an _msearch's (0 when not): the page's first, then its facets'.
+func searchRequest(q search.Query, cur search.Cursor) ([]byte, int, error) {
 	if !facetsApart(q) {
 		body, err := marshal(pageBody(q, cur))
-		return body, false, err
+		return body, 0, err
 	}
 	var buf bytes.Buffer
-	for _, s := range []obj{pageBody(q, cur), facetsBody(q)} {
+	searches := append([]obj{pageBody(q, cur)}, facetsBodies(q)...)
+	for _, s := range searches {
 		part, err := marshal(s)
 		if err != nil {
-			return nil, true, err
+			return nil, 0, err
 		}
 		// Each search is a line of parameters, none here (the path names the alias), then its
 		// body on one line.
@@ -44,7 +46,7 @@ func searchRequest(q search.Query, cur search.Cursor) ([]byte, bool, error) {
 		buf.Write(part)
 		buf.WriteByte('\n')
 	}
-	return buf.Bytes(), true, nil
+	return buf.Bytes(), len(searches), nil
 }
 
 // marshal encodes a request body with go-json, which writes the bytes encoding/json writes (keys

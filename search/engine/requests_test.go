@@ -182,16 +182,12 @@ type facetRequest struct {
 	} `json:"aggs"`
 }
 
-// TestFacetRequests: facets that share their other filters count under one filter aggregation of
-// those filters, and facets without any at the top level. A search with text counts them beside
-// its hits; one without sends them in a search of their own, of no hits, beside its page's in an
-// _msearch, whose page's search is that of the same search without facets.
+// TestFacetRequests: a search with text counts its facets beside its hits: facets that share
+// their other filters under one filter aggregation of those filters, and facets without any at
+// the top level.
 func TestFacetRequests(t *testing.T) {
-	all := search.FacetSet(search.FacetType | search.FacetCategory | search.FacetLanguage | search.FacetYear)
-	text := search.Query{Text: "harbour", Facets: all}
-	with := func(q search.Query, edit func(*search.Query)) search.Query { edit(&q); return q }
-	typed := with(text, func(q *search.Query) { q.Type = search.TypePhoto })
-	browse := func(q search.Query) search.Query { q.Text, q.Sort = "", search.SortDownloads; return q }
+	text := search.Query{Text: "harbour", Facets: allFacets}
+	typed := withQuery(text, func(q *search.Query) { q.Type = search.TypePhoto })
 	for _, tc := range []struct {
 		name string
 		q    search.Query
@@ -203,58 +199,25 @@ func TestFacetRequests(t *testing.T) {
 			"facet_type": nil, "facet_category": nil, "facet_language": nil, "facet_year": nil}},
 		{"a type filter", typed, map[string][]string{
 			"facet_type": nil, "filtered_category": {"facet_category", "facet_language", "facet_year"}}},
-		{"a filter of no facet", with(text, func(q *search.Query) { q.Author = "Ann" }), map[string][]string{
+		{"a filter of no facet", withQuery(text, func(q *search.Query) { q.Author = "Ann" }), map[string][]string{
 			"filtered_type": {"facet_type", "facet_category", "facet_language", "facet_year"}}},
-		{"type and dates", with(text, func(q *search.Query) { q.Type, q.From = search.TypePhoto, "1990-01-01" }), map[string][]string{
+		{"type and dates", withQuery(text, func(q *search.Query) { q.Type, q.From = search.TypePhoto, "1990-01-01" }), map[string][]string{
 			"filtered_type": {"facet_type"}, "filtered_category": {"facet_category", "facet_language"}, "filtered_year": {"facet_year"}}},
-		{"a filter per facet", with(text, func(q *search.Query) {
+		{"a filter per facet", withQuery(text, func(q *search.Query) {
 			q.Type, q.Category, q.Language, q.To = search.TypePhoto, "ships", "en", "2005-12-31"
 		}), map[string][]string{
 			"filtered_type": {"facet_type"}, "filtered_category": {"facet_category"},
 			"filtered_language": {"facet_language"}, "filtered_year": {"facet_year"}}},
-		{"some facets", with(typed, func(q *search.Query) { q.Facets = search.FacetSet(search.FacetCategory | search.FacetYear) }),
+		{"some facets", withQuery(typed, func(q *search.Query) { q.Facets = search.FacetSet(search.FacetCategory | search.FacetYear) }),
 			map[string][]string{"filtered_category": {"facet_category", "facet_year"}}},
-		{"a browse", browse(text), map[string][]string{
-			"facet_type": nil, "facet_category": nil, "facet_language": nil, "facet_year": nil}},
-		{"a browse with a type filter", browse(typed), map[string][]string{
-			"facet_type": nil, "filtered_category": {"facet_category", "facet_language", "facet_year"}}},
-		{"a walk's browse", with(browse(typed), func(q *search.Query) {
-			q.Cursor = "walk"
-			q.Position = &search.Cursor{Seen: 20, After: []any{json.Number("7"), json.Number("1600000000000"), "id-20"}}
-		}), map[string][]string{
-			"facet_type": nil, "filtered_category": {"facet_category", "facet_language", "facet_year"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			body, err := SearchRequest(tc.q)
 			if err != nil {
 				t.Fatal(err)
 			}
-			facets := body
-			if tc.q.Text == "" {
-				plain := tc.q
-				plain.Facets = 0
-				page, err := SearchRequest(plain)
-				if err != nil {
-					t.Fatal(err)
-				}
-				lines := strings.Split(string(body), "\n")
-				if len(lines) != 5 || lines[0] != "{}" || lines[1] != string(page) || lines[2] != "{}" || lines[4] != "" {
-					t.Fatalf("request %s, want an _msearch of the page's search %s and the facets'", body, page)
-				}
-				facets = []byte(lines[3])
-				var counts struct {
-					Size  *int  `json:"size"`
-					Total *bool `json:"track_total_hits"`
-				}
-				if err := json.Unmarshal(facets, &counts); err != nil {
-					t.Fatal(err)
-				}
-				if counts.Size == nil || *counts.Size != 0 || counts.Total == nil || *counts.Total {
-					t.Errorf("facets' search %s: want size 0 and no total, so that the engine caches its answer", facets)
-				}
-			}
 			var req facetRequest
-			if err := json.Unmarshal(facets, &req); err != nil {
+			if err := json.Unmarshal(body, &req); err != nil {
 				t.Fatal(err)
 			}
 			got := map[string][]string{}
@@ -266,9 +229,7 @@ func TestFacetRequests(t *testing.T) {
 				for sub := range agg.Aggs {
 					got[name] = append(got[name], sub)
 					// The filter is every filter of the query but the facet's own.
-					f, _ := search.ParseFacet(strings.TrimPrefix(sub, "facet_"))
-					want, _ := json.Marshal(obj{"bool": obj{"filter": boolQuery(tc.q.Without(f))["filter"]}})
-					if string(agg.Filter) != string(want) {
+					if want := otherFilters(tc.q, sub); string(agg.Filter) != want {
 						t.Errorf("%s: %s's filter %s, want %s", name, sub, agg.Filter, want)
 					}
 				}
@@ -279,6 +240,99 @@ func TestFacetRequests(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFacetSearches: a search without text sends its facets in searches of their own, of no hits
+// and no total, beside its page's in an _msearch whose page's search is that of the same search
+// without facets: facets that share their other filters in one search whose query is those
+// filters, and each facet without any in a search of its own, of no query.
+func TestFacetSearches(t *testing.T) {
+	browse := search.Query{Sort: search.SortDownloads, Facets: allFacets}
+	typed := withQuery(browse, func(q *search.Query) { q.Type = search.TypePhoto })
+	for _, tc := range []struct {
+		name string
+		q    search.Query
+		// want are the facets of each search, in order.
+		want []string
+	}{
+		{"no filter", browse, []string{"type", "category", "language", "year"}},
+		{"a type filter", typed, []string{"type", "category language year"}},
+		{"a filter of no facet", withQuery(browse, func(q *search.Query) { q.Author = "Ann" }), []string{"type category language year"}},
+		{"type and dates", withQuery(browse, func(q *search.Query) { q.Type, q.From = search.TypePhoto, "1990-01-01" }),
+			[]string{"type", "category language", "year"}},
+		{"some facets", withQuery(typed, func(q *search.Query) { q.Facets = search.FacetSet(search.FacetType | search.FacetYear) }),
+			[]string{"type", "year"}},
+		{"a walk's browse", withQuery(typed, func(q *search.Query) {
+			q.Cursor = "walk"
+			q.Position = &search.Cursor{Seen: 20, After: []any{json.Number("7"), json.Number("1600000000000"), "id-20"}}
+		}), []string{"type", "category language year"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body, err := SearchRequest(tc.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain := tc.q
+			plain.Facets = 0
+			page, err := SearchRequest(plain)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(string(body), "\n")
+			if len(lines) != 2*len(tc.want)+3 || lines[0] != "{}" || lines[1] != string(page) || lines[len(lines)-1] != "" {
+				t.Fatalf("request %s, want an _msearch of the page's search %s and %d of the facets'", body, page, len(tc.want))
+			}
+			var got []string
+			for i := 2; i < len(lines)-1; i += 2 {
+				if lines[i] != "{}" {
+					t.Fatalf("line %d: parameters %s, want none", i, lines[i])
+				}
+				var s struct {
+					Size  *int                       `json:"size"`
+					Total *bool                      `json:"track_total_hits"`
+					Query json.RawMessage            `json:"query"`
+					Aggs  map[string]json.RawMessage `json:"aggs"`
+				}
+				if err := json.Unmarshal([]byte(lines[i+1]), &s); err != nil {
+					t.Fatal(err)
+				}
+				if s.Size == nil || *s.Size != 0 || s.Total == nil || *s.Total {
+					t.Errorf("facets' search %s: want size 0 and no total, so that the engine caches its answer", lines[i+1])
+				}
+				// The query is every filter of the search but the facet's own; none when none.
+				query := string(s.Query)
+				if query == "" {
+					query = `{"bool":{"filter":[]}}`
+				}
+				var facets []string
+				for name := range s.Aggs {
+					if want := otherFilters(tc.q, name); query != want {
+						t.Errorf("search %s: %s's query %s, want %s", lines[i+1], name, query, want)
+					}
+					facets = append(facets, strings.TrimPrefix(name, "facet_"))
+				}
+				slices.SortFunc(facets, func(a, b string) int { return facetOrder(a) - facetOrder(b) })
+				got = append(got, strings.Join(facets, " "))
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("facets' searches %q, want %q\n%s", got, tc.want, body)
+			}
+		})
+	}
+}
+
+// allFacets asks for every facet.
+var allFacets = search.FacetSet(search.FacetType | search.FacetCategory | search.FacetLanguage | search.FacetYear)
+
+// withQuery is q edited.
+func withQuery(q search.Query, edit func(*search.Query)) search.Query { edit(&q); return q }
+
+// otherFilters is the filter of every filter of q but that of the facet an aggregation is named
+// after, as the engine gets it.
+func otherFilters(q search.Query, name string) string {
+	f, _ := search.ParseFacet(strings.TrimPrefix(name, "facet_"))
+	b, _ := json.Marshal(obj{"bool": obj{"filter": boolQuery(q.Without(f))["filter"]}})
+	return string(b)
 }
 
 // facetOrder is the place of the facet an aggregation is named after in search.Facets.
@@ -302,7 +356,8 @@ func TestBodiesEncodeAsEncodingJSON(t *testing.T) {
 			{Author: text, Sort: search.SortAZ, Page: 1, PerPage: 10, Facets: search.FacetSet(search.FacetYear)},
 		} {
 			q.Normalize()
-			bodies = append(bodies, pageBody(q, search.Cursor{After: []any{1.5, text, json.Number("9223372036854775807")}}), facetsBody(q))
+			bodies = append(bodies, pageBody(q, search.Cursor{After: []any{1.5, text, json.Number("9223372036854775807")}}))
+			bodies = append(bodies, facetsBodies(q)...)
 		}
 		bodies = append(bodies, completeBody(text, 10), countQuery(text, nil), countQuery(text, search.Matches{text: {text, "x"}}))
 	}
