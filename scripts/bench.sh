@@ -12,7 +12,9 @@
 #
 # Settings (environment): BENCH_ITEMS (100000), BENCH_SEED (1), BENCH_DURATION measured per target
 # (10s), BENCH_REQUESTS the same requests each target of a closed-loop comparison answers instead,
-# caching on aside (1600; 0 times them by BENCH_DURATION), BENCH_WARMUP (3s), BENCH_CACHE_WARMUP of the cached gateway (30s), BENCH_C connections (8), BENCH_QPS open-loop rate (40; 0 skips the
+# caching on aside (4800; 0 times them by BENCH_DURATION), BENCH_ROUNDS the alternating rounds they and the cached
+# gateway's comparison are measured in (6), BENCH_WARMUP (3s), BENCH_CACHE_WARMUP of the cached gateway (30s),
+# BENCH_CACHE_DURATION measured per target of its comparison (30s), BENCH_C connections (8), BENCH_QPS open-loop rate (40; 0 skips the
 # open-loop run), BENCH_SUSTAIN sustained run of the cached gateway for its RSS (30s; 0 skips it), BENCH_EMBEDDED (1; 0 skips the embedded index), BENCH_PROFILE (1; 0 skips the CPU
 # profile), BENCH_LOAD (1; 0 skips timing the loads, and loads the catalogue only when the alias
 # holds another count), BENCH_ENGINE (opensearch, or elasticsearch at ELASTICSEARCH_URL,
@@ -30,7 +32,9 @@ SEED=${BENCH_SEED:-1}
 DURATION=${BENCH_DURATION:-10s}
 WARMUP=${BENCH_WARMUP:-3s}
 CACHE_WARMUP=${BENCH_CACHE_WARMUP:-30s}
-REQUESTS=${BENCH_REQUESTS:-1600}
+CACHE_DURATION=${BENCH_CACHE_DURATION:-30s}
+REQUESTS=${BENCH_REQUESTS:-4800}
+ROUNDS=${BENCH_ROUNDS:-6}
 CONC=${BENCH_C:-8}
 QPS=${BENCH_QPS:-40}
 SUSTAIN=${BENCH_SUSTAIN:-30s}
@@ -99,7 +103,7 @@ MEDIACTL=$REPO/bin/mediactl
 echo "== machine"
 echo "cpus: $(nproc); memory: $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo); $($GO version | cut -d' ' -f3-4)"
 echo "$ENGINE: $(engine_version); rate-limit store: ${REDIS_URL:-in process}"
-echo "run: $ITEMS items, seed $SEED, $CONC connections; closed loops on the same $REQUESTS requests a target (0: timed), the others $DURATION a target after $WARMUP warm-up; gateways at GOMEMLIMIT=$GW_MEMLIMIT"
+echo "run: $ITEMS items, seed $SEED, $CONC connections; closed loops on the same $REQUESTS requests a target (0: timed) in $ROUNDS rounds, the cached one $CACHE_DURATION a target, the others $DURATION a target after $WARMUP warm-up; gateways at GOMEMLIMIT=$GW_MEMLIMIT"
 
 if [[ ! -f $CATALOGUE ]]; then
 	log "generating $ITEMS items"
@@ -207,8 +211,11 @@ mix() { loadavg; "$MEDIACTL" bench -catalogue "$CATALOGUE" -seed "$SEED" -durati
 # same: a closed-loop comparison measures the same $REQUESTS requests on every target. In a time
 # the faster target gets further into the mix, and at 1,000,000 items 10 s hold a few hundred
 # requests whose costs vary a hundredfold (1% are authors lists of 3 s): which ones each target
-# drew moved the ratio more than the gateway did.
-same=(-requests "$REQUESTS")
+# drew moved the ratio more than the gateway did. In $ROUNDS rounds: the engine's CPU for the same
+# requests moves by a tenth from one round to the next, and two copies of one gateway build
+# measured side by side came out at 0.88x and 1.00x of the engine in 2 rounds of 800 requests,
+# 0.92x and 0.91x in 6.
+same=(-requests "$REQUESTS" -rounds "$ROUNDS")
 
 echo
 echo "== gateway (caching off) vs $ENGINE direct, closed loop"
@@ -231,7 +238,7 @@ echo
 # after a warm-up of its own (the direct target's warm-up is the same length), so by time.
 echo "== gateway (caching on) vs $ENGINE direct, closed loop, after $CACHE_WARMUP of warm-up"
 mix -gateway "cached=$GW_ON" -metrics "cached=$M_ON" -rss "cached=$ON" -cpu "$(cpu "cached=$ON")" \
-	-warmup "$CACHE_WARMUP" -save "$RESULTS/3-closed-on.json" -label "closed loop, caching on"
+	-warmup "$CACHE_WARMUP" -duration "$CACHE_DURATION" -rounds "$ROUNDS" -save "$RESULTS/3-closed-on.json" -label "closed loop, caching on"
 
 if [[ $EMBEDDED == 1 ]]; then
 	echo
