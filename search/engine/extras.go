@@ -44,26 +44,22 @@ const maxFacetTerms = 10_000
 // no other filter counts at the top level, with no filter aggregation to test each match.
 func facetAggs(q search.Query) obj {
 	aggs := obj{}
-	// groups are the sub-aggregations of each filter aggregation, by the query its facets count
-	// over: facets have the same other filters when q without each one's own is the same query.
-	groups := map[search.Query]obj{}
-	for _, f := range q.Facets.All() {
-		values := facetTerms(f)
-		name := "facet_" + f.String()
+	for _, g := range facetGroups(q) {
 		// The text is the query's, shared by every aggregation.
-		without := q.Without(f)
-		other := boolQuery(without)["filter"].([]any)
-		if len(other) == 0 {
-			aggs[name] = values
+		if len(g.filters) == 0 {
+			maps.Copy(aggs, facetAggsOf(g.facets))
 			continue
 		}
-		group, ok := groups[without]
-		if !ok {
-			group = obj{}
-			groups[without] = group
-			aggs["filtered_"+f.String()] = obj{"filter": obj{"bool": obj{"filter": other}}, "aggs": group}
-		}
-		group[name] = values
+		aggs["filtered_"+g.facets[0].String()] = obj{"filter": obj{"bool": obj{"filter": g.filters}}, "aggs": facetAggsOf(g.facets)}
+	}
+	return aggs
+}
+
+// facetAggsOf are the terms aggregations of facets, each named after its facet.
+func facetAggsOf(facets []search.Facet) obj {
+	aggs := make(obj, len(facets))
+	for _, f := range facets {
+		aggs["facet_"+f.String()] = facetTerms(f)
 	}
 	return aggs
 }

@@ -120,46 +120,44 @@ func facetsApart(q search.Query) bool { return q.Facets != 0 && q.Text == "" }
 // without filters 100 ms together, a few ms apart).
 func facetsBodies(q search.Query) []obj {
 	var bodies []obj
-	// groups are the aggregations of each search, by the query its facets count over.
-	groups := map[search.Query]obj{}
-	for _, f := range q.Facets.All() {
-		without := q.Without(f)
-		filters := boolQuery(without)["filter"].([]any)
-		aggs, ok := groups[without]
-		if !ok || len(filters) == 0 {
-			aggs = obj{}
-			groups[without] = aggs
-			body := obj{"size": 0, "track_total_hits": false, "aggs": aggs}
-			if len(filters) > 0 {
-				body["query"] = obj{"bool": obj{"filter": filters}}
+	for _, g := range facetGroups(q) {
+		if len(g.filters) == 0 {
+			for _, f := range g.facets {
+				bodies = append(bodies, obj{"size": 0, "track_total_hits": false, "aggs": facetAggsOf([]search.Facet{f})})
 			}
-			bodies = append(bodies, body)
+			continue
 		}
-		aggs["facet_"+f.String()] = facetTerms(f)
+		bodies = append(bodies, obj{"size": 0, "track_total_hits": false, "aggs": facetAggsOf(g.facets),
+			"query": obj{"bool": obj{"filter": g.filters}}})
 	}
 	return bodies
 }
 
+// facetGroup is facets of a query whose other filters (search.Query.Without) are the same.
+type facetGroup struct {
+	filters []any
+	facets  []search.Facet
+}
+
+// facetGroups groups q's facets by their other filters, in the order of q's facets.
+func facetGroups(q search.Query) []facetGroup {
+	var groups []facetGroup
+	index := map[search.Query]int{}
+	for _, f := range q.Facets.All() {
+		without := q.Without(f)
+		i, ok := index[without]
+		if !ok {
+			i = len(groups)
+			index[without] = i
+			groups = append(groups, facetGroup{filters: filterClauses(without)})
+		}
+		groups[i].facets = append(groups[i].facets, f)
+	}
+	return groups
+}
+
 func boolQuery(q search.Query) obj {
-	filters := []any{}
-	for _, f := range []struct{ field, value string }{
-		{"type", q.Type}, {"category", q.Category}, {"author", q.Author}, {"language", q.Language},
-	} {
-		if f.value != "" {
-			filters = append(filters, obj{"term": obj{f.field: f.value}})
-		}
-	}
-	if q.From != "" || q.To != "" {
-		r := obj{"format": "yyyy-MM-dd"}
-		if q.From != "" {
-			r["gte"] = q.From
-		}
-		if q.To != "" {
-			r["lte"] = q.To
-		}
-		filters = append(filters, obj{"range": obj{"date": r}})
-	}
-	b := obj{"filter": filters}
+	b := obj{"filter": filterClauses(q)}
 	if words := text.Words(q.Text); len(words) > 0 {
 		// Every word must match, each in any field, as in the embedded index: a query per word,
 		// all of them required.
@@ -178,6 +176,29 @@ func boolQuery(q search.Query) obj {
 		b["must"] = []any{obj{"match_none": obj{}}}
 	}
 	return b
+}
+
+// filterClauses are q's filters, in filter context: cached by the engine, unscored.
+func filterClauses(q search.Query) []any {
+	filters := []any{}
+	for _, f := range []struct{ field, value string }{
+		{"type", q.Type}, {"category", q.Category}, {"author", q.Author}, {"language", q.Language},
+	} {
+		if f.value != "" {
+			filters = append(filters, obj{"term": obj{f.field: f.value}})
+		}
+	}
+	if q.From != "" || q.To != "" {
+		r := obj{"format": "yyyy-MM-dd"}
+		if q.From != "" {
+			r["gte"] = q.From
+		}
+		if q.To != "" {
+			r["lte"] = q.To
+		}
+		filters = append(filters, obj{"range": obj{"date": r}})
+	}
+	return filters
 }
 
 // wordQuery matches one word of the text in any searched field, exactly or within the typo
