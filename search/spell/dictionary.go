@@ -1,18 +1,17 @@
 // Package spell finds a did-you-mean's candidates: the indexed words near each word of a search
-// (search.Correct counts them). It keeps every word the index holds in memory, as an automaton,
-// for the index version (Speller), so that finding them costs the engine nothing and a
-// correction costs it one call, the count; and every backend finds the same ones, by the
-// contract's definition (search.EditsWithin, search.TypoAllowance).
+// (search.Correct counts them). It keeps every word the index holds in memory, indexed by what
+// deleting a rune or two leaves of it, for the index version (Speller), so that finding them
+// costs the engine nothing and a correction costs it one call, the count; and every backend
+// finds the same ones, by the contract's definition (search.EditsWithin, search.TypoAllowance).
 package spell
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
+	"hash/maphash"
+	"math"
 	"slices"
-	"sync"
-
-	"github.com/blevesearch/vellum"
+	"strings"
+	"unicode/utf8"
 
 	"mediagw/search"
 	"mediagw/search/memo"
@@ -21,23 +20,30 @@ import (
 
 // Dictionary is a set of indexed words. It is safe for concurrent use.
 type Dictionary struct {
-	fst *vellum.FST
-	n   int
+	// terms are the held terms in byte order; isWord[i] tells whether terms[i] is a word, which
+	// may be a neighbour. n counts the words.
+	terms  []string
+	isWord []bool
+	n      int
 
-	// memo keeps what walks from recent words found: a search box sends the same typo with every
-	// keystroke after it, and a walk costs up to a few hundred microseconds a word.
+	// variants index the terms by what deleting up to maxEdits of their runes leaves (symmetric
+	// delete): each entry a variant's hash (seed) in the high 32 bits, the term's index in the
+	// low, sorted. A term within k edits of a word (runes inserted, deleted, changed or two
+	// adjacent ones swapped) leaves some string the word leaves too with at most k deletions
+	// each, so a lookup hashes the word's variants and checks the terms under them: tens of
+	// microseconds, where a walk of every term within two edits' reach cost a millisecond.
+	variants []uint64
+	seed     maphash.Seed
+	// long are the terms of more than maxIndexedRunes runes, left out of variants (a term of n
+	// runes leaves some n²/2 of them): a word that long is checked against each.
+	long []int32
+
+	// memo keeps what lookups of recent words found: a search box sends the same typo with every
+	// keystroke after it.
 	memo *memo.Map[string, near]
-	// walks are kept for the next walk: a new one allocates its stacks anew.
-	walks sync.Pool
 }
 
-// walk is what a walk of the dictionary steps: the automaton and the iterator over the words.
-type walk struct {
-	a  within
-	it vellum.FSTIterator
-}
-
-// near is what a walk from a folded term finds: its neighbours, the first search.MaxNeighbours
+// near is what a lookup of a folded term finds: its neighbours, the first search.MaxNeighbours
 // held words within its allowance but itself, and its matches, every held term within it,
 // itself included (nil: more than MaxMatches).
 type near struct{ neighbours, matches []string }
@@ -46,7 +52,7 @@ type near struct{ neighbours, matches []string }
 // the engine to expand, as many (search/engine), and keeps its request small.
 const MaxMatches = 1000
 
-// maxMemo bounds Dictionary.memo, and maxMemoMatches the matches of a walk it keeps: some 20
+// maxMemo bounds Dictionary.memo, and maxMemoMatches the matches of a lookup it keeps: some 20
 // neighbours and 64 matches of a dozen bytes each, about 16 MiB at most, however many terms
 // hostile searches make a word match.
 const (
@@ -54,47 +60,112 @@ const (
 	maxMemoMatches = 64
 )
 
+// maxEdits is the most edits a word may be allowed (search.TypoAllowance); maxIndexedRunes the
+// longest term indexed by its variants.
+const (
+	maxEdits        = 2
+	maxIndexedRunes = 32
+)
+
 // NewDictionary holds words: each as the index holds it (folded), in any order, repeats allowed.
 // A term that is not one word to text.Words (a narrow no-break space is part of a term to some
 // tokenizers) is held for Matches but is no neighbour: it could not be a word of a correction.
 func NewDictionary(words []string) (*Dictionary, error) {
-	sorted := slices.Clone(words)
-	slices.Sort(sorted)
-	sorted = slices.Compact(sorted)
-	var buf bytes.Buffer
-	b, err := vellum.New(&buf, nil)
-	if err != nil {
-		return nil, fmt.Errorf("dictionary: %w", err)
+	terms := slices.Clone(words)
+	slices.Sort(terms)
+	terms = slices.Compact(terms)
+	if len(terms) > 0 && terms[0] == "" {
+		terms = terms[1:]
 	}
-	n := 0
-	for _, w := range sorted {
-		if w == "" {
+	if len(terms) > math.MaxInt32 {
+		return nil, fmt.Errorf("dictionary: %d terms, over %d", len(terms), math.MaxInt32)
+	}
+	d := &Dictionary{
+		terms:  terms,
+		isWord: make([]bool, len(terms)),
+		seed:   maphash.MakeSeed(),
+		memo:   memo.New[string, near](maxMemo),
+	}
+	var h maphash.Hash
+	h.SetSeed(d.seed)
+	var runes []int
+	for i, t := range terms {
+		if !utf8.ValidString(t) {
+			return nil, fmt.Errorf("dictionary: %q: not UTF-8", t)
+		}
+		if isWord(t) {
+			d.isWord[i] = true
+			d.n++
+		}
+		runes = runeStarts(runes[:0], t)
+		if len(runes)-1 > maxIndexedRunes {
+			d.long = append(d.long, int32(i))
 			continue
 		}
-		kind := kindTerm
-		if isWord(w) {
-			kind = kindWord
-			n++
-		}
-		if err := b.Insert([]byte(w), kind); err != nil {
-			return nil, fmt.Errorf("dictionary: %q: %w", w, err)
-		}
+		eachVariant(&h, t, runes, maxEdits, true, func(v uint32) {
+			d.variants = append(d.variants, uint64(v)<<32|uint64(i))
+		})
 	}
-	if err := b.Close(); err != nil {
-		return nil, fmt.Errorf("dictionary: %w", err)
-	}
-	fst, err := vellum.Load(buf.Bytes())
-	if err != nil {
-		return nil, fmt.Errorf("dictionary: %w", err)
-	}
-	return &Dictionary{fst: fst, n: n, memo: memo.New[string, near](maxMemo)}, nil
+	slices.Sort(d.variants)
+	return d, nil
 }
 
-// The value a held term maps to: whether it is a word, which may be a neighbour.
-const (
-	kindTerm uint64 = iota
-	kindWord
-)
+// minVariant[k] is the fewest runes a variant left by k deletions may have and still be one a
+// word leaves within its allowance: a word allowed a edits has at least firstWith(a) runes, so
+// what it leaves has at least firstWith(a)-a, and k deletions of a term need a >= k.
+var minVariant = func() (out [maxEdits + 1]int) {
+	firstWith := func(a int) int {
+		n := 0
+		for search.TypoAllowance(strings.Repeat("a", n)) < a {
+			n++
+		}
+		return n
+	}
+	for k := 1; k <= maxEdits; k++ {
+		out[k] = math.MaxInt
+		for a := k; a <= maxEdits; a++ {
+			out[k] = min(out[k], firstWith(a)-a)
+		}
+	}
+	return out
+}()
+
+// runeStarts appends to out the byte offset of each rune of s, then len(s).
+func runeStarts(out []int, s string) []int {
+	for i := range s {
+		out = append(out, i)
+	}
+	return append(out, len(s))
+}
+
+// eachVariant calls f with the hash of each string s leaves with up to max of its runes deleted
+// (runes: runeStarts of s), s itself included; for a term (index), only those a word within its
+// allowance may leave too (minVariant). A string left several ways may come several times.
+func eachVariant(h *maphash.Hash, s string, runes []int, max int, index bool, f func(uint32)) {
+	n := len(runes) - 1
+	sum := func(parts ...string) {
+		h.Reset()
+		for _, p := range parts {
+			h.WriteString(p)
+		}
+		f(uint32(h.Sum64()))
+	}
+	sum(s)
+	if max < 1 || index && n-1 < minVariant[1] {
+		return
+	}
+	for i := range n {
+		sum(s[:runes[i]], s[runes[i+1]:])
+	}
+	if max < 2 || index && n-2 < minVariant[2] {
+		return
+	}
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			sum(s[:runes[i]], s[runes[i+1]:runes[j]], s[runes[j+1]:])
+		}
+	}
+}
 
 // isWord reports whether w is a single word as text.Words splits a text.
 func isWord(w string) bool {
@@ -147,27 +218,30 @@ func (d *Dictionary) Matches(words []string) (search.Matches, error) {
 	return out, nil
 }
 
-// lookup is what a walk from the folded term w finds, from the memo if a walk found it lately.
-// One walk serves both: a correction asks for the neighbours of a search's words, then for the
+// lookup is what the folded term w finds, from the memo if a lookup found it lately. One
+// lookup serves both: a correction asks for the neighbours of a search's words, then for the
 // matches of the same words and of their neighbours.
 func (d *Dictionary) lookup(w string) (near, error) {
 	if n, ok := d.memo.Get(w); ok {
 		return n, nil
 	}
-	n := near{neighbours: []string{}, matches: []string{}}
-	err := d.each(w, func(t string, kind uint64) bool {
-		if t != w && kind == kindWord && len(n.neighbours) < search.MaxNeighbours {
-			n.neighbours = append(n.neighbours, t)
-		}
-		if n.matches != nil {
-			if n.matches = append(n.matches, t); len(n.matches) > MaxMatches {
-				n.matches = nil
-			}
-		}
-		return n.matches != nil || len(n.neighbours) < search.MaxNeighbours
-	})
+	within, err := d.within(w)
 	if err != nil {
 		return near{}, err
+	}
+	n := near{neighbours: []string{}, matches: []string{}}
+	for _, i := range within {
+		t := d.terms[i]
+		if t != w && d.isWord[i] && len(n.neighbours) < search.MaxNeighbours {
+			n.neighbours = append(n.neighbours, t)
+		}
+	}
+	if len(within) <= MaxMatches {
+		for _, i := range within {
+			n.matches = append(n.matches, d.terms[i])
+		}
+	} else {
+		n.matches = nil
 	}
 	if len(n.matches) <= maxMemoMatches {
 		d.memo.Put(w, n)
@@ -175,38 +249,37 @@ func (d *Dictionary) lookup(w string) (near, error) {
 	return n, nil
 }
 
-// each calls f with the held terms within search.TypoAllowance(w) edits of w, w included, and
-// their kind, in byte order, until f returns false.
-func (d *Dictionary) each(w string, f func(term string, kind uint64) bool) error {
+// within returns the indices of the held terms within search.TypoAllowance(w) edits of w, w
+// included, in byte order.
+func (d *Dictionary) within(w string) ([]int32, error) {
 	allow := search.TypoAllowance(w)
-	if allow == 0 {
-		kind, ok, err := d.fst.Get([]byte(w))
-		if err != nil || !ok {
-			return err
-		}
-		f(w, kind)
-		return nil
-	}
 	if allow > maxEdits {
-		return fmt.Errorf("typo allowance of %q: %d edits, over the automaton's %d", w, allow, maxEdits)
+		return nil, fmt.Errorf("typo allowance of %q: %d edits, over the dictionary's %d", w, allow, maxEdits)
 	}
-	wk, _ := d.walks.Get().(*walk)
-	if wk == nil {
-		wk = new(walk)
-	}
-	defer d.walks.Put(wk)
-	wk.a.reset(w, allow)
-	it := &wk.it
-	err := it.Reset(d.fst, nil, nil, &wk.a)
-	for err == nil {
-		k, kind := it.Current()
-		if !f(string(k), kind) {
-			return nil
+	if allow == 0 {
+		if i, ok := slices.BinarySearch(d.terms, w); ok {
+			return []int32{int32(i)}, nil
 		}
-		err = it.Next()
+		return nil, nil
 	}
-	if !errors.Is(err, vellum.ErrIteratorDone) {
-		return err
+	runes := runeStarts(nil, w)
+	n := len(runes) - 1
+	var found []int32
+	if n-allow <= maxIndexedRunes {
+		var h maphash.Hash
+		h.SetSeed(d.seed)
+		eachVariant(&h, w, runes, allow, false, func(v uint32) {
+			key := uint64(v) << 32
+			k, _ := slices.BinarySearch(d.variants, key)
+			for ; k < len(d.variants) && d.variants[k]&^math.MaxUint32 == key; k++ {
+				found = append(found, int32(d.variants[k]))
+			}
+		})
 	}
-	return nil
+	if n+allow > maxIndexedRunes {
+		found = append(found, d.long...)
+	}
+	slices.Sort(found)
+	found = slices.Compact(found)
+	return slices.DeleteFunc(found, func(i int32) bool { return !search.EditsWithin(w, d.terms[i], allow) }), nil
 }

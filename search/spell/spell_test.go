@@ -55,7 +55,8 @@ func TestNeighbours(t *testing.T) {
 }
 
 func TestMatches(t *testing.T) {
-	words := []string{"thames", "tames", "themes", "the", "tea", "ox", "abcd", "ab\u202fcd", "élan"}
+	const long = "abcdefghijklmnopqrstuvwxyzabcdefghijklmn" // 40 runes
+	words := []string{"thames", "tames", "themes", "the", "tea", "ox", "abcd", "ab\u202fcd", "élan", long, long[:31]}
 	const chars = "abcdefghijklmnopqrstuvwxyz0123456789"
 	for _, a := range chars { // 1,296 words two insertions from "manyma"
 		for _, b := range chars {
@@ -78,6 +79,9 @@ func TestMatches(t *testing.T) {
 		{[]string{"tea", "tea"}, search.Matches{"tea": {"tea"}}},
 		{[]string{"東京タワー", "zzzz"}, search.Matches{"zzzz": {}}}, // several terms: left out
 		{[]string{"manyma"}, search.Matches{}},                  // more than MaxMatches: left out
+		// Terms too long to index by what deleting runes leaves of them are compared one by one.
+		{[]string{long[:39] + "x"}, search.Matches{long[:39] + "x": {long}}},
+		{[]string{long[:30] + "xx"}, search.Matches{long[:30] + "xx": {long[:31]}}},
 		{nil, search.Matches{}},
 	} {
 		for range 2 { // the second from the memo
@@ -117,8 +121,8 @@ func fixtureWords(tb testing.TB) []string {
 	return out
 }
 
-// FuzzNeighbours holds the dictionary's automata to the contract's definition, computed by
-// comparing the word with every word of the fixture.
+// FuzzNeighbours holds the dictionary's neighbours and matches to the contract's definition,
+// computed by comparing the word with every word of the fixture.
 func FuzzNeighbours(f *testing.F) {
 	for _, s := range []string{"harbuor", "thmes", "teh", "pyhton", "histroy", "élan", "ab", "keynot", "ptyhno", "日本語"} {
 		f.Add(s)
@@ -133,12 +137,36 @@ func FuzzNeighbours(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Neighbours(%q): %v", s, err)
 		}
+		matches, err := d.Matches(text.Words(s))
+		if err != nil {
+			t.Fatalf("Matches(%q): %v", s, err)
+		}
 		for _, word := range text.Words(s) {
 			if want := bruteNeighbours(words, word); !slices.Equal(got[word], want) {
 				t.Errorf("Neighbours(%q)[%q] = %q, want %q", s, word, got[word], want)
 			}
+			if len(text.Terms(word)) != 1 {
+				continue
+			}
+			if want := bruteMatches(words, word); !slices.Equal(matches[word], want) {
+				t.Errorf("Matches(%q)[%q] = %q, want %q", s, word, matches[word], want)
+			}
 		}
 	})
+}
+
+// bruteMatches is what Matches gives for word, a word of one term, among words (fewer than
+// MaxMatches match any word of the fixture).
+func bruteMatches(words []string, word string) []string {
+	w := text.Terms(word)[0]
+	out := []string{}
+	for _, v := range words {
+		if search.EditsWithin(w, v, search.TypoAllowance(w)) {
+			out = append(out, v)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func bruteNeighbours(words []string, word string) []string {

@@ -25,7 +25,7 @@ type Options struct {
 	// a reindex goes unnoticed for about this long (the words of the index before serve meanwhile).
 	VersionInterval time.Duration
 	// NoMatches makes Matches give none, for a backend that does not count by them (search/bleve
-	// finds a word's matches in its own term dictionaries): listing them costs walks.
+	// finds a word's matches in its own term dictionaries): listing them costs lookups.
 	NoMatches bool
 	// LoadTimeout bounds listing the words (default 1m): nobody waits on it once a dictionary is
 	// held, and a caller with none waits only until its own deadline.
