@@ -11,7 +11,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"mediagw/search"
 	"mediagw/search/memo"
@@ -90,9 +89,6 @@ func NewDictionary(words []string) (*Dictionary, error) {
 	h.SetSeed(d.seed)
 	var runes []int
 	for i, t := range terms {
-		if !utf8.ValidString(t) {
-			return nil, fmt.Errorf("dictionary: %q: not UTF-8", t)
-		}
 		if isWord(t) {
 			d.isWord[i] = true
 			d.n++
