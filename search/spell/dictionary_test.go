@@ -1,0 +1,16 @@
+package spell
+
+import "testing"
+
+// TestVariantsSizedAtOnce holds termVariants to what eachVariant gives, so that the build never
+// grows the index by copying it.
+func TestVariantsSizedAtOnce(t *testing.T) {
+	d, err := NewDictionary([]string{"a", "ab", "abc", "abcd", "abcde", "abcdef", "ab\u202fcd", "élan",
+		"東京タワー", "x\xffy\xfez", "abcdefghijklmnopqrstuvwxyzabcdef", "abcdefghijklmnopqrstuvwxyzabcdefghijklmn"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.variants) != cap(d.variants) {
+		t.Errorf("%d variants in room for %d", len(d.variants), cap(d.variants))
+	}
+}
