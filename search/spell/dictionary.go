@@ -10,7 +10,6 @@ import (
 	"hash/maphash"
 	"math"
 	"slices"
-	"strings"
 	"unicode/utf8"
 
 	"mediagw/search"
@@ -116,33 +115,28 @@ func NewDictionary(words []string) (*Dictionary, error) {
 	return d, nil
 }
 
-// minVariant[k] is the fewest runes a variant left by k deletions may have and still be one a
-// word leaves within its allowance: a word allowed a edits has at least firstWith(a) runes, so
-// what it leaves has at least firstWith(a)-a, and k deletions of a term need a >= k.
-var minVariant = func() (out [maxEdits + 1]int) {
-	firstWith := func(a int) int {
-		n := 0
-		for search.TypoAllowance(strings.Repeat("a", n)) < a {
-			n++
-		}
-		return n
+// indexed reports whether a term of n runes is filed under what deleting k of them leaves: only
+// if a word within its allowance may leave that too. A word allowed one edit has at least
+// search.OneTypoFrom runes and leaves at least one fewer; one allowed two, search.TwoTyposFrom
+// and two fewer; and k deletions of a term need an allowance of k.
+func indexed(n, k int) bool {
+	switch k {
+	case 0:
+		return true
+	case 1:
+		return n-1 >= min(search.OneTypoFrom-1, search.TwoTyposFrom-2)
+	default:
+		return n-2 >= search.TwoTyposFrom-2
 	}
-	for k := 1; k <= maxEdits; k++ {
-		out[k] = math.MaxInt
-		for a := k; a <= maxEdits; a++ {
-			out[k] = min(out[k], firstWith(a)-a)
-		}
-	}
-	return out
-}()
+}
 
 // termVariants is how many variants eachVariant gives for a term of n runes.
 func termVariants(n int) int {
 	count := 1
-	if n-1 >= minVariant[1] {
+	if indexed(n, 1) {
 		count += n
 	}
-	if n-2 >= minVariant[2] {
+	if indexed(n, 2) {
 		count += n * (n - 1) / 2
 	}
 	return count
@@ -158,7 +152,7 @@ func runeStarts(out []int, s string) []int {
 
 // eachVariant calls f with the hash of each string s leaves with up to max of its runes deleted
 // (runes: runeStarts of s), s itself included; for a term (index), only those a word within its
-// allowance may leave too (minVariant). A string left several ways may come several times.
+// allowance may leave too (indexed). A string left several ways may come several times.
 func eachVariant(h *maphash.Hash, s string, runes []int, max int, index bool, f func(uint32)) {
 	n := len(runes) - 1
 	sum := func(parts ...string) {
@@ -169,13 +163,13 @@ func eachVariant(h *maphash.Hash, s string, runes []int, max int, index bool, f 
 		f(uint32(h.Sum64()))
 	}
 	sum(s)
-	if max < 1 || index && n-1 < minVariant[1] {
+	if max < 1 || index && !indexed(n, 1) {
 		return
 	}
 	for i := range n {
 		sum(s[:runes[i]], s[runes[i+1]:])
 	}
-	if max < 2 || index && n-2 < minVariant[2] {
+	if max < 2 || index && !indexed(n, 2) {
 		return
 	}
 	for i := range n {
