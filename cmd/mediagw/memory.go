@@ -29,11 +29,12 @@ func cacheBytes(cfg config.Config, lim memlimit.Limit) int64 {
 // limitedGCPercent is the collector's target growth of the heap (GOGC) while a memory limit is in
 // force and GOGC is not set: the limit bounds the heap, so the collector need not run each time the
 // live heap doubles. At the default 100 it took 15% of the gateway's CPU under the bench's mix
-// (docs/performance.md); the limit makes it work harder again as the heap nears it. Not more: the
-// heap may grow by that much of what stays live too (the did-you-mean's dictionary, 13 MiB on the
-// real catalogue), and at 400 the attack suite's peak RSS went over the pod's limit
-// (docs/attack.md).
-const limitedGCPercent = 300
+// (docs/performance.md); at 200 and 300 the gateway's CPU per request is the same in one run. Not
+// more: the heap may grow by that much of what stays live too (the did-you-mean's dictionary, 13 MiB
+// on the real catalogue), and the garbage of the costliest searches (the embedded index's
+// Levenshtein automatons, a few MiB a word and field) fills it; at 300 the attack suite's peak RSS
+// on the embedded index came within 6 MiB of the pod's limit (docs/attack.md).
+const limitedGCPercent = 200
 
 // applyMemoryLimit gives the Go runtime a memory limit from the cgroup unless GOMEMLIMIT set one,
 // and with a limit, the collector limitedGCPercent unless GOGC sets one. It logs why there is no

@@ -177,8 +177,8 @@ func (s *server) readAddrs() {
 		line.AdminAddr, _ = raw["admin_addr"].(string)
 		s.addr, s.admin = line.Addr, line.AdminAddr
 		// The memory figures hold for the collector the pod's limit sets (cmd/mediagw).
-		if pct, _ := raw["gc_percent"].(float64); pct != 300 {
-			s.t.Errorf("mediagw serves with gc_percent %v under GOMEMLIMIT, want 300", raw["gc_percent"])
+		if pct, _ := raw["gc_percent"].(float64); pct != 200 {
+			s.t.Errorf("mediagw serves with gc_percent %v under GOMEMLIMIT, want 200", raw["gc_percent"])
 		}
 	}
 }
