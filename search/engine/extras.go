@@ -262,6 +262,10 @@ func completeBody(q string, n int) obj {
 		"sort":    []any{obj{"downloads": obj{"order": "desc"}}, obj{"id": obj{"order": "asc"}}},
 		"size":    n,
 		"_source": []string{"id", "title"},
+		// No count of the matches: the engine then skips those whose downloads cannot reach the
+		// first n from the start, instead of after counting 10,000 (a one-letter prefix at
+		// 1,000,000 items: 5-6 ms instead of 10-14 on OpenSearch).
+		"track_total_hits": false,
 	}
 }
 

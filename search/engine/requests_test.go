@@ -372,3 +372,15 @@ func TestBodiesEncodeAsEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestCompletionsCountNothing: a completion asks for its n titles and no count of the matches,
+// which would make the engine visit 10,000 of them before skipping those that cannot be among the
+// most downloaded n.
+func TestCompletionsCountNothing(t *testing.T) {
+	for _, text := range []string{"a", "old ri", "riverbank", strings.Repeat("x", maxPrefixRunes+5)} {
+		body := completeBody(text, 8)
+		if body["track_total_hits"] != false || body["size"] != 8 {
+			t.Errorf("completeBody(%q, 8): track_total_hits %v, size %v; want false, 8", text, body["track_total_hits"], body["size"])
+		}
+	}
+}
