@@ -16,6 +16,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -486,11 +487,20 @@ func decodeBody(resp *opensearch.Response, v any) error {
 			answerBufs.Put(buf)
 		}
 	}()
+	// An answer of known length is read into room for all of it: an authors list's partitions
+	// are megabytes, which growing the buffer by doubling copies and clears again (OpenSearch
+	// says the length; Elasticsearch sends its answers in chunks).
+	if n, err := strconv.Atoi(resp.Header.Get("Content-Length")); err == nil && n > 0 && n <= maxAnswerRoom {
+		buf.Grow(n + bytes.MinRead)
+	}
 	if _, err := buf.ReadFrom(resp.Body); err != nil {
 		return err
 	}
 	return gojson.Unmarshal(buf.Bytes(), v)
 }
+
+// maxAnswerRoom bounds the room made for an answer of the length it announces.
+const maxAnswerRoom = 64 << 20
 
 // pageAnswer is the answer to a search's request: its hits, and the aggregations of its facets
 // when they are counted beside them.
@@ -628,7 +638,6 @@ func (b *Backend) Categories(ctx context.Context) ([]search.Category, error) {
 		}
 		out[i] = search.Category{Slug: v.Value, Name: name, Count: v.Count}
 	}
-	slices.SortFunc(out, func(a, b search.Category) int { return strings.Compare(a.Slug, b.Slug) })
 	return out, nil
 }
 
@@ -640,7 +649,6 @@ func (b *Backend) Authors(ctx context.Context) ([]search.Author, error) {
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(values, func(x, y TermCount) int { return strings.Compare(x.Value, y.Value) })
 	out := make([]search.Author, len(values))
 	byKey := true
 	for i, v := range values {

@@ -45,7 +45,8 @@ type counterRequest struct {
 }
 
 // TestCounter plays the engine's side of the list exchange: an estimate, then partitions; an
-// overflowing partition starts the list again with twice the partitions.
+// overflowing partition starts the list again with twice the partitions. The list comes out in
+// byte order, the partitions merged, each in that order as the engine gives it, or sorted when not.
 func TestCounter(t *testing.T) {
 	estimate := func(n int) string { return fmt.Sprintf(`{"aggregations":{"values":{"value":%d}}}`, n) }
 	page := func(other int, keys ...string) string {
@@ -72,10 +73,17 @@ func TestCounter(t *testing.T) {
 			[]string{"a", "b", "c", "d"}},
 		{"three partitions", ListAuthors, listLimits{10, 5}, []step{
 			{estimate(11), -1, 0}, {page(0, "a", "d"), 0, 3}, {page(0, "b", "e", "f"), 1, 3}, {page(0, "c"), 2, 3},
-		}, []string{"a", "d", "b", "e", "f", "c"}},
+		}, []string{"a", "b", "c", "d", "e", "f"}},
+		{"five partitions, one empty", ListAuthors, listLimits{10, 2}, []step{
+			{estimate(9), -1, 0}, {page(0, "c", "h"), 0, 5}, {page(0, "a", "e", "i"), 1, 5}, {page(0), 2, 5},
+			{page(0, "b", "f"), 3, 5}, {page(0, "d", "g"), 4, 5},
+		}, []string{"a", "b", "c", "d", "e", "f", "g", "h", "i"}},
+		{"a partition out of order", ListAuthors, listLimits{10, 5}, []step{
+			{estimate(6), -1, 0}, {page(0, "b", "d", "a"), 0, 2}, {page(0, "f", "c", "e"), 1, 2},
+		}, []string{"a", "b", "c", "d", "e", "f"}},
 		{"an overflow splits", ListAuthors, listLimits{2, 5}, []step{
 			{estimate(3), -1, 0}, {page(1, "a", "b"), 0, 1}, {page(0, "a", "c"), 0, 2}, {page(0, "b"), 1, 2},
-		}, []string{"a", "c", "b"}},
+		}, []string{"a", "b", "c"}},
 		{"overflows past the splits allowed", ListAuthors, listLimits{1, 5}, []step{
 			{estimate(3), -1, 0}, {page(1, "a"), 0, 1}, {page(1, "a"), 0, 2}, {page(1, "a"), 0, 4}, {page(1, "a"), 0, 8}, {page(1, "a"), 0, 16},
 		}, nil},
