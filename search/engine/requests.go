@@ -289,7 +289,10 @@ func (c *Counter) Values() []TermCount {
 		c.runs, c.unordered = c.runs[:min(len(c.runs), 1)], false
 	}
 	runs := c.runs
-	merged := make([]TermCount, 0, len(c.values))
+	var merged []TermCount
+	if len(runs) > 1 {
+		merged = make([]TermCount, 0, len(c.values))
+	}
 	for len(runs) > 1 {
 		// Merge the runs in pairs, halving their number each pass.
 		next := runs[:0:0]
