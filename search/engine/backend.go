@@ -240,6 +240,11 @@ func newTransport(cfg Config) (*http.Transport, error) {
 		ExpectContinueTimeout: time.Second,
 		ForceAttemptHTTP2:     true,
 		DisableCompression:    !cfg.Compression,
+		// Room for a whole page of hits and a whole search body: net/http's 4 KiB made two
+		// system calls of nearly every answer (the first 4 KiB, then the rest) and of the
+		// bodies of searches of three words.
+		ReadBufferSize:  64 << 10,
+		WriteBufferSize: 16 << 10,
 	}, nil
 }
 

@@ -410,7 +410,7 @@ const countMaxExpansions = 1000
 // the engine a fifth of expanding the allowance itself (on 100,000 items, the mix's corrections,
 // same counts); else one fuzzy query where the search has six. A word of several terms (CJK)
 // must have them all in one field: wordQuery.
-func countQuery(w string, m search.Matches) obj {
+func countQuery(w string, m search.Matches) any {
 	terms := text.Terms(w)
 	if len(terms) != 1 {
 		return wordQuery(w)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"mediagw/search"
+	"mediagw/search/text"
 )
 
 func TestRequestsAreTheBackendsBodies(t *testing.T) {
@@ -164,7 +165,7 @@ func TestCounterRefusesPartialAnswers(t *testing.T) {
 // TestSearchedFieldsAreIndexed: a word is searched in every field search.Clauses names, by its
 // index name, at the clause's score.
 func TestSearchedFieldsAreIndexed(t *testing.T) {
-	queries := wordQuery("lisbon")["dis_max"].(obj)["queries"].([]any)
+	queries := wordClauses("lisbon", typoRule)["dis_max"].(obj)["queries"].([]any)
 	if len(queries) != len(search.Clauses) {
 		t.Fatalf("%d clauses, want %d", len(queries), len(search.Clauses))
 	}
@@ -349,13 +350,33 @@ func facetOrder(name string) int {
 	return slices.Index(search.Facets, f)
 }
 
+// TestWordQueryIsItsClauses: the word query set into its encoded template is its clauses encoded,
+// whatever the word and the typo rule.
+func TestWordQueryIsItsClauses(t *testing.T) {
+	saved := typoRule
+	t.Cleanup(func() { typoRule = saved })
+	for _, rule := range []fuzzyRule{saved, {OneTypoFrom: 4, TwoTyposFrom: 8, MaxExpansions: 10}} {
+		typoRule = rule
+		for _, w := range []string{"harbour", "<b>a&b</b>", "l'été", "東京", "line\u2028sep\u2029", "bad\xffutf-8",
+			`quote"back\slash`, "tab\tnew\nline\x00", "🙂", "", "\x00terms\x00"} {
+			want, err := json.Marshal(wordClauses(strings.Join(text.Terms(w), " "), rule))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := wordQuery(w); string(got) != string(want) {
+				t.Errorf("rule %v, word %q:\n got %s\nwant %s", rule, w, got, want)
+			}
+		}
+	}
+}
+
 // TestBodiesEncodeAsEncodingJSON: marshal writes a request body byte for byte as encoding/json
 // does, whatever the text: keys sorted, <, > and & escaped, invalid UTF-8 replaced, U+2028 and
 // U+2029 escaped.
 func TestBodiesEncodeAsEncodingJSON(t *testing.T) {
 	texts := []string{"harbour", "street market night", "<b>a&b</b>", "l'été à Lisboa", "東京 夜",
 		"line\u2028sep\u2029", "bad \xff utf-8", `quote " back \ slash`, "tab\tnew\nline\x00", "emoji 🙂"}
-	var bodies []obj
+	var bodies []any
 	for _, text := range texts {
 		for _, q := range []search.Query{
 			{Text: text, Sort: search.SortRelevance, Page: 1, PerPage: 20},
@@ -365,7 +386,9 @@ func TestBodiesEncodeAsEncodingJSON(t *testing.T) {
 		} {
 			q.Normalize()
 			bodies = append(bodies, pageBody(q, search.Cursor{After: []any{1.5, text, json.Number("9223372036854775807")}}))
-			bodies = append(bodies, facetsBodies(q)...)
+			for _, b := range facetsBodies(q) {
+				bodies = append(bodies, b)
+			}
 		}
 		bodies = append(bodies, completeBody(text, 10), countQuery(text, nil), countQuery(text, search.Matches{text: {text, "x"}}))
 	}
