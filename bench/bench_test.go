@@ -315,6 +315,9 @@ func TestRunReportsEveryRequest(t *testing.T) {
 				if _, ok := r.CPU["harness"]; !ok {
 					t.Errorf("%s: the harness's CPU is not accounted: %v", r.Target, r.CPU)
 				}
+				if _, ok := machineCPU(); ok && r.Elsewhere+r.Idle <= 0 {
+					t.Errorf("%s: the machine's CPU beside the watched processes is not accounted", r.Target)
+				}
 				if got := r.Status[http.StatusTooManyRequests] > 0; got != tc.limited {
 					t.Errorf("%s: statuses %v; limited answers expected: %v", r.Target, r.Status, tc.limited)
 				}
@@ -322,6 +325,9 @@ func TestRunReportsEveryRequest(t *testing.T) {
 			var out bytes.Buffer
 			if err := WriteTable(&out, res); err != nil {
 				t.Fatal(err)
+			}
+			if _, ok := machineCPU(); ok && !bytes.Contains(out.Bytes(), []byte("the rest of the machine")) {
+				t.Errorf("table does not say where the rest of the machine's CPU went:\n%s", out.String())
 			}
 			if !bytes.Contains(out.Bytes(), []byte("b vs a: throughput ratio")) {
 				t.Errorf("table has no ratio line:\n%s", out.String())

@@ -36,6 +36,11 @@ type Result struct {
 	// CPU is the CPU time each watched process (RunOptions.Processes, and the harness) used
 	// while this target was measured.
 	CPU map[string]time.Duration
+	// Elsewhere is the machine's CPU time that went to none of the watched processes while this
+	// target was measured (other processes, the kernel's interrupts, a hypervisor's steal), and
+	// Idle its CPUs' idle time: what tells a run the machine disturbed from one it saturated.
+	// Both are 0 where /proc/stat cannot be read.
+	Elsewhere, Idle time.Duration
 	// Gateway is what the target's own metrics said over its measured phases (RunOptions.Metrics);
 	// nil when they were not read.
 	Gateway *GatewayStats `json:",omitempty"`
@@ -64,6 +69,8 @@ func (r *Result) merge(o *Result) {
 	}
 	r.Bytes += o.Bytes
 	r.elapsed += o.elapsed
+	r.Elsewhere += o.Elsewhere
+	r.Idle += o.Idle
 	for p, d := range o.cpu {
 		r.cpu[p] += d
 	}
@@ -204,11 +211,16 @@ func WriteTable(w io.Writer, results []*Result) error {
 		if len(r.CPU) == 0 || r.Requests == 0 {
 			continue
 		}
+		perRequest := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) / float64(r.Requests) }
 		var parts []string
 		for _, p := range slices.Sorted(maps.Keys(r.CPU)) {
-			parts = append(parts, fmt.Sprintf("%s %.2f", p, float64(r.CPU[p])/float64(time.Millisecond)/float64(r.Requests)))
+			parts = append(parts, fmt.Sprintf("%s %.2f", p, perRequest(r.CPU[p])))
 		}
-		if _, err := fmt.Fprintf(w, "CPU ms per request while measuring %s: %s\n", r.Target, strings.Join(parts, ", ")); err != nil {
+		machine := ""
+		if r.Elsewhere > 0 || r.Idle > 0 {
+			machine = fmt.Sprintf("; the rest of the machine %.2f, idle %.2f", perRequest(r.Elsewhere), perRequest(r.Idle))
+		}
+		if _, err := fmt.Fprintf(w, "CPU ms per request while measuring %s: %s%s\n", r.Target, strings.Join(parts, ", "), machine); err != nil {
 			return err
 		}
 	}

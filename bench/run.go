@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"sync"
@@ -12,6 +13,7 @@ import (
 
 	"fortio.org/fortio/periodic"
 	flog "fortio.org/log"
+	"github.com/prometheus/procfs"
 )
 
 // RunOptions say how hard and how long to replay a mix.
@@ -143,9 +145,11 @@ func Run(ctx context.Context, mix *Mix, targets []Target, opt RunOptions) ([]*Re
 					return results, err
 				}
 			}
+			machineBefore, machineOK := machineCPU()
 			before := cpuTimes(procs)
 			r, err := phase(ctx, mix, targets[i], cursors[i], opt, per)
 			after := cpuTimes(procs)
+			machineAfter, machineAfterOK := machineCPU()
 			if url != "" && err == nil {
 				later, serr := Scrape(ctx, scraper, url)
 				if serr != nil {
@@ -153,10 +157,16 @@ func Run(ctx context.Context, mix *Mix, targets []Target, opt RunOptions) ([]*Re
 				}
 				results[i].Gateway = results[i].Gateway.Add(later.Sub(scraped))
 			}
+			var watched time.Duration
 			for j, p := range procs {
 				if before[j] >= 0 && after[j] >= 0 {
 					r.cpu[p.Name] += after[j] - before[j]
+					watched += after[j] - before[j]
 				}
+			}
+			if machineOK && machineAfterOK {
+				r.Elsewhere = max(machineAfter.busy-machineBefore.busy-watched, 0)
+				r.Idle = machineAfter.idle - machineBefore.idle
 			}
 			results[i].merge(r)
 			if err != nil {
@@ -181,6 +191,25 @@ func cpuTimes(procs []Process) []time.Duration {
 		out[i] = d
 	}
 	return out
+}
+
+// machineTimes are the CPU time all of the machine's CPUs spent busy and idle so far.
+type machineTimes struct{ busy, idle time.Duration }
+
+// machineCPU reads machineTimes from /proc/stat; false where it cannot. Busy counts the time
+// stolen by a hypervisor, which the machine's processes did not get; idle counts waiting on I/O.
+func machineCPU() (machineTimes, bool) {
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		return machineTimes{}, false
+	}
+	st, err := fs.Stat()
+	if err != nil {
+		return machineTimes{}, false
+	}
+	c := st.CPUTotal
+	d := func(s float64) time.Duration { return time.Duration(math.Round(s * float64(time.Second))) }
+	return machineTimes{busy: d(c.User + c.Nice + c.System + c.IRQ + c.SoftIRQ + c.Steal), idle: d(c.Idle + c.Iowait)}, true
 }
 
 func progress(opt RunOptions, format string, args ...any) {

@@ -110,22 +110,32 @@ if [[ ! -f $CATALOGUE ]]; then
 	"$MEDIACTL" gen -n "$ITEMS" -seed "$SEED" -o "$CATALOGUE" 2>/dev/null
 fi
 
+# listener_pid PORT prints the pid of the local process listening on PORT, if ss can tell.
+listener_pid() { command -v ss >/dev/null && ss -Hltnp "sport = :$1" 2>/dev/null | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -n 1; }
+
 # engine_pid prints the pid of the local engine that answers at ENGINE_URL (other nodes may run
 # on the machine), or nothing when it is not a local process.
 engine_pid() {
 	local port=${ENGINE_URL##*:} f=$REPO/var/services/opensearch/opensearch.pid
 	port=${port%%/*}
 	if command -v ss >/dev/null; then
-		ss -Hltnp "sport = :$port" 2>/dev/null | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -n 1
+		listener_pid "$port"
 	elif [[ $ENGINE == opensearch && -s $f ]] && kill -0 "$(cat "$f")" 2>/dev/null; then
 		cat "$f"
 	fi
 }
 OS_PID=$(engine_pid)
-# cpu LIST: LIST plus the engine, the processes whose CPU time a run charges to each target.
+# REDIS_PID: the local Redis that REDIS_URL names, whose CPU time the rate limit costs.
+REDIS_PID=
+if [[ $REDIS_URL =~ ^redis://([^@/]*@)?(127\.0\.0\.1|localhost):([0-9]+) ]]; then
+	REDIS_PID=$(listener_pid "${BASH_REMATCH[3]}")
+fi
+# cpu LIST: LIST plus the engine and Redis, the processes whose CPU time a run charges to each
+# target.
 cpu() {
 	local list=$1
 	[[ -n $OS_PID ]] && list="$list,$ENGINE=$OS_PID"
+	[[ -n $REDIS_PID ]] && list="$list,redis=$REDIS_PID"
 	echo "$list"
 }
 
