@@ -275,7 +275,7 @@ for ((i = 0; i < ${#EXTRAS[@]}; i += 3)); do
 		-save "$RESULTS/5-extras-$name.json" -label "facets+highlight"
 	echo
 	echo "== completions (resource=suggest) on $name, open loop at $SUGGEST_QPS req/s"
-	mix -mode suggest -gateway "$gw" -metrics "$name=${EXTRAS[i + 1]}" -qps "$SUGGEST_QPS" \
+	mix -mode suggest -gateway "$gw" -metrics "$name=${EXTRAS[i + 1]}" -qps "$SUGGEST_QPS" -cpu "${EXTRAS[i + 2]}" \
 		-save "$RESULTS/6-suggest-$name.json" -label "$SUGGEST_QPS req/s"
 done
 
