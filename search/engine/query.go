@@ -223,14 +223,7 @@ func wordQuery(w string) json.RawMessage {
 	if err != nil {
 		panic(fmt.Sprintf("encode the terms of %q: %v", w, err)) // a string always encodes
 	}
-	out := make([]byte, 0, t.size+len(terms)*(len(t.parts)-1))
-	for i, p := range t.parts {
-		if i > 0 {
-			out = append(out, terms...)
-		}
-		out = append(out, p...)
-	}
-	return out
+	return bytes.Join(t.parts, terms)
 }
 
 // wordTemplate is wordClauses of a placeholder under a typo rule, encoded and cut where the
@@ -238,8 +231,6 @@ func wordQuery(w string) json.RawMessage {
 type wordTemplate struct {
 	rule  fuzzyRule
 	parts [][]byte
-	// size is the parts' length together.
-	size int
 }
 
 var wordTemplates atomic.Pointer[wordTemplate]
@@ -253,8 +244,7 @@ func newWordTemplate(rule fuzzyRule) *wordTemplate {
 	if err != nil || perr != nil {
 		panic(fmt.Sprintf("encode the word query's template: %v, %v", err, perr)) // constant objects
 	}
-	parts := bytes.Split(encoded, placeholder)
-	return &wordTemplate{rule: rule, parts: parts, size: len(encoded) - len(placeholder)*(len(parts)-1)}
+	return &wordTemplate{rule: rule, parts: bytes.Split(encoded, placeholder)}
 }
 
 // wordClauses is wordQuery as objects, for the terms of a word joined by spaces, under rule.
