@@ -30,11 +30,14 @@ func (w wordsBackend) Neighbours(_ context.Context, s string) (map[string][]stri
 	return near, nil
 }
 
-// Matches has every word match itself alone.
+// Matches has every word of a title match itself alone, and any other word nothing.
 func (w wordsBackend) Matches(_ context.Context, words []string) (Matches, error) {
 	m := Matches{}
 	for _, x := range words {
-		m[x] = []string{x}
+		m[x] = []string{}
+		if slices.ContainsFunc(w.titles, func(t string) bool { return slices.Contains(text.Words(t), x) }) {
+			m[x] = []string{x}
+		}
 	}
 	return m, nil
 }
@@ -115,14 +118,41 @@ func TestCorrect(t *testing.T) {
 	}
 }
 
+// TestCorrectCountsWhatMayFind: an alternative that keeps a word matching no indexed term is not
+// counted, and a text with two such words costs no call.
+func TestCorrectCountsWhatMayFind(t *testing.T) {
+	calls, alts := 0, 0
+	b := wordsBackend{
+		titles:     []string{"river thames", "river severn"},
+		neighbours: map[string][]string{"thmes": {"tames", "thames"}, "rivr": {"river"}, "river": {"rover"}},
+		totals:     &calls, alts: &alts,
+	}
+	for _, tt := range []struct {
+		text        string
+		want        string
+		calls, alts int
+	}{
+		{"river thmes", "river thames", 1, 2}, // not "rover thmes", which keeps thmes
+		{"rivr thmes", "", 0, 0},              // each alternative keeps a word of no item
+		{"river", "", 1, 1},                   // found enough? no: two items, and rover finds none
+	} {
+		calls, alts = 0, 0
+		if got := b.correct(t, tt.text); got != tt.want || calls != tt.calls || alts != tt.alts {
+			t.Errorf("Correct(%q) = %q in %d calls of %d alternatives; want %q in %d of %d",
+				tt.text, got, calls, alts, tt.want, tt.calls, tt.alts)
+		}
+	}
+}
+
 // TestCorrectOneCall: whatever the number of words, a correction costs one call, which weighs
 // at most MaxAlternatives alternatives, each word's neighbours in turn.
 func TestCorrectOneCall(t *testing.T) {
 	words := make([]string, 12)
 	calls, alts := 0, 0
-	b := wordsBackend{titles: []string{"aa0 thames"}, neighbours: map[string][]string{}, totals: &calls, alts: &alts}
+	b := wordsBackend{titles: []string{"aa0 thames", "aa0 river", ""}, neighbours: map[string][]string{}, totals: &calls, alts: &alts}
 	for i := range words {
 		words[i] = fmt.Sprintf("w%02d", i)
+		b.titles[2] += " " + words[i] // one item holds every word
 		for j := range MaxNeighbours {
 			b.neighbours[words[i]] = append(b.neighbours[words[i]], fmt.Sprintf("x%02d%02d", i, j))
 		}
