@@ -80,19 +80,37 @@ func searchBody(q search.Query) obj {
 		"track_total_hits": true,
 	}
 	if q.Facets != 0 && !facetsApart(q) {
-		// Disjunctive facets: the aggregations see the text alone (each adds the filters but its
-		// own), while post_filter gives the hits and total every filter.
-		text := obj{}
-		if must, ok := bq["must"]; ok {
-			text["must"] = must
+		// Disjunctive facets: the aggregations see the text and the filters no facet asked for
+		// ignores (each adds the others but its own), while post_filter gives the hits and total
+		// the rest. An author's filter in the query spares the aggregations the text's other
+		// matches (their cost is linear in what they see).
+		shared := q
+		for _, f := range q.Facets.All() {
+			shared = shared.Without(f)
 		}
-		body["query"] = obj{"bool": text}
-		if filters := bq["filter"].([]any); len(filters) > 0 {
+		narrowed := obj{"filter": filterClauses(shared)}
+		if must, ok := bq["must"]; ok {
+			narrowed["must"] = must
+		}
+		body["query"] = obj{"bool": narrowed}
+		own := facetsOwn(q)
+		if filters := filterClauses(own); len(filters) > 0 {
 			body["post_filter"] = obj{"bool": obj{"filter": filters}}
 		}
-		body["aggs"] = facetAggs(q)
+		body["aggs"] = facetAggs(own)
 	}
 	return body
+}
+
+// facetsOwn is q with only the filters of the facets it asks for: those some of its facets ignore.
+func facetsOwn(q search.Query) search.Query {
+	q.Author = ""
+	for _, f := range search.Facets {
+		if !q.Facets.Has(f) {
+			q = q.Without(f)
+		}
+	}
+	return q
 }
 
 // pageBody is searchBody of a numbered page or a walk's page, the latter after the position its

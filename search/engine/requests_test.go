@@ -183,17 +183,49 @@ func TestSearchedFieldsAreIndexed(t *testing.T) {
 }
 
 // facetRequest is the part of a request with facets the tests read: its aggregations, a facet's
-// own or a filter aggregation's holding facets.
+// own or a filter aggregation's holding facets, and the filters of its query and post_filter.
 type facetRequest struct {
 	Aggs map[string]struct {
-		Filter json.RawMessage            `json:"filter"`
+		Filter *boolFilters               `json:"filter"`
 		Aggs   map[string]json.RawMessage `json:"aggs"`
 	} `json:"aggs"`
+	Query      boolFilters `json:"query"`
+	PostFilter boolFilters `json:"post_filter"`
 }
 
-// TestFacetRequests: a search with text counts its facets beside its hits: facets that share
-// their other filters under one filter aggregation of those filters, and facets without any at
-// the top level.
+// boolFilters is a bool query's filter clauses.
+type boolFilters struct {
+	Bool struct {
+		Filter []json.RawMessage `json:"filter"`
+	} `json:"bool"`
+}
+
+// clauses are filters encoded, sorted: a set to compare.
+func clauses(filters ...[]json.RawMessage) []string {
+	var out []string
+	for _, fs := range filters {
+		for _, f := range fs {
+			out = append(out, string(f))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// wantClauses are q's filter clauses encoded, sorted.
+func wantClauses(q search.Query) []string {
+	var raw []json.RawMessage
+	for _, f := range filterClauses(q) {
+		b, _ := json.Marshal(f)
+		raw = append(raw, b)
+	}
+	return clauses(raw)
+}
+
+// TestFacetRequests: a search with text counts its facets beside its hits. Filters that no facet
+// asked for ignores narrow the query; facets that share their other filters count under one filter
+// aggregation of those, and facets without any at the top level. Each facet sees every filter but
+// its own; the hits see every filter.
 func TestFacetRequests(t *testing.T) {
 	text := search.Query{Text: "harbour", Facets: allFacets}
 	typed := withQuery(text, func(q *search.Query) { q.Type = search.TypePhoto })
@@ -209,7 +241,9 @@ func TestFacetRequests(t *testing.T) {
 		{"a type filter", typed, map[string][]string{
 			"facet_type": nil, "filtered_category": {"facet_category", "facet_language", "facet_year"}}},
 		{"a filter of no facet", withQuery(text, func(q *search.Query) { q.Author = "Ann" }), map[string][]string{
-			"filtered_type": {"facet_type", "facet_category", "facet_language", "facet_year"}}},
+			"facet_type": nil, "facet_category": nil, "facet_language": nil, "facet_year": nil}},
+		{"a filter of no facet and a type", withQuery(typed, func(q *search.Query) { q.Author = "Ann" }), map[string][]string{
+			"facet_type": nil, "filtered_category": {"facet_category", "facet_language", "facet_year"}}},
 		{"type and dates", withQuery(text, func(q *search.Query) { q.Type, q.From = search.TypePhoto, "1990-01-01" }), map[string][]string{
 			"filtered_type": {"facet_type"}, "filtered_category": {"facet_category", "facet_language"}, "filtered_year": {"facet_year"}}},
 		{"a filter per facet", withQuery(text, func(q *search.Query) {
@@ -218,7 +252,10 @@ func TestFacetRequests(t *testing.T) {
 			"filtered_type": {"facet_type"}, "filtered_category": {"facet_category"},
 			"filtered_language": {"facet_language"}, "filtered_year": {"facet_year"}}},
 		{"some facets", withQuery(typed, func(q *search.Query) { q.Facets = search.FacetSet(search.FacetCategory | search.FacetYear) }),
-			map[string][]string{"filtered_category": {"facet_category", "facet_year"}}},
+			map[string][]string{"facet_category": nil, "facet_year": nil}},
+		{"some facets and dates", withQuery(typed, func(q *search.Query) {
+			q.Facets, q.From = search.FacetSet(search.FacetCategory|search.FacetYear), "1990-01-01"
+		}), map[string][]string{"filtered_category": {"facet_category"}, "facet_year": nil}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			body, err := SearchRequest(tc.q)
@@ -229,18 +266,26 @@ func TestFacetRequests(t *testing.T) {
 			if err := json.Unmarshal(body, &req); err != nil {
 				t.Fatal(err)
 			}
+			narrowed := req.Query.Bool.Filter
+			if got, want := clauses(narrowed, req.PostFilter.Bool.Filter), wantClauses(tc.q); !slices.Equal(got, want) {
+				t.Errorf("the hits' filters %q, want %q", got, want)
+			}
 			got := map[string][]string{}
 			for name, agg := range req.Aggs {
+				seen := func(facet string, filters []json.RawMessage) {
+					f, _ := search.ParseFacet(strings.TrimPrefix(facet, "facet_"))
+					if got, want := clauses(narrowed, filters), wantClauses(tc.q.Without(f)); !slices.Equal(got, want) {
+						t.Errorf("%s: %s's filters %q, want every filter but its own: %q", name, facet, got, want)
+					}
+				}
 				if agg.Filter == nil {
 					got[name] = nil
+					seen(name, nil)
 					continue
 				}
 				for sub := range agg.Aggs {
 					got[name] = append(got[name], sub)
-					// The filter is every filter of the query but the facet's own.
-					if want := otherFilters(tc.q, sub); string(agg.Filter) != want {
-						t.Errorf("%s: %s's filter %s, want %s", name, sub, agg.Filter, want)
-					}
+					seen(sub, agg.Filter.Bool.Filter)
 				}
 				slices.SortFunc(got[name], func(a, b string) int { return facetOrder(a) - facetOrder(b) })
 			}

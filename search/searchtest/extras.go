@@ -90,6 +90,7 @@ var facetQueries = []search.Query{
 	{Text: "elan", Type: search.TypePhoto},
 	{Text: "python keynote", Language: "en"},
 	{Text: "zzzzqqq"},
+	{Text: "harbour", Author: "Jane Doe", Type: search.TypePhoto},
 }
 
 func testFacets(t *testing.T, b search.Backend, items []search.Item, queries []search.Query) {
@@ -126,6 +127,13 @@ func testFacets(t *testing.T, b search.Backend, items []search.Item, queries []s
 				if want := modelFacet(items, base.Without(f), f, names); !slices.Equal(values, want) {
 					t.Errorf("Search(%s): facet %s = %+v, want %+v", describe(q), f, values, want)
 				}
+			}
+			// Asked alone, a facet counts the same: the filters of the facets not asked for
+			// are then every count's.
+			alone := base
+			alone.Facets = search.FacetSet(f)
+			if got := search1(t, b, alone).Facets[f]; !slices.Equal(got, values) {
+				t.Errorf("Search(%s): facet %s asked alone = %+v, want %+v as with every facet", describe(alone), f, got, values)
 			}
 			for _, v := range values {
 				narrowed := base.With(f, v.Value)
