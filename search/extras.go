@@ -233,8 +233,7 @@ func Correct(ctx context.Context, b interface {
 		return "", fmt.Errorf("correction of %q: %w", q.Text, err)
 	}
 	// An alternative that keeps a word matching no indexed term finds nothing, so it is not
-	// counted: of the mix's corrections on 100,000 items, most have two such words and then
-	// need no call at all.
+	// counted; with two such words (a search box's keystrokes of gibberish) nothing is asked.
 	alts = slices.DeleteFunc(alts, func(a Alternative) bool {
 		return slices.ContainsFunc(words, func(w string) bool {
 			matched, known := m[w]
