@@ -18,7 +18,7 @@ import (
 )
 
 // The search-box extras on OpenSearch: disjunctive facets as filter aggregations beside the hits
-// (the filters move to post_filter), or in searches of their own beside the page's for a search
+// (the filters some asked facet ignores move to post_filter), or in searches of their own beside the page's for a search
 // without text (facetsApart), completions on the title's edge n-grams, related items by
 // more_like_this, and a correction's totals by filters aggregations in one call (its candidates come
 // from search/spell, of the words Backend.Words lists).
@@ -36,8 +36,9 @@ var facetFields = map[search.Facet]string{
 // the top search.MaxFacetValues the engine keeps, in the contract's order, have exact counts.
 const maxFacetTerms = 10_000
 
-// facetAggs are the aggregations of q's facets: each over q's text and every other filter. Beside
-// the hits, these keep all the filters through post_filter, so they and the total are unchanged.
+// facetAggs are the aggregations of q's facets: each over q's text and every other filter of q.
+// Beside the hits (searchBody), q holds only the filters its facets ignore; the query holds the
+// others, and post_filter gives the hits and the total every filter.
 // Facets whose other filters are the same (with a type filter: the category, language and year
 // facets) count under one filter aggregation, which finds their items once instead of once each
 // (text and type filter at 1,000,000 items: 1.30x a plain search instead of 1.53x). A facet with
