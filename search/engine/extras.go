@@ -18,10 +18,10 @@ import (
 )
 
 // The search-box extras on OpenSearch: disjunctive facets as filter aggregations beside the hits
-// (the filters some asked facet ignores move to post_filter), or in searches of their own beside the page's for a search
-// without text (facetsApart), completions on the title's edge n-grams, related items by
-// more_like_this, and a correction's totals by filters aggregations in one call (its candidates come
-// from search/spell, of the words Backend.Words lists).
+// (the filters some asked facet ignores move to post_filter), or in searches of their own beside
+// the page's for a search without text (facetsApart), completions on the title's edge n-grams,
+// related items by more_like_this, and a correction's totals by filters aggregations in one call
+// (its candidates come from search/spell, of the words Backend.Words lists).
 
 var _ search.Extras = (*Backend)(nil)
 

@@ -71,29 +71,23 @@ func searchBody(q search.Query) obj {
 			from = 0
 		}
 	}
-	bq := boolQuery(q)
+	faceted := q.Facets != 0 && !facetsApart(q)
+	query, own := q, search.Query{}
+	if faceted {
+		// Disjunctive facets: the query holds the filters no facet asked for ignores, which the
+		// aggregations then never see past (their cost is linear in what they see: an author's
+		// filter spares them the text's other matches); each aggregation adds the others but
+		// its facet's own, and post_filter gives them to the hits and total.
+		query, own = facetFilters(q)
+	}
 	body := obj{
-		"query":            obj{"bool": bq},
+		"query":            obj{"bool": boolQuery(query)},
 		"sort":             sortClauses(q),
 		"from":             from,
 		"size":             size,
 		"track_total_hits": true,
 	}
-	if q.Facets != 0 && !facetsApart(q) {
-		// Disjunctive facets: the aggregations see the text and the filters no facet asked for
-		// ignores (each adds the others but its own), while post_filter gives the hits and total
-		// the rest. An author's filter in the query spares the aggregations the text's other
-		// matches (their cost is linear in what they see).
-		shared := q
-		for _, f := range q.Facets.All() {
-			shared = shared.Without(f)
-		}
-		narrowed := obj{"filter": filterClauses(shared)}
-		if must, ok := bq["must"]; ok {
-			narrowed["must"] = must
-		}
-		body["query"] = obj{"bool": narrowed}
-		own := facetsOwn(q)
+	if faceted {
 		if filters := filterClauses(own); len(filters) > 0 {
 			body["post_filter"] = obj{"bool": obj{"filter": filters}}
 		}
@@ -102,15 +96,20 @@ func searchBody(q search.Query) obj {
 	return body
 }
 
-// facetsOwn is q with only the filters of the facets it asks for: those some of its facets ignore.
-func facetsOwn(q search.Query) search.Query {
-	q.Author = ""
+// facetFilters parts q's filters by the facets q asks for: shared holds those no such facet
+// ignores (an author's, and those of the facets not asked for), own the others; each keeps the
+// rest of q.
+func facetFilters(q search.Query) (shared, own search.Query) {
+	shared, own = q, q
+	own.Author = ""
 	for _, f := range search.Facets {
-		if !q.Facets.Has(f) {
-			q = q.Without(f)
+		if q.Facets.Has(f) {
+			shared = shared.Without(f)
+		} else {
+			own = own.Without(f)
 		}
 	}
-	return q
+	return shared, own
 }
 
 // pageBody is searchBody of a numbered page or a walk's page, the latter after the position its
