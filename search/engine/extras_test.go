@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/opensearch-project/opensearch-go/v4"
@@ -16,15 +18,30 @@ import (
 )
 
 // TestFacetNamesFollowTheLoad: the category names facets give are remembered per index, so a
-// load that renames a category is seen at once, with or without hits on the page.
+// load that renames a category is seen at once, with or without hits on the page, and an index's
+// categories are named by one search over their items, not once more for every page without hits.
 func TestFacetNamesFollowTheLoad(t *testing.T) {
-	b := newBackend(t, Config{})
+	var namings atomic.Int32
+	b := newBackend(t, Config{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
+		if r.Body != nil {
+			body, err := io.ReadAll(r.Body)
+			if err != nil {
+				return nil, err
+			}
+			if bytes.Contains(body, []byte(`"slugs"`)) {
+				namings.Add(1)
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		return http.DefaultTransport.RoundTrip(r)
+	})})
 	for _, name := range []string{"Harbours", "Ports and Harbours"} {
 		load(t, b, []search.Item{
 			{ID: "a", Title: "Harbour at dawn", Type: search.TypePhoto, Category: "harbours", CategoryName: name},
 			{ID: "b", Title: "Harbour at dusk", Type: search.TypePhoto, Category: "harbours", CategoryName: name},
 		})
-		for _, page := range []int{1, 9} {
+		namings.Store(0)
+		for _, page := range []int{1, 9, 9} {
 			q := search.Query{Text: "harbour", Page: page, PerPage: 20, Facets: search.FacetSet(search.FacetCategory)}
 			res, err := b.Search(t.Context(), q)
 			if err != nil {
@@ -34,6 +51,9 @@ func TestFacetNamesFollowTheLoad(t *testing.T) {
 			if got := res.Facets[search.FacetCategory]; len(got) != 1 || got[0] != want[0] {
 				t.Errorf("after loading %q, page %d: category facet %+v, want %+v", name, page, got, want)
 			}
+		}
+		if n := namings.Load(); n != 1 {
+			t.Errorf("after loading %q: %d searches named the categories, want 1", name, n)
 		}
 	}
 }
