@@ -21,7 +21,9 @@
 # default http://127.0.0.1:9202), BENCH_ALIAS (bench-items), OPENSEARCH_URL (http://127.0.0.1:9200), REDIS_URL (redis on
 # 127.0.0.1:6379 when it answers, else the in-process limit), BENCH_PORT first of the loopback
 # ports (18080 to 18084, admin 19081 to 19084), BENCH_CHARTS where the charts go (docs/charts; empty skips them),
-# BENCH_GOMEMLIMIT the gateways' Go memory limit, as a container's (512MiB).
+# BENCH_GOMEMLIMIT the gateways' Go memory limit, as a container's (512MiB), BENCH_GOMAXPROCS the
+# CPUs the Go scheduler of a gateway in front of the engine runs on, as in deploy/k8s's container
+# (limits.cpu: 1, which Go reads as GOMAXPROCS=1; 0 leaves Go's default, every CPU of the machine).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -41,6 +43,7 @@ SUSTAIN=${BENCH_SUSTAIN:-30s}
 EMBEDDED=${BENCH_EMBEDDED:-1}
 PROFILE=${BENCH_PROFILE:-1}
 GW_MEMLIMIT=${BENCH_GOMEMLIMIT:-512MiB}
+GW_PROCS=${BENCH_GOMAXPROCS:-1}
 ALIAS=${BENCH_ALIAS:-bench-items}
 PORT=${BENCH_PORT:-18080}
 CHARTS=${BENCH_CHARTS-$REPO/docs/charts}
@@ -103,7 +106,7 @@ MEDIACTL=$REPO/bin/mediactl
 echo "== machine"
 echo "cpus: $(nproc); memory: $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo); $($GO version | cut -d' ' -f3-4)"
 echo "$ENGINE: $(engine_version); rate-limit store: ${REDIS_URL:-in process}"
-echo "run: $ITEMS items, seed $SEED, $CONC connections; closed loops on the same $REQUESTS requests a target (0: timed) in $ROUNDS rounds, the cached one $CACHE_DURATION a target, the others $DURATION a target after $WARMUP warm-up; gateways at GOMEMLIMIT=$GW_MEMLIMIT"
+echo "run: $ITEMS items, seed $SEED, $CONC connections; closed loops on the same $REQUESTS requests a target (0: timed) in $ROUNDS rounds, the cached one $CACHE_DURATION a target, the others $DURATION a target after $WARMUP warm-up; gateways at GOMEMLIMIT=$GW_MEMLIMIT, those in front of $ENGINE at GOMAXPROCS=$GW_PROCS (0: every CPU)"
 
 if [[ ! -f $CATALOGUE ]]; then
 	log "generating $ITEMS items"
@@ -159,17 +162,23 @@ fi
 
 # start NAME PORT ENV...: starts mediagw on loopback with the given settings, waits until /readyz
 # answers, and sets $pid and $startup (seconds until ready). The closed loop keeps more searches in
-# flight than a 2-CPU replica admits at once (MEDIA_MAX_INFLIGHT): a long MEDIA_ADMIT_WAIT queues
-# them, as the engine would, instead of refusing them with 503s that would count as fast answers.
+# flight than a replica admits at once (MEDIA_MAX_INFLIGHT): a long MEDIA_ADMIT_WAIT queues them,
+# as the engine would, instead of refusing them with 503s that would count as fast answers.
 # Each runs as in a container with a memory limit (this machine's processes have none): GOMEMLIMIT,
 # under which mediagw sets its collector and its cache's bound (an eighth: 64 MiB at 512 MiB, the
-# bound without a limit); GOGC is left for mediagw to set.
+# bound without a limit); GOGC is left for mediagw to set. A gateway in front of the engine gets
+# the container's CPU as Go reads it (GOMAXPROCS, BENCH_GOMAXPROCS); the embedded index, which is
+# its own engine, the machine's, as the engine has.
 start() {
 	local name=$1 port=$2
 	shift 2
 	local t0
 	t0=$(date +%s%N)
-	env -u GOGC GOMEMLIMIT="$GW_MEMLIMIT" MEDIA_ADDR=127.0.0.1:$port MEDIA_ADMIN_ADDR=127.0.0.1:$((port + 1000)) MEDIA_PUBLIC_URL=http://127.0.0.1:$port \
+	local procs=GOMAXPROCS=$GW_PROCS
+	if [[ $GW_PROCS == 0 || " $* " == *" MEDIA_BACKEND=embedded "* ]]; then
+		procs=
+	fi
+	env -u GOGC -u GOMAXPROCS GOMEMLIMIT="$GW_MEMLIMIT" $procs MEDIA_ADDR=127.0.0.1:$port MEDIA_ADMIN_ADDR=127.0.0.1:$((port + 1000)) MEDIA_PUBLIC_URL=http://127.0.0.1:$port \
 		MEDIA_TRUSTED_PROXIES=127.0.0.1 MEDIA_SHUTDOWN_DELAY=0s MEDIA_SHUTDOWN_GRACE=5s MEDIA_ADMIT_WAIT=${BENCH_ADMIT_WAIT:-10s} "$@" \
 		"$REPO/bin/mediagw" 2>"$DIR/$name.log" &
 	pid=$!
