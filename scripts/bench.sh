@@ -166,19 +166,15 @@ fi
 # as the engine would, instead of refusing them with 503s that would count as fast answers.
 # Each runs as in a container with a memory limit (this machine's processes have none): GOMEMLIMIT,
 # under which mediagw sets its collector and its cache's bound (an eighth: 64 MiB at 512 MiB, the
-# bound without a limit); GOGC is left for mediagw to set. A gateway in front of the engine gets
-# the container's CPU as Go reads it (GOMAXPROCS, BENCH_GOMAXPROCS); the embedded index, which is
-# its own engine, the machine's, as the engine has.
+# bound without a limit); GOGC is left for mediagw to set. A gateway gets the container's CPU as
+# Go reads it (GOMAXPROCS=$GW_PROCS; Go takes 0 for its default, every CPU); the settings given
+# after NAME PORT come later and win.
 start() {
 	local name=$1 port=$2
 	shift 2
 	local t0
 	t0=$(date +%s%N)
-	local procs=GOMAXPROCS=$GW_PROCS
-	if [[ $GW_PROCS == 0 || " $* " == *" MEDIA_BACKEND=embedded "* ]]; then
-		procs=
-	fi
-	env -u GOGC -u GOMAXPROCS GOMEMLIMIT="$GW_MEMLIMIT" $procs MEDIA_ADDR=127.0.0.1:$port MEDIA_ADMIN_ADDR=127.0.0.1:$((port + 1000)) MEDIA_PUBLIC_URL=http://127.0.0.1:$port \
+	env -u GOGC GOMEMLIMIT="$GW_MEMLIMIT" GOMAXPROCS="$GW_PROCS" MEDIA_ADDR=127.0.0.1:$port MEDIA_ADMIN_ADDR=127.0.0.1:$((port + 1000)) MEDIA_PUBLIC_URL=http://127.0.0.1:$port \
 		MEDIA_TRUSTED_PROXIES=127.0.0.1 MEDIA_SHUTDOWN_DELAY=0s MEDIA_SHUTDOWN_GRACE=5s MEDIA_ADMIT_WAIT=${BENCH_ADMIT_WAIT:-10s} "$@" \
 		"$REPO/bin/mediagw" 2>"$DIR/$name.log" &
 	pid=$!
@@ -214,7 +210,8 @@ M_ON=http://127.0.0.1:$((PORT + 1002))/metrics
 M_EMB=http://127.0.0.1:$((PORT + 1003))/metrics
 M_LOCAL=http://127.0.0.1:$((PORT + 1004))/metrics
 if [[ $EMBEDDED == 1 ]]; then
-	start embedded $((PORT + 3)) MEDIA_BACKEND=embedded MEDIA_INDEX_DIR="$INDEX_DIR" MEDIA_CACHE=off
+	# The embedded index is its own engine: every CPU, as the engine has.
+	start embedded $((PORT + 3)) MEDIA_BACKEND=embedded MEDIA_INDEX_DIR="$INDEX_DIR" MEDIA_CACHE=off GOMAXPROCS=0
 	EMB=$pid
 	echo
 	echo "== embedded index: start-up ${startup}s to ready, RSS $(rss_mib "$EMB") MiB when ready ($(du -sh "$INDEX_DIR" | cut -f1) on disk)"

@@ -549,9 +549,14 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 	for i, h := range hits {
 		res.Items[i] = h.Source
 	}
+	// index is the index that answered, as its hits name it; "" for a page without hits until
+	// something asks the alias (answeredBy).
+	index := ""
+	if len(hits) > 0 {
+		index = hits[0].Index
+	}
 	if walking {
-		index, err := b.walkIndex(ctx, cur, resp.searchResponse)
-		if err != nil {
+		if index, err = b.walkIndex(ctx, cur, index); err != nil {
 			return search.Result{}, err
 		}
 		if len(hits) > 0 {
@@ -563,10 +568,6 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 		}
 	}
 	if q.Facets != 0 {
-		index := ""
-		if len(resp.Hits.Hits) > 0 {
-			index = resp.Hits.Hits[0].Index
-		}
 		if res.Facets, err = b.facets(ctx, q, resp.Aggregations, index); err != nil {
 			return search.Result{}, err
 		}
@@ -574,23 +575,29 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 	return res, nil
 }
 
-// walkIndex is the index that answered a walk's page, which must be the one the walk's cursor
-// names: search.ErrCursorExpired otherwise. A page without hits does not say which index answered,
-// so the alias is asked.
-func (b *Backend) walkIndex(ctx context.Context, cur search.Cursor, resp searchResponse) (string, error) {
-	var index string
-	if len(resp.Hits.Hits) > 0 {
-		index = resp.Hits.Hits[0].Index
-	} else if cur.Version != "" {
-		var err error
-		if index, err = b.Version(ctx); err != nil {
-			return "", err
-		}
+// walkIndex is the index that answered a walk's page (index, or "" for a page without hits), which
+// must be the one the walk's cursor names: search.ErrCursorExpired otherwise.
+func (b *Backend) walkIndex(ctx context.Context, cur search.Cursor, index string) (string, error) {
+	if cur.Version == "" {
+		return index, nil
 	}
-	if cur.Version != "" && index != cur.Version {
+	index, err := b.answeredBy(ctx, index)
+	if err != nil {
+		return "", err
+	}
+	if index != cur.Version {
 		return "", fmt.Errorf("opensearch search: index %s: %w", cur.Version, search.ErrCursorExpired)
 	}
 	return index, nil
+}
+
+// answeredBy is the index that answered a search: index, the one its hits name, or, for a page
+// without hits ("", which does not say), the one the alias serves: the same, but across a reload.
+func (b *Backend) answeredBy(ctx context.Context, index string) (string, error) {
+	if index != "" {
+		return index, nil
+	}
+	return b.Version(ctx)
 }
 
 // Item returns the item with the given id, or search.ErrNotFound. It searches on the id field

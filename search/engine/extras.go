@@ -183,14 +183,12 @@ func (c *nameCache) store(index string, names map[string]string) {
 // categoryNames names the given categories of index over all their items, as Categories does:
 // the name most items give, ties to the first in byte order, else one derived from the slug.
 func (b *Backend) categoryNames(ctx context.Context, index string, slugs []string) (map[string]string, error) {
-	if index == "" {
-		// A page past the last hit does not say which index answered; the alias says which one
-		// serves, the same one but across a reload. Naming the categories again instead costs a
-		// search over all their items every time (22 ms of the engine's CPU at 1,000,000 items).
-		var err error
-		if index, err = b.Version(ctx); err != nil {
-			return nil, err
-		}
+	// A page past the last hit must still find the names remembered for its index: naming the
+	// categories again costs a search over all their items (22 ms of the engine's CPU at
+	// 1,000,000 items).
+	index, err := b.answeredBy(ctx, index)
+	if err != nil {
+		return nil, err
 	}
 	names, missing := b.names.lookup(index, slugs)
 	if len(missing) == 0 {
