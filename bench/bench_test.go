@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"maps"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -315,6 +317,9 @@ func TestRunReportsEveryRequest(t *testing.T) {
 				if _, ok := r.CPU["harness"]; !ok {
 					t.Errorf("%s: the harness's CPU is not accounted: %v", r.Target, r.CPU)
 				}
+				if len(r.Rounds) != 2 || slices.Contains(r.Rounds, 0) {
+					t.Errorf("%s: rounds' rates %v, want 2 measured", r.Target, r.Rounds)
+				}
 				if _, ok := machineCPU(); ok && r.Elsewhere+r.Idle <= 0 {
 					t.Errorf("%s: the machine's CPU beside the watched processes is not accounted", r.Target)
 				}
@@ -329,8 +334,35 @@ func TestRunReportsEveryRequest(t *testing.T) {
 			if _, ok := machineCPU(); ok && !bytes.Contains(out.Bytes(), []byte("the rest of the machine")) {
 				t.Errorf("table does not say where the rest of the machine's CPU went:\n%s", out.String())
 			}
-			if !bytes.Contains(out.Bytes(), []byte("b vs a: throughput ratio")) {
-				t.Errorf("table has no ratio line:\n%s", out.String())
+			if !regexp.MustCompile(`b vs a: throughput ratio [0-9.]+x \(rounds [0-9.]+x to [0-9.]+x\)`).Match(out.Bytes()) {
+				t.Errorf("table has no ratio line with the rounds' spread:\n%s", out.String())
+			}
+		})
+	}
+}
+
+func TestCompareRounds(t *testing.T) {
+	res := func(throughput float64, rounds ...float64) *Result {
+		return &Result{Throughput: throughput, Rounds: rounds}
+	}
+	for _, tc := range []struct {
+		name               string
+		base, r            *Result
+		throughput         float64
+		roundMin, roundMax float64
+	}{
+		{"paired rounds", res(100, 90, 110), res(90, 72, 108), 0.9, 0.8, 0.98181818},
+		{"one round: no spread", res(100, 100), res(90, 90), 0.9, 0, 0},
+		{"rounds unpaired", res(100, 90, 110), res(90, 90), 0.9, 0, 0},
+		{"a baseline round without answers", res(100, 0, 100), res(90, 80, 100), 0.9, 0, 0},
+		{"no baseline", res(0), res(90, 80, 100), 0, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := Compare(tc.base, tc.r)
+			near := func(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
+			if !near(c.Throughput, tc.throughput) || !near(c.RoundMin, tc.roundMin) || !near(c.RoundMax, tc.roundMax) {
+				t.Errorf("Compare = %.4f (rounds %.4f to %.4f), want %.4f (rounds %.4f to %.4f)",
+					c.Throughput, c.RoundMin, c.RoundMax, tc.throughput, tc.roundMin, tc.roundMax)
 			}
 		})
 	}

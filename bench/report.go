@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -44,6 +45,9 @@ type Result struct {
 	// Gateway is what the target's own metrics said over its measured phases (RunOptions.Metrics);
 	// nil when they were not read.
 	Gateway *GatewayStats `json:",omitempty"`
+	// Rounds is the requests per second of each measured round, in order: how far one round
+	// strays from the whole is how far a single short run could.
+	Rounds []float64 `json:",omitempty"`
 
 	samples [numKinds][]time.Duration
 	elapsed time.Duration
@@ -58,6 +62,18 @@ func (r *Result) record(k Kind, d time.Duration, status int, n int64) {
 	r.samples[k] = append(r.samples[k], d)
 	r.Status[status]++
 	r.Bytes += n
+}
+
+// rate is the requests per second of o's samples so far.
+func (r *Result) rate() float64 {
+	if r.elapsed <= 0 {
+		return 0
+	}
+	var n int
+	for k := range r.samples {
+		n += len(r.samples[k])
+	}
+	return float64(n) / r.elapsed.Seconds()
 }
 
 func (r *Result) merge(o *Result) {
@@ -129,6 +145,10 @@ type Ratio struct {
 	Throughput float64
 	// P50Diff and P99Diff are the target's percentile minus the baseline's.
 	P50Diff, P99Diff time.Duration
+	// RoundMin and RoundMax are the lowest and highest Throughput of one round against the
+	// baseline's round beside it (Run alternates them); 0 when the two were not measured in the
+	// same two or more rounds.
+	RoundMin, RoundMax float64
 }
 
 // Compare returns r against base.
@@ -137,6 +157,13 @@ func Compare(base, r *Result) Ratio {
 		P50Diff: r.Latency.P50 - base.Latency.P50, P99Diff: r.Latency.P99 - base.Latency.P99}
 	if base.Throughput > 0 {
 		out.Throughput = r.Throughput / base.Throughput
+	}
+	if len(r.Rounds) >= 2 && len(r.Rounds) == len(base.Rounds) && !slices.Contains(base.Rounds, 0) {
+		out.RoundMin = math.Inf(1)
+		for i, t := range r.Rounds {
+			x := t / base.Rounds[i]
+			out.RoundMin, out.RoundMax = min(out.RoundMin, x), max(out.RoundMax, x)
+		}
 	}
 	return out
 }
@@ -236,8 +263,12 @@ func WriteTable(w io.Writer, results []*Result) error {
 	}
 	for _, r := range results[1:] {
 		c := Compare(results[0], r)
-		if _, err := fmt.Fprintf(w, "%s vs %s: throughput ratio %.2fx, p50 %s ms, p99 %s ms\n",
-			c.Target, c.Baseline, c.Throughput, signedMs(c.P50Diff), signedMs(c.P99Diff)); err != nil {
+		spread := ""
+		if c.RoundMax > 0 {
+			spread = fmt.Sprintf(" (rounds %.2fx to %.2fx)", c.RoundMin, c.RoundMax)
+		}
+		if _, err := fmt.Fprintf(w, "%s vs %s: throughput ratio %.2fx%s, p50 %s ms, p99 %s ms\n",
+			c.Target, c.Baseline, c.Throughput, spread, signedMs(c.P50Diff), signedMs(c.P99Diff)); err != nil {
 			return err
 		}
 	}

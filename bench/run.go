@@ -169,6 +169,7 @@ func Run(ctx context.Context, mix *Mix, targets []Target, opt RunOptions) ([]*Re
 				r.Idle = machineAfter.idle - machineBefore.idle
 			}
 			results[i].merge(r)
+			results[i].Rounds = append(results[i].Rounds, r.rate())
 			if err != nil {
 				return results, err
 			}
