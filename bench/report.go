@@ -64,7 +64,8 @@ func (r *Result) record(k Kind, d time.Duration, status int, n int64) {
 	r.Bytes += n
 }
 
-// rate is the requests per second of o's samples so far.
+// rate is the requests per second of r's samples over its elapsed time: one round's, before it
+// is merged.
 func (r *Result) rate() float64 {
 	if r.elapsed <= 0 {
 		return 0
