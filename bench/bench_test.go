@@ -466,7 +466,7 @@ func TestOpenSearchTargetAndLoad(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		status, raw, err := direct.post(ctx, Direct{Method: http.MethodPost, Path: "/" + alias + "/_search"}, body)
+		status, raw, err := direct.post(ctx, Direct{Method: http.MethodPost, Path: "/" + alias + "/_search"}, body, "", false)
 		if err != nil || status != http.StatusOK {
 			t.Fatalf("direct list request: status %d, %v", status, err)
 		}

@@ -95,10 +95,13 @@ func send(c *http.Client, req *http.Request) (int, int64, error) {
 	return resp.StatusCode, n, nil
 }
 
-// OpenSearch sends the mix's direct requests to an OpenSearch node.
+// OpenSearch sends the mix's direct requests to an OpenSearch node, or to a proxy in front of one.
 type OpenSearch struct {
 	name, base string
 	client     *http.Client
+	// visitors, when above 0, sends each request from one of that many addresses in
+	// X-Forwarded-For, as Gateway does: for a proxy that rate-limits (Passthrough).
+	visitors int
 }
 
 // NewOpenSearch targets the engine at base (e.g. http://127.0.0.1:9200).
@@ -106,27 +109,39 @@ func NewOpenSearch(name, base string, client *http.Client) *OpenSearch {
 	return &OpenSearch{name: name, base: strings.TrimSuffix(base, "/"), client: client}
 }
 
+// NewProxied targets a proxy at base that forwards the direct requests to the engine
+// (Passthrough), with visitors as NewGateway takes them.
+func NewProxied(name, base string, client *http.Client, visitors int) *OpenSearch {
+	o := NewOpenSearch(name, base, client)
+	o.visitors = visitors
+	return o
+}
+
 // Name names the target in reports.
 func (o *OpenSearch) Name() string { return o.name }
 
 // Do sends the direct form of r; categories and authors run their list's whole exchange, as the
 // backend does, and count as one request.
-func (o *OpenSearch) Do(ctx context.Context, r *Request, _ uint64) (int, int64, error) {
+func (o *OpenSearch) Do(ctx context.Context, r *Request, seq uint64) (int, int64, error) {
 	if r.Direct.Method == "" && r.Direct.List == nil {
 		return 0, 0, fmt.Errorf("%w: %s", errNoDirect, r.Query)
 	}
+	from := ""
+	if o.visitors > 0 {
+		from = VisitorAddr(seq % uint64(o.visitors)).String()
+	}
 	if r.Direct.List == nil {
-		status, raw, err := o.post(ctx, r.Direct, r.Direct.Body)
+		status, raw, err := o.post(ctx, r.Direct, r.Direct.Body, from, false)
 		return status, int64(len(raw)), err
 	}
 	c := engine.NewCounter(*r.Direct.List)
 	var total int64
-	for {
+	for page := 0; ; page++ {
 		body, err := c.Request()
 		if err != nil {
 			return 0, total, err
 		}
-		status, raw, err := o.post(ctx, r.Direct, body)
+		status, raw, err := o.post(ctx, r.Direct, body, from, page > 0)
 		total += int64(len(raw))
 		if err != nil || status != http.StatusOK {
 			return status, total, err
@@ -137,12 +152,24 @@ func (o *OpenSearch) Do(ctx context.Context, r *Request, _ uint64) (int, int64, 
 	}
 }
 
-func (o *OpenSearch) post(ctx context.Context, d Direct, body []byte) (int, []byte, error) {
+// ContinuedHeader marks the later requests of a list's exchange, which a Passthrough does not
+// count against the rate limit: the gateway counts the whole list as one request.
+const ContinuedHeader = "X-Bench-Continued"
+
+// post sends one request of d with body, from the visitor from ("": none given); continued marks
+// a list's later request.
+func (o *OpenSearch) post(ctx context.Context, d Direct, body []byte, from string, continued bool) (int, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, d.Method, o.base+d.Path, bytes.NewReader(body))
 	if err != nil {
 		return 0, nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	if from != "" {
+		req.Header.Set("X-Forwarded-For", from)
+	}
+	if continued {
+		req.Header.Set(ContinuedHeader, "1")
+	}
 	resp, err := o.client.Do(req)
 	if err != nil {
 		return 0, nil, err

@@ -20,7 +20,7 @@
 # holds another count), BENCH_ENGINE (opensearch, or elasticsearch at ELASTICSEARCH_URL,
 # default http://127.0.0.1:9202), BENCH_ALIAS (bench-items), OPENSEARCH_URL (http://127.0.0.1:9200), REDIS_URL (redis on
 # 127.0.0.1:6379 when it answers, else the in-process limit), BENCH_PORT first of the loopback
-# ports (18080 to 18084, admin 19081 to 19084), BENCH_CHARTS where the charts go (docs/charts; empty skips them),
+# ports (18080 to 18086, admin 19081 to 19084), BENCH_CHARTS where the charts go (docs/charts; empty skips them),
 # BENCH_GOMEMLIMIT the gateways' Go memory limit, as a container's (512MiB), BENCH_GOMAXPROCS the
 # CPUs the Go scheduler of a gateway in front of the engine runs on, as in deploy/k8s's container
 # (limits.cpu: 1, which Go reads as GOMAXPROCS=1; 0 leaves Go's default, every CPU of the machine).
@@ -223,6 +223,32 @@ echo "== categories and authors: first request (engine caches cleared, gateways 
 loadavg
 "$MEDIACTL" bench -mode probe -gateway "$GATEWAYS" -n 50 -log-level warn
 
+# The floor: what any gateway costs on this machine. mediactl passthrough forwards the direct
+# requests to the engine unchanged (one more HTTP hop, nothing parsed), on a gateway's CPU
+# (GOMAXPROCS), once as it is and once asking the rate limit in Redis first, as the contract makes
+# every gateway do. The closed loop measures them beside the gateway.
+passthrough() {
+	local name=$1 port=$2
+	shift 2
+	env GOMAXPROCS="$GW_PROCS" "$MEDIACTL" passthrough -listen "127.0.0.1:$port" -log-level warn "$@" 2>"$DIR/$name.log" &
+	pid=$!
+	PIDS+=("$pid")
+	for _ in $(seq 1 200); do
+		curl -sS -m 1 -o /dev/null "http://127.0.0.1:$port/" 2>/dev/null && return
+		kill -0 "$pid" 2>/dev/null || die "mediactl passthrough $name exited; see $DIR/$name.log"
+		sleep 0.05
+	done
+	die "mediactl passthrough $name not listening after 10s; see $DIR/$name.log"
+}
+passthrough proxy $((PORT + 5))
+VIA="proxy=http://127.0.0.1:$((PORT + 5))/"
+VIA_CPU="proxy=$pid"
+if [[ -n $REDIS_URL ]]; then
+	passthrough proxy-limit $((PORT + 6)) -limit
+	VIA="$VIA,proxy+limit=http://127.0.0.1:$((PORT + 6))/"
+	VIA_CPU="$VIA_CPU,proxy+limit=$pid"
+fi
+
 mix() { loadavg; "$MEDIACTL" bench -catalogue "$CATALOGUE" -seed "$SEED" -duration "$DURATION" -warmup "$WARMUP" -c "$CONC" -log-level warn "$@"; }
 # same: a closed-loop comparison measures the same $REQUESTS requests on every target. In a time
 # the faster target gets further into the mix, and at 1,000,000 items 10 s hold a few hundred
@@ -234,8 +260,8 @@ mix() { loadavg; "$MEDIACTL" bench -catalogue "$CATALOGUE" -seed "$SEED" -durati
 same=(-requests "$REQUESTS" -rounds "$ROUNDS")
 
 echo
-echo "== gateway (caching off) vs $ENGINE direct, closed loop"
-mix "${same[@]}" -gateway "gateway=$GW_OFF" -metrics "gateway=$M_OFF" -rss "gateway=$OFF" -cpu "$(cpu "gateway=$OFF")" \
+echo "== gateway (caching off) vs $ENGINE direct, closed loop, beside the floor: a pass-through proxy (proxy), and one that asks the rate limit first (proxy+limit)"
+mix "${same[@]}" -gateway "gateway=$GW_OFF" -via "$VIA" -metrics "gateway=$M_OFF" -rss "gateway=$OFF" -cpu "$(cpu "gateway=$OFF,$VIA_CPU")" \
 	-save "$RESULTS/1-closed-off.json" -label "closed loop, caching off"
 
 if [[ $QPS != 0 ]]; then

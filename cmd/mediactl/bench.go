@@ -24,6 +24,7 @@ import (
 type benchFlags struct {
 	mode      string
 	gateways  string
+	via       string
 	direct    bool
 	catalogue string
 	duration  time.Duration
@@ -55,6 +56,7 @@ func benchFlagSet(fs *flag.FlagSet, e *env) {
 	b := &e.bench
 	fs.StringVar(&b.mode, "mode", "mix", "mix: replay the request mix; extras: its searches with all facets and highlight=true against the same without; suggest: completions as typed; probe: categories and authors cold, then cached; load: mediactl load against a plain _bulk, then mediactl reindex of what it loaded; charts: draw -results as SVG into -charts")
 	fs.StringVar(&b.gateways, "gateway", "", "gateway base URLs to measure, comma-separated, each URL or NAME=URL (e.g. gateway=http://127.0.0.1:8080/)")
+	fs.StringVar(&b.via, "via", "", "proxies in front of the engine (mediactl passthrough) to send the direct requests through, comma-separated NAME=URL, visitors as for -gateway: the floor of what any gateway costs")
 	fs.BoolVar(&b.direct, "direct", true, "also send the mix straight to the engine MEDIA_BACKEND names (OpenSearch unless elasticsearch; its URL and alias settings): the baseline")
 	fs.StringVar(&b.catalogue, "catalogue", "", "catalogue file the mix is drawn from (mix), or loaded (load)")
 	fs.DurationVar(&b.duration, "duration", 20*time.Second, "measured time per target")
@@ -100,7 +102,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	return fmt.Errorf("%w: -mode must be mix, extras, suggest, probe, load or charts", errUsage)
 }
 
-// benchTargets are the direct baseline (first, when asked for) and the gateways.
+// benchTargets are the direct baseline (first, when asked for), the gateways and the proxies.
 func benchTargets(e *env) ([]bench.Target, error) {
 	b := e.bench
 	var out []bench.Target
@@ -119,6 +121,13 @@ func benchTargets(e *env) ([]bench.Target, error) {
 	for _, g := range gateways {
 		out = append(out, g)
 	}
+	for _, v := range config.SplitList(b.via) {
+		name, u, ok := strings.Cut(v, "=")
+		if !ok || name == "" || !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+			return nil, fmt.Errorf("%w: -via %q: want NAME=URL, an http(s) URL", errUsage, v)
+		}
+		out = append(out, bench.NewProxied(name, u, bench.NewClient(b.conc, b.timeout), visitors(b)))
+	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%w: nothing to measure: give -gateway URL or keep -direct", errUsage)
 	}
@@ -129,10 +138,6 @@ func benchTargets(e *env) ([]bench.Target, error) {
 func benchGateways(e *env) ([]*bench.Gateway, error) {
 	b := e.bench
 	client := bench.NewClient(b.conc, b.timeout)
-	visitors := b.visitors
-	if b.limit {
-		visitors = 0
-	}
 	var out []*bench.Gateway
 	for i, g := range config.SplitList(b.gateways) {
 		name, u, ok := strings.Cut(g, "=")
@@ -145,9 +150,17 @@ func benchGateways(e *env) ([]*bench.Gateway, error) {
 		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
 			return nil, fmt.Errorf("%w: -gateway %q: want an http(s) URL", errUsage, u)
 		}
-		out = append(out, bench.NewGateway(name, u, client, visitors))
+		out = append(out, bench.NewGateway(name, u, client, visitors(b)))
 	}
 	return out, nil
+}
+
+// visitors is how many visitors the requests come from in X-Forwarded-For; 0 with -limit.
+func visitors(b benchFlags) int {
+	if b.limit {
+		return 0
+	}
+	return b.visitors
 }
 
 func benchMix(ctx context.Context, e *env) error {
@@ -165,6 +178,9 @@ func benchMix(ctx context.Context, e *env) error {
 		targets, err = benchTargets(e)
 	default:
 		// Gateways only: the engine has no direct form of the extras.
+		if b.via != "" {
+			return fmt.Errorf("%w: -via measures the mix's direct requests: -mode mix only", errUsage)
+		}
 		var gateways []*bench.Gateway
 		gateways, err = benchGateways(e)
 		for _, g := range gateways {

@@ -32,6 +32,9 @@ commands:
   rollback                           make the previous kept index live again
   bench     [-mode mix|probe|load] -gateway URL -catalogue FILE
                                      measure the gateway against OpenSearch itself (see -h)
+  passthrough [-listen ADDR] [-limit]
+                                     forward requests to the engine unchanged (with the rate limit
+                                     in Redis first): the floor bench -via measures beside the gateway
 
 mediactl -version prints the build (module version, VCS revision, Go version).
 Every command also takes the settings of mediagw (see -h of a command), from flags or environment.
@@ -69,13 +72,14 @@ type env struct {
 	stdout, stderr io.Writer
 	log            *zap.Logger
 	// command flags
-	rejects string
-	n       int
-	seed    int64
-	out     string
-	mapping string
-	rate    float64
-	bench   benchFlags
+	rejects     string
+	n           int
+	seed        int64
+	out         string
+	mapping     string
+	rate        float64
+	bench       benchFlags
+	passthrough passthroughFlags
 }
 
 var commands = []command{
@@ -93,6 +97,7 @@ var commands = []command{
 	{name: "status", run: runStatus},
 	{name: "rollback", run: runRollback},
 	{name: "bench", run: runBench, flags: benchFlagSet},
+	{name: "passthrough", run: runPassthrough, flags: passthroughFlagSet},
 }
 
 func rejectsFlag(fs *flag.FlagSet, e *env) {
