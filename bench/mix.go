@@ -1,7 +1,8 @@
 // Package bench is the load harness: it builds a realistic, seeded mix of API requests from a
 // catalogue, replays it against the gateway and, translated by the OpenSearch backend's own request
-// builder, straight against OpenSearch in the same run, and reports throughput, latency
-// percentiles, errors by status and the gateway-to-engine ratios.
+// builder, straight against OpenSearch in the same run (and through Passthrough, the floor of
+// any gateway), and reports throughput, latency percentiles, errors by status and the
+// gateway-to-engine ratios.
 package bench
 
 import (
