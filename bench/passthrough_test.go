@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"mediagw/ratelimit"
 )
 
 // TestPassthrough: the proxy forwards a request unchanged and answers what the engine answered;
@@ -55,11 +57,11 @@ func TestPassthrough(t *testing.T) {
 			}))
 			defer engine.Close()
 			u, _ := url.Parse(engine.URL)
-			var admit Admit
+			var limit Limiter
 			if tt.admit != nil {
-				admit = tt.admit.call
+				limit = tt.admit
 			}
-			proxy := httptest.NewServer(Passthrough(u, http.DefaultTransport, admit))
+			proxy := httptest.NewServer(Passthrough(u, http.DefaultTransport, limit))
 			defer proxy.Close()
 
 			req, _ := http.NewRequest(http.MethodPost, proxy.URL+"/media/_search?size=1", strings.NewReader(`{"query":{}}`))
@@ -108,12 +110,9 @@ type fakeAdmit struct {
 	visitor string
 }
 
-func (f *fakeAdmit) call(ctx context.Context, visitor string) (bool, error) {
-	if _, ok := ctx.Deadline(); !ok {
-		return false, errors.New("no deadline")
-	}
+func (f *fakeAdmit) Allow(_ context.Context, visitor string) (ratelimit.Decision, error) {
 	f.visitor = visitor
-	return f.allow, f.err
+	return ratelimit.Decision{Allowed: f.allow}, f.err
 }
 
 // TestProxiedVisitors: the direct requests sent through a proxy come from the run's visitors, as

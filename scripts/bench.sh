@@ -5,10 +5,11 @@
 # `mediactl reindex` of the loaded index against the load),
 # builds the embedded index, starts mediagw on loopback (OpenSearch with caching off, with caching
 # on, and embedded), and replays the same request mix against each gateway and straight against
-# OpenSearch (and, caching off, through the floor: proxies that forward it unchanged), printing the ratios and what each gateway's metrics say of its own time; then the
-# search-box extras (all facets and highlighting against plain searches, completions) on both
-# backends. It keeps each section's results in var/bench/results and draws them as SVG charts. It
-# stops every process it started. docs/performance.md explains the method and records the figures.
+# OpenSearch (and, caching off, through the floor: proxies that forward it unchanged), printing
+# the ratios and what each gateway's metrics say of its own time; then the search-box extras (all
+# facets and highlighting against plain searches, completions) on both backends. It keeps each
+# section's results in var/bench/results and draws them as SVG charts. It stops every process it
+# started. docs/performance.md explains the method and records the figures.
 #
 # Settings (environment): BENCH_ITEMS (100000), BENCH_SEED (1), BENCH_DURATION measured per target
 # (10s), BENCH_REQUESTS the same requests each target of a closed-loop comparison answers instead,

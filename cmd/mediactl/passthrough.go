@@ -15,6 +15,7 @@ import (
 	"mediagw/bench"
 	"mediagw/cmd/internal/backends"
 	"mediagw/ratelimit"
+	"mediagw/search/engine"
 )
 
 // passthroughFlags are the flags of `mediactl passthrough`.
@@ -28,21 +29,25 @@ func passthroughFlagSet(fs *flag.FlagSet, e *env) {
 	fs.BoolVar(&e.passthrough.limit, "limit", false, "first ask the rate limit in Redis (REDIS_URL, MEDIA_RATE_LIMIT, MEDIA_RATE_WINDOW) for each request, as mediagw does")
 }
 
-// passthroughConns bounds the idle connections kept to the engine: more than the closed loops
-// keep in flight.
-const passthroughConns = 64
-
-// runPassthrough serves bench.Passthrough in front of the engine until ctx ends.
+// runPassthrough serves bench.Passthrough in front of the engine until ctx ends, over the
+// connections the gateway's engine backend makes (engine.NewTransport).
 func runPassthrough(ctx context.Context, e *env, args []string) error {
 	if len(args) != 0 {
 		return fmt.Errorf("%w: passthrough takes flags only, got %q", errUsage, args)
 	}
-	raw, _ := backends.EngineAddress(e.cfg)
-	upstream, err := url.Parse(raw)
-	if err != nil || upstream.Host == "" {
-		return fmt.Errorf("%w: engine URL %q: want an http(s) URL", errUsage, raw)
+	ec := backends.EngineConfig(e.cfg)
+	if len(ec.URLs) == 0 {
+		return fmt.Errorf("%w: no engine URL", errUsage)
 	}
-	var admit bench.Admit
+	upstream, err := url.Parse(ec.URLs[0])
+	if err != nil || upstream.Host == "" {
+		return fmt.Errorf("%w: engine URL %q: want an http(s) URL", errUsage, ec.URLs[0])
+	}
+	transport, err := engine.NewTransport(ec)
+	if err != nil {
+		return fmt.Errorf("passthrough: %w", err)
+	}
+	var limit bench.Limiter
 	if e.passthrough.limit {
 		if e.cfg.RedisURL == "" {
 			return fmt.Errorf("%w: -limit needs REDIS_URL", errUsage)
@@ -58,29 +63,15 @@ func runPassthrough(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return fmt.Errorf("passthrough: %w", err)
 		}
-		admit = func(ctx context.Context, visitor string) (bool, error) {
-			d, err := limiter.Allow(ctx, visitor)
-			return d.Allowed, err
-		}
-	}
-	transport := &http.Transport{
-		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConns:        passthroughConns,
-		MaxIdleConnsPerHost: passthroughConns,
-		IdleConnTimeout:     90 * time.Second,
-		// Only what the client accepts: Go would otherwise ask for gzip and unpack it.
-		DisableCompression: true,
-		// The gateway's engine connections' buffers (search/engine): an answer read at once.
-		ReadBufferSize:  64 << 10,
-		WriteBufferSize: 16 << 10,
+		limit = limiter
 	}
 	ln, err := net.Listen("tcp", e.passthrough.listen)
 	if err != nil {
 		return fmt.Errorf("passthrough: %w", err)
 	}
-	srv := &http.Server{Handler: bench.Passthrough(upstream, transport, admit), ReadHeaderTimeout: e.cfg.HeaderTimeout}
+	srv := &http.Server{Handler: bench.Passthrough(upstream, transport, limit), ReadHeaderTimeout: e.cfg.HeaderTimeout}
 	e.log.Info("passthrough: forwarding to the engine", zap.String("listen", ln.Addr().String()),
-		zap.String("engine", upstream.Redacted()), zap.Bool("rate_limit", admit != nil))
+		zap.String("engine", upstream.Redacted()), zap.Bool("rate_limit", limit != nil))
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {

@@ -173,7 +173,7 @@ func New(cfg Config) (*Backend, error) {
 	}
 	tr := cfg.Transport
 	if tr == nil {
-		t, err := newTransport(cfg)
+		t, err := NewTransport(cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -211,9 +211,11 @@ func New(cfg Config) (*Backend, error) {
 	return &Backend{cfg: cfg, client: client, reads: readClient, limits: maps.Clone(defaultLimits), refreshInterval: refresh}, nil
 }
 
-// newTransport is the HTTP transport of a configuration that brings none: keep-alive connections
-// sized by MaxConns, compressed answers only when asked for, and the CA file's authorities trusted.
-func newTransport(cfg Config) (*http.Transport, error) {
+// NewTransport is the HTTP transport the backend uses when cfg brings none (Config.Transport):
+// keep-alive connections sized by MaxConns, compressed answers only when asked for, and the CA
+// file's authorities trusted. A proxy in front of the engine (bench.Passthrough) uses it too.
+func NewTransport(cfg Config) (*http.Transport, error) {
+	cfg = cfg.withDefaults()
 	var tlsConfig *tls.Config
 	if cfg.CAFile != "" {
 		pem, err := os.ReadFile(cfg.CAFile)

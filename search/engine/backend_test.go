@@ -212,10 +212,10 @@ func TestListPartitions(t *testing.T) {
 
 // TestCompression: the engine's answers are not compressed unless the configuration asks.
 func TestCompression(t *testing.T) {
-	if tr, err := newTransport(Config{}.withDefaults()); err != nil || !tr.DisableCompression {
+	if tr, err := NewTransport(Config{}); err != nil || !tr.DisableCompression {
 		t.Errorf("the default transport asks for compressed answers (or fails: %v)", err)
 	}
-	if tr, err := newTransport(Config{Compression: true}.withDefaults()); err != nil || tr.DisableCompression {
+	if tr, err := NewTransport(Config{Compression: true}); err != nil || tr.DisableCompression {
 		t.Errorf("with Compression, the transport does not ask for compressed answers (or fails: %v)", err)
 	}
 }

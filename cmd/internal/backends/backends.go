@@ -138,14 +138,19 @@ func Engine(cfg config.Config, tune ...func(*engine.Config)) (*engine.Backend, e
 	return newEngine(cfg, o.engine, tune...)
 }
 
-// EngineAddress is the first URL and the alias of the engine backend cfg names, OpenSearch's for the
-// embedded one (the load benchmark's direct baseline is an engine's).
-func EngineAddress(cfg config.Config) (url, alias string) {
+// EngineConfig is the settings of the engine backend cfg names, OpenSearch's for the embedded one
+// (the benchmark's direct baseline is an engine's).
+func EngineConfig(cfg config.Config) engine.Config {
 	o, err := lookup(cfg.Backend)
 	if err != nil || o.engine == nil {
 		o = openers[config.BackendOpenSearch]
 	}
-	c := o.engine(cfg)
+	return o.engine(cfg)
+}
+
+// EngineAddress is the first URL and the alias of EngineConfig.
+func EngineAddress(cfg config.Config) (url, alias string) {
+	c := EngineConfig(cfg)
 	if len(c.URLs) == 0 {
 		return "", c.Alias
 	}
