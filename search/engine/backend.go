@@ -67,8 +67,8 @@ type Config struct {
 	// node that left is dropped. Only for clients that can reach the nodes' published addresses.
 	DiscoverInterval time.Duration
 	// Compression asks the engine to gzip its answers. Off by default: on loopback or a cluster
-	// network, the engine's gzip and the gateway's gunzip cost more CPU (9% of the gateway's in
-	// the profile of docs/performance.md) than the bytes save. Worth it only over a slow link.
+	// network, the engine's gzip and the gateway's gunzip cost more CPU than the bytes save.
+	// Worth it only over a slow link.
 	Compression bool
 
 	// Keep is how many replaced indices a load keeps for rollback besides the live one; 0 or less

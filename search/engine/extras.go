@@ -26,8 +26,7 @@ import (
 var _ search.Extras = (*Backend)(nil)
 
 // facetFields are the keyword fields the facets count. The year is a field of its own
-// (Document.Year) rather than a date_histogram over the date, which rounds each match's date: the
-// year facet of a text search at 1,000,000 items costs 1.23x the plain search instead of 1.36x.
+// (Document.Year) rather than a date_histogram over the date, which would round each match's date.
 var facetFields = map[search.Facet]string{
 	search.FacetType: "type", search.FacetCategory: "category", search.FacetLanguage: "language", search.FacetYear: "year",
 }
@@ -40,9 +39,8 @@ const maxFacetTerms = 10_000
 // Beside the hits (searchBody), q holds only the filters its facets ignore; the query holds the
 // others, and post_filter gives the hits and the total every filter.
 // Facets whose other filters are the same (with a type filter: the category, language and year
-// facets) count under one filter aggregation, which finds their items once instead of once each
-// (text and type filter at 1,000,000 items: 1.30x a plain search instead of 1.53x). A facet with
-// no other filter counts at the top level, with no filter aggregation to test each match.
+// facets) count under one filter aggregation, which finds their items once instead of once each.
+// A facet with no other filter counts at the top level, with no filter aggregation to test each match.
 func facetAggs(q search.Query) obj {
 	aggs := obj{}
 	for _, g := range facetGroups(q) {
@@ -146,8 +144,8 @@ func (b *Backend) facets(ctx context.Context, q search.Query, a facetAnswer, ind
 }
 
 // nameCache holds the category names of the index that answered last. An index never changes
-// once live (a load builds a new one), and naming a category costs a request over all its items:
-// 5 to 13 ms for the top categories of 100,000 items, more than the facets themselves.
+// once live (a load builds a new one), and naming a category costs a request over all its items,
+// more than the facets themselves.
 type nameCache struct {
 	mu    sync.Mutex
 	index string
@@ -184,8 +182,7 @@ func (c *nameCache) store(index string, names map[string]string) {
 // the name most items give, ties to the first in byte order, else one derived from the slug.
 func (b *Backend) categoryNames(ctx context.Context, index string, slugs []string) (map[string]string, error) {
 	// A page past the last hit must still find the names remembered for its index: naming the
-	// categories again costs a search over all their items (22 ms of the engine's CPU at
-	// 1,000,000 items).
+	// categories again costs a search over all their items.
 	index, err := b.answeredBy(ctx, index)
 	if err != nil {
 		return nil, err
@@ -271,8 +268,7 @@ func completeBody(q string, n int) obj {
 		"size":    n,
 		"_source": []string{"id", "title"},
 		// No count of the matches: the engine then skips those whose downloads cannot reach the
-		// first n from the start, instead of after counting 10,000 (a one-letter prefix at
-		// 1,000,000 items: 5-6 ms instead of 10-14 on OpenSearch).
+		// first n from the start, instead of after counting 10,000.
 		"track_total_hits": false,
 	}
 }
@@ -414,10 +410,9 @@ const countMaxExpansions = 1000
 
 // countQuery matches the items wordQuery(w) matches, without scoring them: a word of one term
 // matches in any searched field exactly or within its allowance, which is to match it so in
-// "words", the copy of every searched field. Its matches in m are those terms: listed, they cost
-// the engine a fifth of expanding the allowance itself (on 100,000 items, the mix's corrections,
-// same counts); else one fuzzy query where the search has six. A word of several terms (CJK)
-// must have them all in one field: wordQuery.
+// "words", the copy of every searched field. Its matches in m are those terms: listed, they spare
+// the engine expanding the allowance itself (same counts); else one fuzzy query where the search
+// has six. A word of several terms (CJK) must have them all in one field: wordQuery.
 func countQuery(w string, m search.Matches) any {
 	terms := text.Terms(w)
 	if len(terms) != 1 {

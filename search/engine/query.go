@@ -125,8 +125,7 @@ func pageBody(q search.Query, cur search.Cursor) obj {
 // facetsApart reports whether q's facets are counted by searches of their own (facetsBodies),
 // sent beside the page's in one _msearch: those of a search without text. The engine's shard
 // request cache keeps only the answers of searches of no hits, so the counts of a browse, whose
-// filters many visitors repeat, are then counted once for them all (all four facets: 1.47x a plain
-// search instead of 2.46x at 1,000,000 items, 1.2x instead of 3.2x at 100,000). A search with text
+// filters many visitors repeat, are then counted once for them all. A search with text
 // keeps them beside its hits, where its text is matched once for both, and its counts are seldom
 // asked for again.
 func facetsApart(q search.Query) bool { return q.Facets != 0 && q.Text == "" }
@@ -136,8 +135,7 @@ func facetsApart(q search.Query) bool { return q.Facets != 0 && q.Text == "" }
 // query is those filters, which visits their items only, where a filter aggregation visits every
 // item; a facet with no other filter counts alone, since the engine takes the counts of a sole
 // terms aggregation of every item straight from its term index, and of two or more by visiting
-// every item (1,000,000 items: 2 ms for one facet, 55 ms for two; the four facets of a browse
-// without filters 100 ms together, a few ms apart).
+// every item.
 func facetsBodies(q search.Query) []obj {
 	var bodies []obj
 	for _, g := range facetGroups(q) {
@@ -227,9 +225,8 @@ func filterClauses(q search.Query) []any {
 // (CJK bigrams, search/text.Terms); those must all be in the one field that matches.
 //
 // It is wordClauses of w's terms, encoded. The clauses differ from word to word only by the
-// terms, so they are encoded once (wordTemplate) and the terms set between their parts: building
-// and encoding every clause's objects made a typical search's body in 30 µs, this in 8.5
-// (BenchmarkSearchRequest).
+// terms, so they are encoded once (wordTemplate) and the terms set between their parts, rather
+// than building and encoding every clause's objects per word (BenchmarkSearchRequest).
 func wordQuery(w string) json.RawMessage {
 	t := wordTemplates.Load()
 	if t == nil || t.rule != typoRule {

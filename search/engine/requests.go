@@ -52,8 +52,8 @@ func searchRequest(q search.Query, cur search.Cursor) ([]byte, int, error) {
 }
 
 // marshal encodes a request body with go-json, which writes the bytes encoding/json writes (keys
-// sorted, HTML escaped: TestBodiesEncodeAsEncodingJSON) in less time: encoding bodies, maps of
-// maps, was a twentieth of the caching-off gateway's CPU (perf profile, docs/performance.md).
+// sorted, HTML escaped: TestBodiesEncodeAsEncodingJSON) in less time, since encoding bodies (maps
+// of maps) is a visible share of the gateway's CPU when the cache is off.
 func marshal(v any) ([]byte, error) { return gojson.Marshal(v) }
 
 // walkOf is q's walk (search.Query.Walk), its position checked against q's order.
@@ -131,8 +131,7 @@ type TermCount struct {
 // Counter is the exchange behind a categories, authors or words list, as a sequence of request bodies to
 // send to <alias>/_search and answers to give back: first an estimate of the number of distinct
 // values, then one terms aggregation per partition of them. A terms aggregation reads each
-// document once, where paging a composite aggregation reads them all for every page: on
-// 1,000,000 items and 110,000 authors, 1.3 s instead of 4.9 s with the engine's caches cold.
+// document once, where paging a composite aggregation reads them all for every page.
 // A partition whose answer left values out (sum_other_doc_count > 0) makes the Counter start
 // again with twice the partitions, so every count is exact. The load harness replays the same
 // exchange straight to the engine.
@@ -285,8 +284,8 @@ func (c *Counter) Answer(body []byte) (done bool, err error) {
 func (c *Counter) Values() []TermCount { return c.values }
 
 // mergeInto merges a partition's buckets, in byte order, into values, in byte order: from the back,
-// in the room the estimate made, each value moved once a partition at most. Sorting the whole list
-// instead was a third of an authors list's CPU at 1,000,000 items.
+// in the room the estimate made, each value moved once a partition at most, where sorting the
+// whole list again would dominate a long authors list's CPU.
 func mergeInto(values []TermCount, buckets []countBucket) []TermCount {
 	i := len(values) - 1
 	values = slices.Grow(values, len(buckets))[:len(values)+len(buckets)]

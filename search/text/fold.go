@@ -21,8 +21,8 @@ var folder transform.Transformer = cases.Fold()
 
 // folding is what Fold needs for a non-ASCII string: a decomposing iterator and buffers, reused
 // through a pool. It does what transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)),
-// norm.NFC) did (and still does for invalid UTF-8), whose chain and normalizers cost 9 KB and
-// most of Fold's time per call, and which must not be shared between goroutines.
+// norm.NFC) does (chain kept for invalid UTF-8), without building that chain per call: it is
+// costly and must not be shared between goroutines.
 type folding struct {
 	nfd                norm.Iter
 	stripped, nfc, key []byte
