@@ -1,6 +1,9 @@
 package search
 
-import "context"
+import (
+	"context"
+	"slices"
+)
 
 // IndexVersion is the version of the index layout (fields, how they are analysed, what is stored
 // beside them) this code reads; both backends build indices of it. A change that indices built
@@ -66,4 +69,49 @@ type ReindexOptions struct {
 	// Progress, when not nil, is called with the items copied (done) of the live version's
 	// total, from one goroutine at a time.
 	Progress func(done, total int64)
+}
+
+// StoredVersion is what Retain knows of one of a backend's index versions.
+type StoredVersion struct {
+	// Name sorts by age: a backend names each version by the time its load began.
+	Name string
+	// Unfinished: a load began the version and has not finished it (see IndexInfo.Unfinished).
+	Unfinished bool
+	// Abandoned: unfinished, and the load that began it is known to be dead (it began longer ago
+	// than any load takes, or the backend holds the only load's lock).
+	Abandoned bool
+}
+
+// Retention is what becomes of a backend's versions, given the live one.
+type Retention struct {
+	// Remove are the versions a load that made the live one live removes, oldest first.
+	Remove []string
+	// Rollback is the version Admin.Rollback makes live; empty when there is none.
+	Rollback string
+}
+
+// Retain decides, for both backends, which versions stay (versions, oldest first; live, the
+// one the API serves; keep, as search.Admin says): the live one and those newer (a load may be
+// building them), the keep newest finished ones older than it, and the unfinished ones whose
+// load may still run. The rollback target is the newest finished version older than live.
+func Retain(versions []StoredVersion, live string, keep int) Retention {
+	var r Retention
+	var finished []string
+	for _, v := range versions {
+		switch {
+		case v.Name >= live:
+		case !v.Unfinished:
+			finished = append(finished, v.Name)
+		case v.Abandoned:
+			r.Remove = append(r.Remove, v.Name)
+		}
+	}
+	if len(finished) > 0 {
+		r.Rollback = finished[len(finished)-1]
+	}
+	if keep = max(keep, 0); len(finished) > keep {
+		r.Remove = append(r.Remove, finished[:len(finished)-keep]...)
+	}
+	slices.Sort(r.Remove)
+	return r
 }

@@ -378,24 +378,33 @@ func switchCurrent(dir, name string) error {
 	return nil
 }
 
-// prune deletes all but the l.keep newest indexes other than live.
+// prune deletes the indexes older than live beyond the l.keep newest (search.Retain).
 func (l *Loader) prune(live string) error {
-	names, err := indexNames(l.dir)
+	r, err := l.retention(live)
 	if err != nil {
 		return err
 	}
-	old := slices.DeleteFunc(names, func(n string) bool { return n == live })
-	slices.Reverse(old)
-	if len(old) <= l.keep {
-		return nil
-	}
 	var errs []error
-	for _, n := range old[l.keep:] {
+	for _, n := range r.Remove {
 		if err := os.RemoveAll(filepath.Join(l.dir, n)); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// retention is search.Retain over the built indexes, with live the live one: every index
+// listed is finished, since one being built has another prefix until it is.
+func (l *Loader) retention(live string) (search.Retention, error) {
+	names, err := indexNames(l.dir)
+	if err != nil {
+		return search.Retention{}, err
+	}
+	vs := make([]search.StoredVersion, len(names))
+	for i, n := range names {
+		vs[i] = search.StoredVersion{Name: n}
+	}
+	return search.Retain(vs, live, l.keep), nil
 }
 
 // indexNames lists the built indexes in dir, oldest first.
@@ -502,16 +511,11 @@ func (l *Loader) Rollback(context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("rollback: %w", err)
 	}
-	names, err := indexNames(dir)
+	r, err := l.retention(cur)
 	if err != nil {
 		return "", fmt.Errorf("rollback: %w", err)
 	}
-	prev := ""
-	for _, n := range names {
-		if n < cur {
-			prev = n
-		}
-	}
+	prev := r.Rollback
 	if prev == "" {
 		return "", fmt.Errorf("rollback: no index older than %s is kept in %s", cur, dir)
 	}

@@ -361,29 +361,28 @@ func (b *Backend) versions(ctx context.Context) ([]version, error) {
 // load takes (1,000,000 items take under two minutes), so that one still running is left alone.
 const abandonedAfter = time.Hour
 
-// prune deletes the versioned indices older than the live one beyond the newest Keep finished
-// ones, and the unfinished ones created over abandonedAfter ago (the others may be loads still
-// running).
+// prune deletes the versioned indices older than live beyond the newest Keep finished ones, and
+// the unfinished ones created over abandonedAfter ago (the others may be loads still running).
 func (b *Backend) prune(ctx context.Context, live string) error {
-	vs, err := b.versions(ctx)
+	r, err := b.retention(ctx, live)
 	if err != nil {
 		return err
 	}
+	return b.deleteIndices(ctx, r.Remove...)
+}
+
+// retention is search.Retain over the alias's versioned indices, with live the live one.
+func (b *Backend) retention(ctx context.Context, live string) (search.Retention, error) {
+	vs, err := b.versions(ctx)
+	if err != nil {
+		return search.Retention{}, err
+	}
 	abandoned := indexName(b.cfg.Alias, b.cfg.Now().Add(-abandonedAfter))
-	var finished, drop []string
-	for _, v := range vs {
-		switch {
-		case v.name >= live:
-		case v.finished:
-			finished = append(finished, v.name)
-		case v.name < abandoned:
-			drop = append(drop, v.name)
-		}
+	stored := make([]search.StoredVersion, len(vs))
+	for i, v := range vs {
+		stored[i] = search.StoredVersion{Name: v.name, Unfinished: !v.finished, Abandoned: !v.finished && v.name < abandoned}
 	}
-	if keep := max(b.cfg.Keep, 0); len(finished) > keep {
-		drop = append(drop, finished[:len(finished)-keep]...)
-	}
-	return b.deleteIndices(ctx, drop...)
+	return search.Retain(stored, live, b.cfg.Keep), nil
 }
 
 // Rollback points the alias at the newest finished index older than the live one and returns its
@@ -396,23 +395,17 @@ func (b *Backend) Rollback(ctx context.Context) (string, error) {
 	if len(live) == 0 {
 		return "", fmt.Errorf("rollback: alias %s points at no index", b.cfg.Alias)
 	}
-	vs, err := b.versions(ctx)
+	r, err := b.retention(ctx, live[0])
 	if err != nil {
 		return "", err
 	}
-	var prev string
-	for _, v := range vs {
-		if v.name < live[0] && v.finished {
-			prev = v.name
-		}
-	}
-	if prev == "" {
+	if r.Rollback == "" {
 		return "", fmt.Errorf("rollback: no finished index older than %s is kept", live[0])
 	}
-	if err := b.pointAlias(ctx, prev); err != nil {
+	if err := b.pointAlias(ctx, r.Rollback); err != nil {
 		return "", err
 	}
-	return prev, nil
+	return r.Rollback, nil
 }
 
 var _ search.Admin = (*Backend)(nil)
