@@ -2,7 +2,10 @@ package deploy
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
+	"net"
+	"net/netip"
 	"os"
 	"path"
 	"slices"
@@ -104,13 +107,23 @@ func checkFinalImage(t *testing.T, final instructions.Stage) {
 	for _, e := range commands[*instructions.ExposeCommand](final) {
 		exposed = append(exposed, e.Ports...)
 	}
-	for _, key := range []string{"MEDIA_ADDR", "MEDIA_ADMIN_ADDR"} {
-		addr := envs[key]
-		if addr == "" {
-			addr = known[key].def
-		}
-		if port := fmt.Sprint(portOf(t, addr)); !slices.Contains(exposed, port) {
-			t.Errorf("%s %s: port %s is not in EXPOSE %v", key, addr, port, exposed)
-		}
+	addr := func(key string) string { return cmp.Or(envs[key], known[key].def) }
+	if port := fmt.Sprint(portOf(t, addr("MEDIA_ADDR"))); !slices.Contains(exposed, port) {
+		t.Errorf("MEDIA_ADDR %s: port %s is not in EXPOSE %v", addr("MEDIA_ADDR"), port, exposed)
 	}
+	// The admin listener (pprof) is on loopback and not exposed: `docker run -P` must not
+	// publish it; a deployment that scrapes it says so (deploy/k8s's ConfigMap).
+	admin := addr("MEDIA_ADMIN_ADDR")
+	if host, _, err := net.SplitHostPort(admin); err != nil || !isLoopback(host) {
+		t.Errorf("MEDIA_ADMIN_ADDR %s: want a loopback address in the image", admin)
+	}
+	if port := fmt.Sprint(portOf(t, admin)); slices.Contains(exposed, port) {
+		t.Errorf("EXPOSE %v publishes the admin port %s", exposed, port)
+	}
+}
+
+// isLoopback: host is a loopback IP or localhost.
+func isLoopback(host string) bool {
+	ip, err := netip.ParseAddr(host)
+	return host == "localhost" || (err == nil && ip.IsLoopback())
 }

@@ -107,11 +107,12 @@ func TestImage(t *testing.T) {
 	}
 	var images []struct {
 		Config struct {
-			User       string
-			Entrypoint []string
-			WorkingDir string
-			Env        []string
-			Labels     map[string]string
+			User         string
+			Entrypoint   []string
+			WorkingDir   string
+			Env          []string
+			Labels       map[string]string
+			ExposedPorts map[string]struct{}
 		}
 		Healthcheck *struct{ Test []string }
 	}
@@ -130,6 +131,12 @@ func TestImage(t *testing.T) {
 	}
 	if !slices.Contains(img.Config.Env, "MEDIA_INDEX_DIR=/data/index") || img.Config.WorkingDir != "/data" {
 		t.Errorf("env %q, working dir %q: want the index under /data", img.Config.Env, img.Config.WorkingDir)
+	}
+	if !slices.Contains(img.Config.Env, "MEDIA_ADMIN_ADDR=127.0.0.1:9090") {
+		t.Errorf("env %q: want the admin listener (pprof) on loopback, MEDIA_ADMIN_ADDR=127.0.0.1:9090", img.Config.Env)
+	}
+	if _, ok := img.Config.ExposedPorts["9090/tcp"]; ok {
+		t.Errorf("exposed ports %v: the admin port 9090 is exposed", img.Config.ExposedPorts)
 	}
 	for _, l := range ociLabels {
 		if v := img.Config.Labels["org.opencontainers.image."+l]; v == "" {
