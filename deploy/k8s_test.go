@@ -35,6 +35,11 @@ import (
 
 const baseDir = "k8s/base"
 
+var (
+	digestRE = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+	pinnedRE = regexp.MustCompile(`^([a-z0-9.-]+\.[a-z]+)/([a-z0-9/._-]+):([a-zA-Z0-9._-]+)@sha256:[0-9a-f]{64}$`)
+)
+
 // manifests is every object of a set of manifests, decoded into its API type.
 type manifests struct {
 	configMaps  []*corev1.ConfigMap
@@ -251,22 +256,25 @@ func TestKustomizeBuild(t *testing.T) {
 	job := one(t, "Job", m.jobs)
 	k := kustomization(t)
 	img := one(t, "images entry", k.Images)
-	// A release's tag or a digest: "latest" (or no tag) lets a rescheduled pod run another build.
-	if img.Digest == "" && !regexp.MustCompile(`^v?\d+\.\d+\.\d+$`).MatchString(img.NewTag) {
-		t.Errorf("kustomization image %s: tag %q, want a release version (or a digest)", img.Name, img.NewTag)
+	// A release's tag and a digest: "latest" (or no tag) lets a rescheduled pod run another build,
+	// and a tag alone lets a rebuild pushed under it run.
+	if !regexp.MustCompile(`^v?\d+\.\d+\.\d+$`).MatchString(img.NewTag) {
+		t.Errorf("kustomization image %s: tag %q, want a release version", img.Name, img.NewTag)
 	}
-	want := img.NewName + ":" + img.NewTag
+	if !digestRE.MatchString(img.Digest) {
+		t.Errorf("kustomization image %s: digest %q, want sha256:<64 hex>", img.Name, img.Digest)
+	}
+	want := img.NewName + ":" + img.NewTag + "@" + img.Digest
 	for what, c := range map[string]corev1.Container{"deployment": d.Spec.Template.Spec.Containers[0], "job": job.Spec.Template.Spec.Containers[0]} {
 		if c.Image != want {
 			t.Errorf("%s container %s: image %q, want %q from the kustomization", what, c.Name, c.Image, want)
 		}
 	}
-	// Every other image is pulled by its full name, pinned by digest: the tag says what the image
+	// Every image is pulled by its full name, pinned by digest: the tag says what the image
 	// is, the digest which one, so a rebuild cannot change under the same tag.
-	pinned := regexp.MustCompile(`^([a-z0-9.-]+\.[a-z]+)/([a-z0-9/._-]+):([a-zA-Z0-9._-]+)@sha256:[0-9a-f]{64}$`)
-	for _, c := range job.Spec.Template.Spec.InitContainers {
-		if !pinned.MatchString(c.Image) {
-			t.Errorf("job init container %s: image %q is not a full name pinned by digest", c.Name, c.Image)
+	for _, c := range slices.Concat(d.Spec.Template.Spec.Containers, job.Spec.Template.Spec.InitContainers, job.Spec.Template.Spec.Containers) {
+		if !pinnedRE.MatchString(c.Image) {
+			t.Errorf("container %s: image %q is not a full name pinned by digest", c.Name, c.Image)
 		}
 	}
 	if got := d.Labels["app.kubernetes.io/part-of"]; got != "mediagw" {
@@ -318,6 +326,11 @@ func TestConfigMapHasExactlyTheSettings(t *testing.T) {
 	}
 	if cm.Data["REDIS_URL"] == "" {
 		t.Error("REDIS_URL is empty: replicas would not share the rate limit")
+	}
+	// Trusting nobody until an overlay names the ingress controller's addresses: a trusted range
+	// that holds other pods or SNATed clients lets them choose their visitor.
+	if cm.Data["MEDIA_TRUSTED_PROXIES"] != "" {
+		t.Errorf("MEDIA_TRUSTED_PROXIES = %q in the base, want empty: only an overlay knows the ingress's addresses", cm.Data["MEDIA_TRUSTED_PROXIES"])
 	}
 	if strings.HasPrefix(cm.Data["MEDIA_ADMIN_ADDR"], "127.") || strings.HasPrefix(cm.Data["MEDIA_ADMIN_ADDR"], "localhost") {
 		t.Errorf("MEDIA_ADMIN_ADDR %q is loopback: Prometheus could not scrape the pod", cm.Data["MEDIA_ADMIN_ADDR"])
@@ -403,7 +416,7 @@ func TestDeployment(t *testing.T) {
 	}
 
 	checkPodSecurity(t, "deployment", spec)
-	checkEnvFrom(t, "deployment", c, cm.Name)
+	checkEnvFrom(t, "deployment", c, cm.Name, gatewaySecret)
 	for _, res := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
 		if _, ok := c.Resources.Requests[res]; !ok {
 			t.Errorf("no %s request: the HPA and the scheduler need one", res)
@@ -467,18 +480,32 @@ func checkPodSecurity(t *testing.T, what string, spec corev1.PodSpec) {
 	}
 }
 
-// checkEnvFrom wants the settings from the ConfigMap, optionally overridden by a Secret.
-func checkEnvFrom(t *testing.T, what string, c corev1.Container, configMap string) {
+// checkEnvFrom wants the settings from the ConfigMap, optionally overridden by the one Secret
+// named secret.
+func checkEnvFrom(t *testing.T, what string, c corev1.Container, configMap, secret string) {
 	t.Helper()
 	if len(c.EnvFrom) == 0 || c.EnvFrom[0].ConfigMapRef == nil || c.EnvFrom[0].ConfigMapRef.Name != configMap {
 		t.Errorf("%s container %s: does not read the settings from ConfigMap %s first", what, c.Name, configMap)
 	}
+	var secrets []string
 	for _, ef := range c.EnvFrom[1:] {
 		if ef.SecretRef == nil || ef.SecretRef.Optional == nil || !*ef.SecretRef.Optional {
 			t.Errorf("%s container %s: envFrom beyond the ConfigMap should be an optional Secret", what, c.Name)
+			continue
 		}
+		secrets = append(secrets, ef.SecretRef.Name)
+	}
+	if !slices.Equal(secrets, []string{secret}) {
+		t.Errorf("%s container %s: reads the Secrets %q, want only %q", what, c.Name, secrets, secret)
 	}
 }
+
+// The gateway holds the engine's read-only credentials, the load Job the ones that write (the
+// README's least-privilege table): two Secrets, so the gateway never holds the loader's.
+const (
+	gatewaySecret = "mediagw-secrets"
+	loaderSecret  = "mediagw-load-secrets"
+)
 
 func TestServiceHPAAndPDBTargetTheGateway(t *testing.T) {
 	m := baseFiles(t)
@@ -562,8 +589,66 @@ func TestLoadJob(t *testing.T) {
 		t.Errorf("job loads %s, which is on no mounted volume", file)
 	}
 	checkPodSecurity(t, "job", spec)
-	checkEnvFrom(t, "job", c, cm.Name)
+	checkEnvFrom(t, "job", c, cm.Name, loaderSecret)
 	if job.Spec.BackoffLimit == nil || job.Spec.ActiveDeadlineSeconds == nil {
 		t.Error("job has no backoffLimit or activeDeadlineSeconds: a broken load could retry forever")
+	}
+}
+
+// TestOverlaySetsDigestAndProxies builds an overlay as deploy/README.md writes one: the release's
+// digest replaces the base's placeholder, and the ingress pods' range becomes the trusted proxies.
+func TestOverlaySetsDigestAndProxies(t *testing.T) {
+	// An in-memory copy: kustomize takes a base only by a path relative to the overlay.
+	fs := filesys.MakeFsInMemory()
+	files, err := filepath.Glob(filepath.Join(baseDir, "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fs.WriteFile(filepath.Join("/base", filepath.Base(f)), data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const digest = "sha256:3f1c4a2b9d8e7f60112233445566778899aabbccddeeff00112233445566778a"
+	overlay := `apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources:
+  - ../base
+images:
+  - name: registry.example.org/mediagw
+    newTag: "1.4.0"
+    digest: ` + digest + `
+patches:
+  - target: {kind: ConfigMap, name: mediagw}
+    patch: |
+      - {op: replace, path: /data/MEDIA_TRUSTED_PROXIES, value: "10.42.7.0/24"}
+`
+	if err := fs.WriteFile("/overlay/kustomization.yaml", []byte(overlay)); err != nil {
+		t.Fatal(err)
+	}
+	res, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fs, "/overlay")
+	if err != nil {
+		t.Fatalf("kustomize build overlay: %v", err)
+	}
+	out, err := res.AsYaml()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m manifests
+	if err := decodeStrict(out, &m); err != nil {
+		t.Fatal(err)
+	}
+	want := "registry.example.org/mediagw:1.4.0@" + digest
+	for _, c := range []corev1.Container{one(t, "Deployment", m.deployments).Spec.Template.Spec.Containers[0], one(t, "Job", m.jobs).Spec.Template.Spec.Containers[0]} {
+		if c.Image != want {
+			t.Errorf("container %s: image %q, want %q", c.Name, c.Image, want)
+		}
+	}
+	if got := one(t, "ConfigMap", m.configMaps).Data["MEDIA_TRUSTED_PROXIES"]; got != "10.42.7.0/24" {
+		t.Errorf("MEDIA_TRUSTED_PROXIES = %q after the overlay's patch", got)
 	}
 }

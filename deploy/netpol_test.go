@@ -95,8 +95,9 @@ func selectsOrSame(t *testing.T, sel *metav1.LabelSelector, srcNS, policyNS map[
 	return selects(t, sel, srcNS)
 }
 
-// TestNetworkPolicy: the public port is open to everyone, the admin port (metrics, pprof) to the
-// monitoring scraper only, and nothing else in the namespace accepts connections.
+// TestNetworkPolicy: the public port is open to the ingress controller only (the one proxy whose
+// X-Forwarded-For is believed), the admin port (metrics, pprof) to the monitoring scraper only,
+// and nothing else in the namespace accepts connections.
 func TestNetworkPolicy(t *testing.T) {
 	m := built(t)
 	d := one(t, "Deployment", m.deployments)
@@ -121,8 +122,11 @@ func TestNetworkPolicy(t *testing.T) {
 		port   string
 		want   bool
 	}{
-		{"API from a pod elsewhere", d.Spec.Template.Labels, peer{anyPod, namespace("ingress-nginx")}, "http", true},
-		{"API from a pod beside it", d.Spec.Template.Labels, peer{anyPod, nsLabels}, "http", true},
+		{"API from the ingress controller", d.Spec.Template.Labels, peer{anyPod, namespace("ingress-nginx")}, "http", true},
+		{"API from a pod elsewhere", d.Spec.Template.Labels, peer{anyPod, namespace("default")}, "http", false},
+		{"API from Prometheus", d.Spec.Template.Labels, peer{prometheus, namespace("monitoring")}, "http", false},
+		{"API from a pod beside it", d.Spec.Template.Labels, peer{anyPod, nsLabels}, "http", false},
+		{"admin from the ingress controller", d.Spec.Template.Labels, peer{anyPod, namespace("ingress-nginx")}, "admin", false},
 		{"admin from Prometheus in monitoring", d.Spec.Template.Labels, peer{prometheus, namespace("monitoring")}, "admin", true},
 		{"admin from another pod in monitoring", d.Spec.Template.Labels, peer{anyPod, namespace("monitoring")}, "admin", false},
 		{"admin from a pod labelled prometheus elsewhere", d.Spec.Template.Labels, peer{prometheus, namespace("default")}, "admin", false},

@@ -75,7 +75,7 @@ func checkSettingValue(s setting, value string) string {
 				return "not an absolute URL"
 			}
 		}
-	case s.env == "MEDIA_TRUSTED_PROXIES":
+	case s.env == "MEDIA_TRUSTED_PROXIES" && value != "":
 		for _, part := range strings.Split(value, ",") {
 			part = strings.TrimSpace(part)
 			if _, err := netip.ParsePrefix(part); err != nil {
