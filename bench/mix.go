@@ -19,7 +19,7 @@ import (
 	"unicode/utf8"
 
 	"mediagw/catalogue"
-	"mediagw/gateway"
+	"mediagw/query"
 	"mediagw/search"
 	"mediagw/search/engine"
 )
@@ -435,7 +435,7 @@ func (m *mixer) itemsRequest(q search.Query) (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Request{Kind: KindItems, Query: gateway.ItemsQuery(q),
+	return &Request{Kind: KindItems, Query: query.Encode(q),
 		Direct: Direct{Method: "POST", Path: m.searchPath(), Body: body}}, nil
 }
 

@@ -123,7 +123,7 @@ var Settings = []Setting{
 		func(c *Config, v string) error { return positiveDuration(v, &c.ReadTimeout) }},
 	{"MEDIA_MAX_HEADER_BYTES", "max-header-bytes", "32768", "bytes of request line and headers read from one request (Go reads 4,096 more); past it the answer is 431. At least 24576, for the longest query the API reads",
 		func(c *Config, v string) error {
-			// The longest query the API reads (gateway's maxQueryBytes) must fit, with room for headers.
+			// The longest query the API reads (query.MaxBytes) must fit, with room for headers.
 			if err := positiveInt(v, &c.MaxHeaderBytes); err != nil || c.MaxHeaderBytes < 24<<10 {
 				return errors.New("must be a whole number >= 24576")
 			}

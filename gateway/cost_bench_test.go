@@ -16,6 +16,7 @@ import (
 	"github.com/andybalholm/brotli"
 	"go.uber.org/zap"
 
+	"mediagw/query"
 	"mediagw/ratelimit"
 	"mediagw/search"
 	"mediagw/search/searchtest"
@@ -36,11 +37,11 @@ func BenchmarkParseItemsQuery(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		raw := typicalQueries[i%len(typicalQueries)]
-		rq := splitQuery(raw)
-		if _, errs := parseResource(rq); errs != nil {
+		rq := query.Split(raw)
+		if _, errs := query.ParseResource(rq); errs != nil {
 			b.Fatal(errs)
 		}
-		if _, errs := parseItems(rq); errs != nil {
+		if _, errs := query.ParseItems(rq); errs != nil {
 			b.Fatal(errs)
 		}
 	}
@@ -188,7 +189,7 @@ func BenchmarkListRequest(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, resource := range []string{resCategories, resAuthors} {
+	for _, resource := range []string{query.ResourceCategories, query.ResourceAuthors} {
 		target := "/?resource=" + resource
 		probe := &discardWriter{h: http.Header{}}
 		g.ServeHTTP(probe, httptest.NewRequest(http.MethodGet, target, nil))
@@ -262,7 +263,7 @@ func (l fixedLimiter) Allow(context.Context, string) (ratelimit.Decision, error)
 // BenchmarkOversizedQuery serves about 1 MB of query string, 150,000 distinct keys (what net/http
 // lets through with its default MaxHeaderBytes), to a visitor within the limit and to one over
 // it: what an attacker costs the gateway per request. On 2 busy CPUs, before the query bounds
-// (maxQueryBytes, maxQueryParams) each case took 94-209 ms, 27.6 MB and 151,100 allocations;
+// (query.MaxBytes, query.MaxParams) each case took 94-209 ms, 27.6 MB and 151,100 allocations;
 // with them 14-24 µs, 2.5 KB and 47-49 allocations: about 6,000 times less time and 11,000
 // times less memory.
 func BenchmarkOversizedQuery(b *testing.B) {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v5"
+
+	"mediagw/query"
 )
 
 // demoMaxAge is how long the search page's files may be reused: short, so a new release shows
@@ -62,7 +64,7 @@ func (g *Gateway) demoPage(c *echo.Context) error {
 	}
 	f, ok := g.demo[name]
 	if !ok {
-		return notFound("the search page has no file " + shorten(name))
+		return notFound("the search page has no file " + query.Shorten(name))
 	}
 	h := c.Response().Header()
 	h.Set("Content-Security-Policy", demoCSP)

@@ -1,10 +1,10 @@
-// Package gateway serves the public HTTP API of API.md over a search.Backend: parameter
-// validation, envelopes, RFC 9457 errors, caching, compression and CORS headers, and the
+// Package gateway serves the public HTTP API of API.md over a search.Backend: its parameters read
+// by the query codec (package query), envelopes, RFC 9457 errors, caching, compression and CORS headers, and the
 // per-visitor rate limit.
 //
 // Files by concern: routes.go (New, the route table and the base path's resources), state.go
-// (what one request carries through the middleware), observe.go (request id, logging, recovery,
-// metrics), logcap.go (what a log line may take from a request, and sampling), conns.go (the
+// (what one request carries through the middleware), observe.go and requestid.go (request id,
+// logging, recovery, metrics), logcap.go (what a log line may take from a request, and sampling), conns.go (the
 // listener's connection caps, refused bodies, Go's own errors as problems), cors.go (methods and
 // preflight), ratelimit.go (the limiter's middleware and headers), speculate.go (requests decided
 // while their handler runs), problem.go (the table of problem types and the error handler),

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"mediagw/query"
 	"mediagw/search"
 )
 
@@ -194,7 +195,7 @@ func (g *Gateway) itemsEnvelope(q search.Query, res search.Result) itemsBody {
 		Attribution: g.cfg.Attribution,
 	}
 	if q.Cursor != "" {
-		body.Pagination.Page = walkPage(q)
+		body.Pagination.Page = query.WalkPage(q)
 		body.Links = g.walkLinks(q, res.Next)
 		body.Pagination.NextCursor = optionalString{set: true}
 		if res.Next != "" {
@@ -228,12 +229,12 @@ func (g *Gateway) itemsEnvelope(q search.Query, res search.Result) itemsBody {
 }
 
 // itemsPrefix starts every link of resource=items.
-func (g *Gateway) itemsPrefix() string { return g.baseURL + "?resource=" + resItems + "&" }
+func (g *Gateway) itemsPrefix() string { return g.baseURL + "?resource=" + query.ResourceItems + "&" }
 
 // walkLinks builds the links of a walk's page: itself, the walk's start and the next page, by
 // their cursors. A walk has no way back and no last page to name.
 func (g *Gateway) walkLinks(q search.Query, next string) links {
-	v := itemsQueryValues(q, 0)
+	v := query.Values(q, 0)
 	at := func(cursor string) string {
 		v.Set("cursor", cursor)
 		return g.itemsPrefix() + v.Encode()
@@ -251,9 +252,9 @@ func (g *Gateway) walkLinks(q search.Query, next string) links {
 func (g *Gateway) pageLinks(q search.Query, totalPages int) links {
 	last := min(max(totalPages, 1), search.MaxDepth/q.PerPage)
 	// Only the page differs between the links: the rest is encoded once, either side of where
-	// url.Values.Encode puts page in its key order, so the links read as itemsQueryValues has them.
+	// url.Values.Encode puts page in its key order, so the links read as query.Values has them.
 	before, after := url.Values{}, url.Values{}
-	for k, vs := range itemsQueryValues(q, q.Page) {
+	for k, vs := range query.Values(q, q.Page) {
 		switch {
 		case k < "page":
 			before[k] = vs

@@ -3,10 +3,11 @@ package gateway
 import (
 	"testing"
 
+	"mediagw/query"
 	"mediagw/search"
 )
 
-// TestPageLinks: every link is the canonical query of its page (itemsQueryValues), which clients
+// TestPageLinks: every link is the canonical query of its page (query.Values), which clients
 // and caches see as the same URL for the same page however the query was first written.
 func TestPageLinks(t *testing.T) {
 	g := &Gateway{baseURL: "https://media.example.org/media/"}
@@ -20,7 +21,7 @@ func TestPageLinks(t *testing.T) {
 			totalPages := (total + q.PerPage - 1) / q.PerPage
 			l := g.pageLinks(q, totalPages)
 			canonical := func(page int) string {
-				return g.baseURL + "?resource=items&" + itemsQueryValues(q, page).Encode()
+				return g.baseURL + "?resource=items&" + query.Values(q, page).Encode()
 			}
 			last := min(max(totalPages, 1), search.MaxDepth/q.PerPage)
 			if l.Self != canonical(q.Page) || l.First != canonical(1) || l.Last == nil || *l.Last != canonical(last) {

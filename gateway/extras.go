@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v5"
 
+	"mediagw/query"
 	"mediagw/search"
 )
 
@@ -33,8 +34,8 @@ type relatedBody struct {
 	Attribution string        `json:"attribution"`
 }
 
-func (g *Gateway) suggest(c *echo.Context, rq rawQuery) error {
-	p, errs := parseList(rq, resSuggest, "q")
+func (g *Gateway) suggest(c *echo.Context, rq query.Raw) error {
+	p, errs := query.ParseList(rq, query.ResourceSuggest, "q")
 	if errs != nil {
 		return invalidParams(errs)
 	}
@@ -43,7 +44,7 @@ func (g *Gateway) suggest(c *echo.Context, rq rawQuery) error {
 	}
 	ctx, cancel := g.answerCtx(c)
 	defer cancel()
-	cs, err := g.extras.Complete(ctx, p.of, p.n)
+	cs, err := g.extras.Complete(ctx, p.Of, p.N)
 	if err != nil {
 		return backendError(ctx, err)
 	}
@@ -54,8 +55,8 @@ func (g *Gateway) suggest(c *echo.Context, rq rawQuery) error {
 	return g.sendJSON(c, body, g.cfg.MaxAge.Items)
 }
 
-func (g *Gateway) related(c *echo.Context, rq rawQuery) error {
-	p, errs := parseList(rq, resRelated, "id")
+func (g *Gateway) related(c *echo.Context, rq query.Raw) error {
+	p, errs := query.ParseList(rq, query.ResourceRelated, "id")
 	if errs != nil {
 		return invalidParams(errs)
 	}
@@ -64,9 +65,9 @@ func (g *Gateway) related(c *echo.Context, rq rawQuery) error {
 	}
 	ctx, cancel := g.answerCtx(c)
 	defer cancel()
-	items, err := g.extras.Related(ctx, p.of, p.n)
+	items, err := g.extras.Related(ctx, p.Of, p.N)
 	if errors.Is(err, search.ErrNotFound) {
-		return notFound("no item with id " + shorten(p.of))
+		return notFound("no item with id " + query.Shorten(p.Of))
 	}
 	if err != nil {
 		return backendError(ctx, err)

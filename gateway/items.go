@@ -5,12 +5,13 @@ import (
 
 	"github.com/labstack/echo/v5"
 
+	"mediagw/query"
 	"mediagw/search"
 )
 
 // items serves resource=items: a page of search results, with its links in the Link header too.
-func (g *Gateway) items(c *echo.Context, rq rawQuery) error {
-	q, errs := parseItems(rq)
+func (g *Gateway) items(c *echo.Context, rq query.Raw) error {
+	q, errs := query.ParseItems(rq)
 	if errs != nil {
 		return invalidParams(errs)
 	}
@@ -27,8 +28,8 @@ func (g *Gateway) items(c *echo.Context, rq rawQuery) error {
 }
 
 // item serves resource=item: one item by id.
-func (g *Gateway) item(c *echo.Context, rq rawQuery) error {
-	id, errs := parseItemID(rq)
+func (g *Gateway) item(c *echo.Context, rq query.Raw) error {
+	id, errs := query.ParseItemID(rq)
 	if errs != nil {
 		return invalidParams(errs)
 	}
@@ -46,7 +47,7 @@ func (g *Gateway) lookup(c *echo.Context, id string) (search.Item, error) {
 	defer cancel()
 	it, err := g.backend.Item(ctx, id)
 	if errors.Is(err, search.ErrNotFound) {
-		return it, notFound("no item with id " + shorten(id))
+		return it, notFound("no item with id " + query.Shorten(id))
 	}
 	if err != nil {
 		return it, backendError(ctx, err)

@@ -9,12 +9,13 @@ import (
 
 	"github.com/labstack/echo/v5"
 
+	"mediagw/query"
 	"mediagw/search"
 )
 
 // categories serves resource=categories: every category, ordered by slug.
-func (g *Gateway) categories(c *echo.Context, _ rawQuery) error {
-	return serveList(g, c, resCategories, g.backend.Categories, &g.categoryBodies, func(cats []search.Category) any {
+func (g *Gateway) categories(c *echo.Context, _ query.Raw) error {
+	return serveList(g, c, query.ResourceCategories, g.backend.Categories, &g.categoryBodies, func(cats []search.Category) any {
 		body := categoriesBody{Data: make([]category, 0, len(cats)), Total: len(cats), Attribution: g.cfg.Attribution}
 		for _, ct := range cats {
 			body.Data = append(body.Data, category{Slug: ct.Slug, Name: ct.Name, Count: ct.Count})
@@ -24,8 +25,8 @@ func (g *Gateway) categories(c *echo.Context, _ rawQuery) error {
 }
 
 // authors serves resource=authors: every credited author, ordered by name.
-func (g *Gateway) authors(c *echo.Context, _ rawQuery) error {
-	return serveList(g, c, resAuthors, g.backend.Authors, &g.authorBodies, func(as []search.Author) any {
+func (g *Gateway) authors(c *echo.Context, _ query.Raw) error {
+	return serveList(g, c, query.ResourceAuthors, g.backend.Authors, &g.authorBodies, func(as []search.Author) any {
 		body := authorsBody{Data: make([]author, 0, len(as)), Total: len(as), Attribution: g.cfg.Attribution}
 		for _, a := range as {
 			body.Data = append(body.Data, author{Name: a.Name, Count: a.Count})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"mediagw/query"
 	"mediagw/search/meter"
 )
 
@@ -23,7 +24,7 @@ const (
 )
 
 var (
-	metricResources = append(slices.Clone(resources), resQR, resOpenAPI, resProblem, resDemo, resHealthz, resReadyz, resOther)
+	metricResources = append(slices.Clone(query.Resources), resQR, resOpenAPI, resProblem, resDemo, resHealthz, resReadyz, resOther)
 	// ownBuckets resolve the gateway's own time and the limiter's around the millisecond its aim
 	// is (issue 15), where percentiles read from the histogram need narrow buckets.
 	ownBuckets = []float64{.00005, .0001, .0002, .0003, .0004, .0005, .00075, .001, .0015, .002, .003, .005,
@@ -78,7 +79,7 @@ func newMetrics() *metrics {
 		}, []string{"result"}),
 	}
 	// Series that exist from the start make rate() and absent-alerts work before the first event.
-	for _, r := range []string{resItems, resItem, resCategories, resAuthors, resQR, resOpenAPI} {
+	for _, r := range []string{query.ResourceItems, query.ResourceItem, query.ResourceCategories, query.ResourceAuthors, resQR, resOpenAPI} {
 		m.notModified.WithLabelValues(r)
 	}
 	for _, r := range []string{"allowed", "limited", "failed"} {

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
+	"mediagw/query"
 	"mediagw/ratelimit"
 	"mediagw/search"
 )
@@ -56,7 +57,7 @@ var (
 		"Start the walk again with cursor=*; a walk sees every item exactly once while the index version stays the same.", "Gone"}
 	problemURITooLong = &problemType{"uri-too-long", http.StatusRequestURITooLong, "URI too long",
 		number.Sprintf("The query string is longer than any request the API reads (%d bytes) or has more than %d parameters; the longest legal query, every byte percent-encoded, is %d bytes.",
-			maxQueryBytes, maxQueryParams, 3*longestQuery),
+			query.MaxBytes, query.MaxParams, 3*query.Longest),
 		"Send only the parameters the API reads; the longest legal request is well within the bound.", "URITooLong"}
 	problemHeadersTooLarge = &problemType{"headers-too-large", http.StatusRequestHeaderFieldsTooLarge, "Request headers too large",
 		"The request line and headers together are longer than the server reads. The connection is closed after the answer; no rate-limit headers, as the request was never read.",
@@ -98,7 +99,7 @@ const unavailableRetryAfter = 5 * time.Second
 type apiError struct {
 	Type   *problemType
 	Detail string
-	Errors []FieldError
+	Errors []query.FieldError
 	// RetryAfter, when positive, becomes the Retry-After header.
 	RetryAfter time.Duration
 	Cause      error
@@ -118,7 +119,7 @@ func (e *apiError) Unwrap() error { return e.Cause }
 // StatusCode lets echo's helpers (echo.ResolveResponseStatus) see the status.
 func (e *apiError) StatusCode() int { return e.Type.Status }
 
-func invalidParams(errs []FieldError) *apiError {
+func invalidParams(errs []query.FieldError) *apiError {
 	details := make([]string, len(errs))
 	for i, fe := range errs {
 		details[i] = fe.Parameter + " " + fe.Message
@@ -126,12 +127,12 @@ func invalidParams(errs []FieldError) *apiError {
 	return &apiError{Type: problemInvalidParameter, Detail: strings.Join(details, "; "), Errors: errs}
 }
 
-// queryTooLong refuses a query string past maxQueryBytes or maxQueryParams. 414 and not 400:
+// queryTooLong refuses a query string past query.MaxBytes or query.MaxParams. 414 and not 400:
 // the bound is on the URI as a whole, not on one parameter that errors[] could name, and 414 is
 // what HTTP (RFC 9110, 15.5.15) and proxies answer for a URI longer than the server will read.
 func queryTooLong() *apiError {
 	return &apiError{Type: problemURITooLong,
-		Detail: fmt.Sprintf("the query string may hold at most %d bytes and %d parameters", maxQueryBytes, maxQueryParams)}
+		Detail: fmt.Sprintf("the query string may hold at most %d bytes and %d parameters", query.MaxBytes, query.MaxParams)}
 }
 
 // bodyRefused refuses a request that comes with a body, unread: the API reads none, and a body
@@ -187,7 +188,7 @@ func unavailable(detail string, cause error) *apiError {
 // (400 naming it), anything else is backendError.
 func searchError(ctx context.Context, q search.Query, err error) *apiError {
 	if search.Kind(err) == search.KindCursorInvalid {
-		return invalidParams([]FieldError{fieldError("cursor", q.Cursor, cursorRule)})
+		return invalidParams([]query.FieldError{query.Invalid("cursor", q.Cursor, query.CursorRule)})
 	}
 	return backendError(ctx, err)
 }
@@ -235,12 +236,12 @@ func (e *apiError) logLevel() zapcore.Level {
 
 // problem is the RFC 9457 body.
 type problem struct {
-	Type      string       `json:"type"`
-	Title     string       `json:"title"`
-	Status    int          `json:"status"`
-	Detail    string       `json:"detail"`
-	Errors    []FieldError `json:"errors,omitempty"`
-	RequestID string       `json:"request_id"`
+	Type      string             `json:"type"`
+	Title     string             `json:"title"`
+	Status    int                `json:"status"`
+	Detail    string             `json:"detail"`
+	Errors    []query.FieldError `json:"errors,omitempty"`
+	RequestID string             `json:"request_id"`
 }
 
 // problem is e's body; problemURL is the prefix of the problem type URIs.

@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v5"
 	"go.uber.org/zap"
 
+	"mediagw/query"
 	"mediagw/search"
 )
 
@@ -57,18 +58,18 @@ type Gateway struct {
 // gets the decoded query string.
 type apiResource struct {
 	name  string
-	serve func(g *Gateway, c *echo.Context, rq rawQuery) error
+	serve func(g *Gateway, c *echo.Context, rq query.Raw) error
 }
 
 // apiResources are the base path's resources, in the order a 400 lists them: a new resource is
 // one entry here and its handler.
 var apiResources = []apiResource{
-	{resItems, (*Gateway).items},
-	{resItem, (*Gateway).item},
-	{resCategories, (*Gateway).categories},
-	{resAuthors, (*Gateway).authors},
-	{resSuggest, (*Gateway).suggest},
-	{resRelated, (*Gateway).related},
+	{query.ResourceItems, (*Gateway).items},
+	{query.ResourceItem, (*Gateway).item},
+	{query.ResourceCategories, (*Gateway).categories},
+	{query.ResourceAuthors, (*Gateway).authors},
+	{query.ResourceSuggest, (*Gateway).suggest},
+	{query.ResourceRelated, (*Gateway).related},
 }
 
 // New returns the API's HTTP handler. The limiter counts every API request (not OPTIONS,
@@ -173,8 +174,8 @@ func tag(resource string) echo.MiddlewareFunc {
 func tagAPI(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c *echo.Context) error {
 		st := state(c)
-		st.query = splitQuery(c.Request().URL.RawQuery)
-		st.apiResource, st.resourceErrs = parseResource(st.query)
+		st.query = query.Split(c.Request().URL.RawQuery)
+		st.apiResource, st.resourceErrs = query.ParseResource(st.query)
 		if st.resourceErrs == nil {
 			st.resource = st.apiResource
 		}
@@ -187,7 +188,7 @@ func (g *Gateway) api(c *echo.Context) error {
 	// api runs behind tagAPI, which decoded the query and read its resource.
 	st := state(c)
 	rq, res := st.query, st.apiResource
-	if rq.oversized {
+	if rq.Oversized() {
 		// Refused only here, behind the limiter, so it counts like any other bad request.
 		return queryTooLong()
 	}

@@ -1,9 +1,7 @@
-package gateway
+package query
 
 import (
-	"crypto/rand"
 	"fmt"
-	"net/url"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -61,7 +59,7 @@ func TestParseItemsQueryAccepts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.raw, func(t *testing.T) {
-			got, errs := parseItems(splitQuery(tt.raw))
+			got, errs := ParseItems(Split(tt.raw))
 			if errs != nil {
 				t.Fatalf("errors %+v, want none", errs)
 			}
@@ -117,7 +115,7 @@ func TestParseItemsQueryRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.raw, func(t *testing.T) {
-			_, errs := parseItems(splitQuery(tt.raw))
+			_, errs := ParseItems(Split(tt.raw))
 			var got []string
 			for _, fe := range errs {
 				got = append(got, fe.Parameter)
@@ -133,7 +131,7 @@ func TestParseItemsQueryRejects(t *testing.T) {
 }
 
 func TestDepthErrorSaysToNarrow(t *testing.T) {
-	_, errs := parseItems(splitQuery("page=201&per_page=50"))
+	_, errs := ParseItems(Split("page=201&per_page=50"))
 	if len(errs) != 1 || !strings.Contains(errs[0].Message, "narrow the query") {
 		t.Fatalf("got %+v, want one error telling to narrow the query", errs)
 	}
@@ -148,7 +146,7 @@ func TestHugePageSaysTheLargest(t *testing.T) {
 		"page=0000000000000500":                 "",
 		"page=501":                              "must be at most 500 with per_page=20",
 	} {
-		_, errs := parseItems(splitQuery(query))
+		_, errs := ParseItems(Split(query))
 		if want == "" {
 			if len(errs) != 0 {
 				t.Errorf("%s: %+v, want no error", query, errs)
@@ -163,8 +161,8 @@ func TestHugePageSaysTheLargest(t *testing.T) {
 }
 
 func TestSplitQueryMalformed(t *testing.T) {
-	rq := splitQuery("resource=items&q=%zz&type=photo&%zz=1")
-	_, errs := parseItems(rq)
+	rq := Split("resource=items&q=%zz&type=photo&%zz=1")
+	_, errs := ParseItems(rq)
 	if len(errs) != 1 || errs[0].Parameter != "q" {
 		t.Fatalf("got %+v, want one error about q", errs)
 	}
@@ -186,21 +184,21 @@ func TestSplitQueryBounds(t *testing.T) {
 		raw       string
 		oversized bool
 	}{
-		{"at the byte limit", "q=" + strings.Repeat("x", maxQueryBytes-2), false},
-		{"a byte over", "q=" + strings.Repeat("x", maxQueryBytes-1), true},
-		{"at the parameter limit", params(maxQueryParams), false},
-		{"a parameter over", params(maxQueryParams + 1), true},
-		{"empty pairs are no parameters", params(maxQueryParams) + strings.Repeat("&", 1000), false},
-		{"unreadable keys count", params(maxQueryParams) + "&%zz=1", true},
+		{"at the byte limit", "q=" + strings.Repeat("x", MaxBytes-2), false},
+		{"a byte over", "q=" + strings.Repeat("x", MaxBytes-1), true},
+		{"at the parameter limit", params(MaxParams), false},
+		{"a parameter over", params(MaxParams + 1), true},
+		{"empty pairs are no parameters", params(MaxParams) + strings.Repeat("&", 1000), false},
+		{"unreadable keys count", params(MaxParams) + "&%zz=1", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rq := splitQuery(tt.raw)
+			rq := Split(tt.raw)
 			if rq.oversized != tt.oversized {
 				t.Fatalf("oversized = %v, want %v (%d bytes)", rq.oversized, tt.oversized, len(tt.raw))
 			}
-			if n := len(rq.values); n > maxQueryParams {
-				t.Errorf("kept %d parameters, want at most %d", n, maxQueryParams)
+			if n := len(rq.values); n > MaxParams {
+				t.Errorf("kept %d parameters, want at most %d", n, MaxParams)
 			}
 		})
 	}
@@ -219,9 +217,9 @@ func TestShorten(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := shorten(tt.in)
+			got := Shorten(tt.in)
 			if got != tt.want {
-				t.Errorf("shorten = %q, want %q", got, tt.want)
+				t.Errorf("Shorten = %q, want %q", got, tt.want)
 			}
 			if n := utf8.RuneCountInString(got); n > maxEchoedRunes {
 				t.Errorf("%d characters, want at most %d", n, maxEchoedRunes)
@@ -244,12 +242,12 @@ func TestParseResourceAndID(t *testing.T) {
 		{"resource=Items", "", true},
 		{"resource=items&resource=items", "", true},
 	} {
-		res, errs := parseResource(splitQuery(tt.raw))
+		res, errs := ParseResource(Split(tt.raw))
 		if res != tt.res || (errs != nil) != tt.bad {
 			t.Errorf("%q: got %q %+v, want %q (bad %v)", tt.raw, res, errs, tt.res, tt.bad)
 		}
 		if tt.bad && !strings.Contains(tt.raw, "&") && !strings.Contains(errs[0].Message, "items, item, categories, authors") {
-			t.Errorf("%q: message %q does not list the resources", tt.raw, errs[0].Message)
+			t.Errorf("%q: message %q does not list the Resources", tt.raw, errs[0].Message)
 		}
 	}
 	for _, tt := range []struct {
@@ -277,43 +275,23 @@ func TestParseResourceAndID(t *testing.T) {
 		{"id=%FF", false},
 		{"id=a&id=b", false},
 	} {
-		_, errs := parseItemID(splitQuery(tt.raw))
+		_, errs := ParseItemID(Split(tt.raw))
 		if (errs == nil) != tt.ok {
 			t.Errorf("%q: errors %+v, want ok=%v", tt.raw, errs, tt.ok)
 		}
 	}
 }
 
-// FuzzValidRequestID: whatever passes for a client's X-Request-Id, which the gateway echoes, is
-// safe unescaped in a header, a log line, a URL path and a query.
-func FuzzValidRequestID(f *testing.F) {
-	for _, s := range []string{"ph-full", "abc-123_DEF.4", "", "has space", strings.Repeat("a", 129), "<script>", "é",
-		"a\r\nSet-Cookie: x", "a/b", "a%2Fb", "a~b"} {
-		f.Add(s)
-	}
-	if id := rand.Text(); !validRequestID(id) {
-		f.Fatalf("the gateway's own request id %q is not valid", id)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if !validRequestID(s) {
-			return
-		}
-		if len(s) == 0 || len(s) > maxRequestIDLen || url.PathEscape(s) != s || url.QueryEscape(s) != s {
-			t.Fatalf("%q accepted", s)
-		}
-	})
-}
-
 func TestItemsQueryValuesRoundTrip(t *testing.T) {
-	q, errs := parseItems(splitQuery("q=+Élan+&language=French&per_page=5&sort=relevance&page=2&junk=1"))
+	q, errs := ParseItems(Split("q=+Élan+&language=French&per_page=5&sort=relevance&page=2&junk=1"))
 	if errs != nil {
 		t.Fatal(errs)
 	}
-	canon := itemsQueryValues(q, q.Page)
+	canon := Values(q, q.Page)
 	if got, want := canon.Encode(), "language=fr&page=2&per_page=5&q=%C3%89lan"; got != want {
 		t.Errorf("canonical query %q, want %q", got, want)
 	}
-	again, errs := parseItems(splitQuery(canon.Encode()))
+	again, errs := ParseItems(Split(canon.Encode()))
 	if errs != nil || again != q {
 		t.Errorf("canonical query parses to %+v %v, want %+v", again, errs, q)
 	}
@@ -330,11 +308,11 @@ func FuzzParseItemsQuery(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		rq := splitQuery(raw)
-		if n := len(rq.values); n > maxQueryParams || (len(raw) > maxQueryBytes && (n > 0 || !rq.oversized)) {
+		rq := Split(raw)
+		if n := len(rq.values); n > MaxParams || (len(raw) > MaxBytes && (n > 0 || !rq.oversized)) {
 			t.Fatalf("kept %d parameters of a %d-byte query (oversized %v)", n, len(raw), rq.oversized)
 		}
-		q, errs := parseItems(rq)
+		q, errs := ParseItems(rq)
 		if errs != nil {
 			for _, fe := range errs {
 				if fe.Parameter == "" || fe.Message == "" {

@@ -1,4 +1,4 @@
-package gateway
+package query
 
 import (
 	"encoding/json"
@@ -35,35 +35,35 @@ func TestParamRead(t *testing.T) {
 		want               string // the canonical value, when accepted
 		rule               string // the message, when refused
 	}{
-		{resItems, "q", strings.Repeat("é", search.MaxTextRunes), strings.Repeat("é", search.MaxTextRunes), ""},
-		{resItems, "q", strings.Repeat("é", search.MaxTextRunes+1), "", "must be at most 200 characters"},
-		{resSuggest, "q", strings.Repeat("a", search.MaxCompleteRunes+1), "", "must be at most 100 characters"},
-		{resItems, "type", "video", "video", ""},
-		{resItems, "type", "Video", "", "must be one of photo, video, document"},
-		{resItems, "sort", "az", "az", ""},
-		{resItems, "sort", "best", "", "must be one of relevance, newest, oldest, downloads, az"},
+		{ResourceItems, "q", strings.Repeat("é", search.MaxTextRunes), strings.Repeat("é", search.MaxTextRunes), ""},
+		{ResourceItems, "q", strings.Repeat("é", search.MaxTextRunes+1), "", "must be at most 200 characters"},
+		{ResourceSuggest, "q", strings.Repeat("a", search.MaxCompleteRunes+1), "", "must be at most 100 characters"},
+		{ResourceItems, "type", "video", "video", ""},
+		{ResourceItems, "type", "Video", "", "must be one of photo, video, document"},
+		{ResourceItems, "sort", "az", "az", ""},
+		{ResourceItems, "sort", "best", "", "must be one of relevance, newest, oldest, downloads, az"},
 		{"", "resource", "items", "items", ""},
 		{"", "resource", "item ", "", "must be one of items, item, categories, authors, suggest, related"},
-		{resItems, "highlight", "true", "true", ""},
-		{resItems, "highlight", "1", "", "must be true or false"},
-		{resItems, "facets", "year, type,type", "type,year", ""},
-		{resItems, "facets", "type,", "", "must be a comma-separated list of type, category, language, year"},
-		{resItems, "per_page", "050", "50", ""},
-		{resItems, "per_page", "51", "", "must be an integer from 1 to 50"},
-		{resSuggest, "per_page", "11", "", "must be an integer from 1 to 10"},
-		{resRelated, "per_page", "0", "", "must be an integer from 1 to 50"},
-		{resItems, "page", "10001", "10001", ""}, // the depth rule judges it, knowing per_page
-		{resItems, "page", "99999999999999999999", strconv.Itoa(math.MaxInt), ""},
-		{resItems, "page", "-1", "", "must be an integer of at least 1"},
-		{resItems, "category", "a-b", "a-b", ""},
-		{resItems, "category", "A", "", search.SlugRule},
-		{resItems, "language", "en-GB", "en", ""},
-		{resItems, "language", "x-klingon", "", languageRule},
-		{resItems, "from", "2024-02-29", "2024-02-29", ""},
-		{resItems, "from", "2023-02-29", "", "must be a real date YYYY-MM-DD"},
-		{resItem, "id", "ph-full", "ph-full", ""},
-		{resRelated, "id", "a b", "", search.IDRule + "; this one holds white space (U+0020 at byte 1)"},
-		{resItems, "cursor", "*", "*", ""},
+		{ResourceItems, "highlight", "true", "true", ""},
+		{ResourceItems, "highlight", "1", "", "must be true or false"},
+		{ResourceItems, "facets", "year, type,type", "type,year", ""},
+		{ResourceItems, "facets", "type,", "", "must be a comma-separated list of type, category, language, year"},
+		{ResourceItems, "per_page", "050", "50", ""},
+		{ResourceItems, "per_page", "51", "", "must be an integer from 1 to 50"},
+		{ResourceSuggest, "per_page", "11", "", "must be an integer from 1 to 10"},
+		{ResourceRelated, "per_page", "0", "", "must be an integer from 1 to 50"},
+		{ResourceItems, "page", "10001", "10001", ""}, // the depth rule judges it, knowing per_page
+		{ResourceItems, "page", "99999999999999999999", strconv.Itoa(math.MaxInt), ""},
+		{ResourceItems, "page", "-1", "", "must be an integer of at least 1"},
+		{ResourceItems, "category", "a-b", "a-b", ""},
+		{ResourceItems, "category", "A", "", search.SlugRule},
+		{ResourceItems, "language", "en-GB", "en", ""},
+		{ResourceItems, "language", "x-klingon", "", languageRule},
+		{ResourceItems, "from", "2024-02-29", "2024-02-29", ""},
+		{ResourceItems, "from", "2023-02-29", "", "must be a real date YYYY-MM-DD"},
+		{ResourceItem, "id", "ph-full", "ph-full", ""},
+		{ResourceRelated, "id", "a b", "", search.IDRule + "; this one holds white space (U+0020 at byte 1)"},
+		{ResourceItems, "cursor", "*", "*", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.resource+"/"+tt.name+"="+tt.in, func(t *testing.T) {
@@ -80,27 +80,27 @@ func TestParamRead(t *testing.T) {
 func TestParseOtherResources(t *testing.T) {
 	tests := []struct {
 		raw      string
-		suggest  listParams
-		related  listParams
+		suggest  List
+		related  List
 		messages []string
 	}{
-		{raw: "q=+har+&id=x", suggest: listParams{"har", search.DefaultCompletions}, related: listParams{"x", search.DefaultRelated}},
-		{raw: "q=h&id=x&per_page=7", suggest: listParams{"h", 7}, related: listParams{"x", 7}},
-		{raw: "q=h&id=x&per_page=11", related: listParams{"x", 11}, messages: []string{"per_page must be an integer from 1 to 10"}},
+		{raw: "q=+har+&id=x", suggest: List{"har", search.DefaultCompletions}, related: List{"x", search.DefaultRelated}},
+		{raw: "q=h&id=x&per_page=7", suggest: List{"h", 7}, related: List{"x", 7}},
+		{raw: "q=h&id=x&per_page=11", related: List{"x", 11}, messages: []string{"per_page must be an integer from 1 to 10"}},
 		{raw: "q=++&id=x&per_page=51", messages: []string{"q is required: the text typed so far", "per_page must be an integer from 1 to 10", "per_page must be an integer from 1 to 50"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.raw, func(t *testing.T) {
-			rq := splitQuery(tt.raw)
+			rq := Split(tt.raw)
 			var got []string
-			s, errs := parseList(rq, resSuggest, "q")
+			s, errs := ParseList(rq, ResourceSuggest, "q")
 			for _, e := range errs {
 				got = append(got, e.Parameter+" "+e.Message)
 			}
 			if errs == nil && s != tt.suggest {
 				t.Errorf("suggest %+v, want %+v", s, tt.suggest)
 			}
-			r, errs := parseList(rq, resRelated, "id")
+			r, errs := ParseList(rq, ResourceRelated, "id")
 			for _, e := range errs {
 				got = append(got, e.Parameter+" "+e.Message)
 			}
@@ -128,15 +128,17 @@ func TestSchemaFromTable(t *testing.T) {
 		{"facets", `{"type":"string","pattern":"^(type|category|language|year)( *, *(type|category|language|year))*$"}`},
 	}
 	for _, tt := range tests {
-		if got := string(mustJSON(schemaOf(tt.name))); got != tt.want {
+		var b strings.Builder
+		for i, kv := range schemaOf(schemaParam(tt.name)) {
+			v, err := json.Marshal(kv.Value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.WriteString(map[bool]string{true: "{", false: ","}[i == 0] + `"` + kv.Key + `":` + string(v))
+		}
+		if got := b.String() + "}"; got != tt.want {
 			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
 		}
-	}
-}
-
-func TestResourcesInRouteOrder(t *testing.T) {
-	if got := mapNames(apiResources, func(r apiResource) string { return r.name }); !slices.Equal(got, resources) {
-		t.Errorf("apiResources %q, resources %q", got, resources)
 	}
 }
 
@@ -152,16 +154,16 @@ func FuzzQueryRoundTrip(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		q, errs := parseItems(splitQuery(raw))
+		q, errs := ParseItems(Split(raw))
 		if errs != nil {
 			return
 		}
-		v := itemsQueryValues(q, q.Page)
+		v := Values(q, q.Page)
 		if q.Cursor != "" {
-			v = itemsQueryValues(q, 0)
+			v = Values(q, 0)
 			v.Set("cursor", q.Cursor)
 		}
-		again, errs := parseItems(splitQuery(v.Encode()))
+		again, errs := ParseItems(Split(v.Encode()))
 		if errs != nil || !reflect.DeepEqual(again, q) {
 			a, _ := json.Marshal(again)
 			b, _ := json.Marshal(q)
@@ -183,8 +185,8 @@ func TestItemsQuery(t *testing.T) {
 		{search.Query{Text: "x", Sort: search.SortAZ, Page: 3, PerPage: 50, Type: "photo", From: "2001-01-01"},
 			"from=2001-01-01&page=3&per_page=50&q=x&resource=items&sort=az&type=photo"},
 	} {
-		if got := ItemsQuery(tc.q); got != tc.want {
-			t.Errorf("ItemsQuery(%+v) = %q, want %q", tc.q, got, tc.want)
+		if got := Encode(tc.q); got != tc.want {
+			t.Errorf("Encode(%+v) = %q, want %q", tc.q, got, tc.want)
 		}
 	}
 }

@@ -1,4 +1,10 @@
-package gateway
+// Package query is the API's query codec: one table (queryParams) describes every parameter of the
+// base path, and from it a raw query string is read (Split, then ParseItems, ParseList, …) into a
+// normalized search.Query or the list of its bad parameters, a query is written back in its
+// canonical form (Values, Encode: the gateway's links, the load harness's requests), and the
+// OpenAPI schemas are stated (Parameters). The gateway and the load harness (bench) both use it;
+// it imports search only. A new parameter, or an operator of q, is one change here.
+package query
 
 import (
 	"fmt"
@@ -12,11 +18,6 @@ import (
 
 	"mediagw/search"
 )
-
-// The query codec: queryParams describes every parameter of the base path once, and from it the
-// gateway reads a request (parseParams, parseItems), writes the canonical query of its links
-// (itemsQueryValues), words each error (param.rule) and states the OpenAPI document's schemas
-// (OpenAPIParameters). A new parameter is one entry in queryParams.
 
 // kind is how a parameter's value is read.
 type kind int
@@ -69,11 +70,11 @@ type field struct {
 // languageRule says what language takes.
 const languageRule = "must be an ISO 639-1 code (en), a language tag starting with one (en-GB) or an English language name (English)"
 
-// cursorRule says what a cursor must be, for the error of one that is not.
-const cursorRule = "must be * to start a walk, or the cursor a page of the same walk gave in links.next, unchanged, with the same q, filters, sort and per_page; start again with cursor=*"
+// CursorRule says what a cursor must be, for the error of one that is not.
+const CursorRule = "must be * to start a walk, or the cursor a page of the same walk gave in links.next, unchanged, with the same q, filters, sort and per_page; start again with cursor=*"
 
 var (
-	onlyItems  = []string{resItems}
+	onlyItems  = []string{ResourceItems}
 	facetNames = mapNames(search.Facets, search.Facet.String)
 	sortNames  = mapNames(search.Sorts, func(s search.Sort) string { return string(s) })
 )
@@ -101,12 +102,12 @@ func mapNames[T any](xs []T, name func(T) string) []string {
 
 // queryParams are the parameters of the base path, in the order a 400 lists their errors.
 var queryParams = []param{
-	{name: "resource", resources: resources, kind: kindEnum, enum: resources,
-		required: "is required; must be one of " + strings.Join(resources, ", ")},
-	{name: "id", resources: []string{resItem, resRelated}, kind: kindID, required: "is required"},
+	{name: "resource", resources: Resources, kind: kindEnum, enum: Resources,
+		required: "is required; must be one of " + strings.Join(Resources, ", ")},
+	{name: "id", resources: []string{ResourceItem, ResourceRelated}, kind: kindID, required: "is required"},
 	{name: "q", resources: onlyItems, kind: kindText, trim: true, maxRunes: search.MaxTextRunes,
 		field: textField(func(q *search.Query) *string { return &q.Text })},
-	{name: "q", resources: []string{resSuggest}, kind: kindText, trim: true, maxRunes: search.MaxCompleteRunes,
+	{name: "q", resources: []string{ResourceSuggest}, kind: kindText, trim: true, maxRunes: search.MaxCompleteRunes,
 		required: "is required: the text typed so far"},
 	{name: "type", resources: onlyItems, kind: kindEnum, enum: search.Types,
 		field: textField(func(q *search.Query) *string { return &q.Type })},
@@ -145,9 +146,9 @@ var queryParams = []param{
 	{name: "per_page", resources: onlyItems, kind: kindInt, min: 1, max: search.MaxPerPage,
 		def: strconv.Itoa(search.DefaultPerPage), always: true,
 		field: intField(func(q *search.Query) *int { return &q.PerPage })},
-	{name: "per_page", resources: []string{resSuggest}, kind: kindInt, min: 1, max: search.MaxCompletions,
+	{name: "per_page", resources: []string{ResourceSuggest}, kind: kindInt, min: 1, max: search.MaxCompletions,
 		def: strconv.Itoa(search.DefaultCompletions)},
-	{name: "per_page", resources: []string{resRelated}, kind: kindInt, min: 1, max: search.MaxPerPage,
+	{name: "per_page", resources: []string{ResourceRelated}, kind: kindInt, min: 1, max: search.MaxPerPage,
 		def: strconv.Itoa(search.DefaultRelated)},
 	{name: "cursor", resources: onlyItems, kind: kindCursor,
 		field: textField(func(q *search.Query) *string { return &q.Cursor })},
@@ -279,12 +280,12 @@ func (p param) rule() string {
 	case kindID:
 		return search.IDRule
 	}
-	return cursorRule
+	return CursorRule
 }
 
 // parseParams reads ps from rq: the canonical value of each parameter given or defaulted, and
 // every bad one. Unknown keys are ignored.
-func parseParams(rq rawQuery, ps []param) (map[string]string, []FieldError) {
+func parseParams(rq Raw, ps []param) (map[string]string, []FieldError) {
 	vals := make(map[string]string, len(ps))
 	var errs []FieldError
 	for _, p := range ps {
@@ -304,7 +305,7 @@ func parseParams(rq rawQuery, ps []param) (map[string]string, []FieldError) {
 		}
 		v, msg := p.read(s)
 		if msg != "" {
-			errs = append(errs, fieldError(p.name, s, msg))
+			errs = append(errs, Invalid(p.name, s, msg))
 			continue
 		}
 		vals[p.name] = v
@@ -312,30 +313,30 @@ func parseParams(rq rawQuery, ps []param) (map[string]string, []FieldError) {
 	return vals, errs
 }
 
-// parseResource returns the resource a request asks for.
-func parseResource(rq rawQuery) (string, []FieldError) {
+// ParseResource returns the resource a request asks for.
+func ParseResource(rq Raw) (string, []FieldError) {
 	i := slices.IndexFunc(queryParams, func(p param) bool { return p.name == "resource" })
 	vals, errs := parseParams(rq, queryParams[i:i+1])
 	return vals["resource"], errs
 }
 
-// parseItemID returns the id of resource=item.
-func parseItemID(rq rawQuery) (string, []FieldError) {
-	vals, errs := parseParams(rq, paramsOf(resItem))
+// ParseItemID returns the id of resource=item.
+func ParseItemID(rq Raw) (string, []FieldError) {
+	vals, errs := parseParams(rq, paramsOf(ResourceItem))
 	return vals["id"], errs
 }
 
-// idError is the problem entry of an id that search.CheckID refused.
-func idError(id string, err error) FieldError {
-	return fieldError("id", id, search.IDRule+"; this one "+err.Error())
+// IDError is the problem entry of an id that search.CheckID refused.
+func IDError(id string, err error) FieldError {
+	return Invalid("id", id, search.IDRule+"; this one "+err.Error())
 }
 
-// parseItems reads resource=items into a normalized query, or every bad parameter: the table's
+// ParseItems reads resource=items into a normalized query, or every bad parameter: the table's
 // rules, then those between parameters (from before to, the paging depth, a cursor that fits).
-func parseItems(rq rawQuery) (search.Query, []FieldError) {
-	ps := paramsOf(resItems)
+func ParseItems(rq Raw) (search.Query, []FieldError) {
+	ps := paramsOf(ResourceItems)
 	vals, errs := parseParams(rq, ps)
-	bad := func(param, value, msg string) { errs = append(errs, fieldError(param, value, msg)) }
+	bad := func(param, value, msg string) { errs = append(errs, Invalid(param, value, msg)) }
 	failed := func(name string) bool {
 		return slices.ContainsFunc(errs, func(fe FieldError) bool { return fe.Parameter == name })
 	}
@@ -362,7 +363,7 @@ func parseItems(rq rawQuery) (search.Query, []FieldError) {
 		case len(errs) > 0:
 		case q.Cursor != search.StartCursor:
 			if c, err := search.ParseCursor(q.Cursor, q); err != nil {
-				bad("cursor", q.Cursor, cursorRule)
+				bad("cursor", q.Cursor, CursorRule)
 			} else {
 				q.Position = &c
 			}
@@ -374,20 +375,20 @@ func parseItems(rq rawQuery) (search.Query, []FieldError) {
 	return q, nil
 }
 
-// walkPage is the number of the page of a walk q asks for: its cursor counts the items before it.
-func walkPage(q search.Query) int {
+// WalkPage is the number of the page of a walk q asks for: its cursor counts the items before it.
+func WalkPage(q search.Query) int {
 	if q.Position == nil {
 		return 1 // the walk's start
 	}
 	return q.Position.Seen/q.PerPage + 1
 }
 
-// itemsQueryValues is the canonical query string of q: what self and the other links carry.
+// Values is the canonical query string of q: what self and the other links carry.
 // Defaults are left out, except those the table writes always and the page, which every link
 // names; a walk's links name no page (page 0), and walkLinks adds their cursor.
-func itemsQueryValues(q search.Query, page int) url.Values {
+func Values(q search.Query, page int) url.Values {
 	v := url.Values{}
-	for _, p := range paramsOf(resItems) {
+	for _, p := range paramsOf(ResourceItems) {
 		if p.field == nil || p.name == "page" || p.name == "cursor" {
 			continue
 		}
@@ -405,29 +406,29 @@ func itemsQueryValues(q search.Query, page int) url.Values {
 	return v
 }
 
-// ItemsQuery is the query string a client sends for q (resource=items): the links' canonical
+// Encode is the query string a client sends for q (resource=items): the links' canonical
 // encoding, naming the page when it is not the first. The load harness (bench) sends its
 // searches so.
-func ItemsQuery(q search.Query) string {
+func Encode(q search.Query) string {
 	page := q.Page
 	if page == 1 {
 		page = 0
 	}
-	v := itemsQueryValues(q, page)
-	v.Set("resource", resItems)
+	v := Values(q, page)
+	v.Set("resource", ResourceItems)
 	return v.Encode()
 }
 
-// listParams is a validated request for a short list (resource=suggest, resource=related): what
+// List is a validated request for a short list (resource=suggest, resource=related): what
 // it is about (the text typed so far, an item's id) and how many entries it may hold.
-type listParams struct {
-	of string
-	n  int
+type List struct {
+	Of string
+	N  int
 }
 
-// parseList reads the parameters of resource, which asks for a list about its parameter of.
-func parseList(rq rawQuery, resource, of string) (listParams, []FieldError) {
+// ParseList reads the parameters of resource, which asks for a list about its parameter of.
+func ParseList(rq Raw, resource, of string) (List, []FieldError) {
 	vals, errs := parseParams(rq, paramsOf(resource))
 	n, _ := strconv.Atoi(vals["per_page"])
-	return listParams{of: vals[of], n: n}, errs
+	return List{Of: vals[of], N: n}, errs
 }

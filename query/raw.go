@@ -1,4 +1,4 @@
-package gateway
+package query
 
 import (
 	"fmt"
@@ -8,13 +8,9 @@ import (
 	"unicode/utf8"
 )
 
-const (
-	// maxEchoedRunes keeps a huge bad value from being sent back whole in an error body; it
-	// counts the ellipsis of a cut value, as the OpenAPI schema's maxLength does.
-	maxEchoedRunes = 100
-	// maxRequestIDLen bounds an X-Request-Id the gateway takes from a client.
-	maxRequestIDLen = 128
-)
+// maxEchoedRunes keeps a huge bad value from being sent back whole in an error body; it counts
+// the ellipsis of a cut value, as the OpenAPI schema's maxLength does.
+const maxEchoedRunes = 100
 
 // Bounds of a raw query string. The base path decodes its query before the rate limiter runs
 // (to name the resource in the log line), so without them a 1 MB query of 150,000 keys cost
@@ -23,38 +19,38 @@ const (
 	// longestLanguage is room for a language tag, not a limit on the parameter: RFC 5646 asks
 	// parsers to take tags of at least 35 characters, and the English names are shorter.
 	longestLanguage = 35
-	// maxQueryParams is about four times the 15 parameters the API reads: room for ignored ones.
-	maxQueryParams = 64
+	// MaxParams is about four times the 15 parameters the API reads: room for ignored ones.
+	MaxParams = 64
 )
 
 var (
-	// longestQuery is the longest legal query, unencoded: every parameter of the query table at
+	// Longest is the longest legal query, unencoded: every parameter of the query table at
 	// its longest (param.longest), q and author made of 4-byte characters.
-	longestQuery = func() int {
+	Longest = func() int {
 		n := -len("&")
 		for _, name := range paramNames() {
 			n += len("&"+name+"=") + schemaParam(name).longest()
 		}
 		return n
 	}()
-	// maxQueryBytes is longestQuery with every byte percent-encoded, plus 2 KiB for parameters
+	// MaxBytes is Longest with every byte percent-encoded, plus 2 KiB for parameters
 	// the API ignores (a form's submit button, tracking tags): 21,695 bytes.
-	maxQueryBytes = 3*longestQuery + 2<<10
+	MaxBytes = 3*Longest + 2<<10
 )
 
 // Resources the base path serves.
 const (
-	resItems      = "items"
-	resItem       = "item"
-	resCategories = "categories"
-	resAuthors    = "authors"
-	resSuggest    = "suggest"
-	resRelated    = "related"
+	ResourceItems      = "items"
+	ResourceItem       = "item"
+	ResourceCategories = "categories"
+	ResourceAuthors    = "authors"
+	ResourceSuggest    = "suggest"
+	ResourceRelated    = "related"
 )
 
-// resources are the names of the base path's resources, in the order of apiResources (routes.go)
-// and of a 400's list; a literal, since the query table that names them is read by the handlers.
-var resources = []string{resItems, resItem, resCategories, resAuthors, resSuggest, resRelated}
+// Resources are the names of the base path's resources, in the order of a 400's list and of the
+// gateway's apiResources (gateway/routes.go), which TestResourcesInRouteOrder holds to it.
+var Resources = []string{ResourceItems, ResourceItem, ResourceCategories, ResourceAuthors, ResourceSuggest, ResourceRelated}
 
 // FieldError is one bad parameter of a request, as the problem body lists it.
 type FieldError struct {
@@ -64,14 +60,16 @@ type FieldError struct {
 	Message string  `json:"message"`
 }
 
-func fieldError(param, value, msg string) FieldError {
-	v := shorten(value)
+// Invalid is the error of a parameter given as value, which breaks the rule msg words.
+func Invalid(param, value, msg string) FieldError {
+	v := Shorten(value)
 	return FieldError{Parameter: param, Value: &v, Message: msg}
 }
 
 func missing(param, msg string) FieldError { return FieldError{Parameter: param, Message: msg} }
 
-func shorten(s string) string {
+// Shorten is s as an error may echo it: valid UTF-8, cut to maxEchoedRunes characters.
+func Shorten(s string) string {
 	if utf8.RuneCountInString(s) <= maxEchoedRunes {
 		return strings.ToValidUTF8(s, "\uFFFD")
 	}
@@ -79,23 +77,27 @@ func shorten(s string) string {
 	return strings.ToValidUTF8(string(r[:maxEchoedRunes-1]), "\uFFFD") + "…"
 }
 
-// rawQuery is a query string split into values, with the parameters whose encoding was broken.
-type rawQuery struct {
+// Raw is a query string split into values, with the parameters whose encoding was broken.
+type Raw struct {
 	values url.Values
 	// malformed holds the raw value of each parameter that was not valid percent-encoding.
 	malformed map[string]string
-	// oversized means the query passed maxQueryBytes or maxQueryParams; values and malformed
-	// then hold no more than the first maxQueryParams parameters.
+	// oversized means the query passed MaxBytes or MaxParams; values and malformed
+	// then hold no more than the first MaxParams parameters.
 	oversized bool
 }
 
-// splitQuery decodes a raw query string like url.ParseQuery, but remembers which parameters were
+// Oversized reports whether the query string passed MaxBytes or MaxParams, which the gateway
+// refuses whole.
+func (rq Raw) Oversized() bool { return rq.oversized }
+
+// Split decodes a raw query string like url.ParseQuery, but remembers which parameters were
 // malformed instead of silently dropping them, so a broken q is an error and not "no search".
 // It gives up on an oversized query as soon as it sees it is one, so that costs no more than a
 // legal query.
-func splitQuery(raw string) rawQuery {
-	rq := rawQuery{values: url.Values{}, malformed: map[string]string{}}
-	if len(raw) > maxQueryBytes {
+func Split(raw string) Raw {
+	rq := Raw{values: url.Values{}, malformed: map[string]string{}}
+	if len(raw) > MaxBytes {
 		rq.oversized = true
 		return rq
 	}
@@ -104,7 +106,7 @@ func splitQuery(raw string) rawQuery {
 		if pair == "" {
 			continue
 		}
-		if n++; n > maxQueryParams {
+		if n++; n > MaxParams {
 			rq.oversized = true
 			break
 		}
@@ -125,39 +127,24 @@ func splitQuery(raw string) rawQuery {
 
 // single returns the one value of param. A repeated or badly encoded parameter is an error; an
 // empty value counts as absent, as HTML forms send empty fields.
-func single(rq rawQuery, param string, errs *[]FieldError) (string, bool) {
+func single(rq Raw, param string, errs *[]FieldError) (string, bool) {
 	vs := rq.values[param]
 	switch {
 	case len(vs) == 0:
 		return "", false
 	case len(vs) > 1:
-		*errs = append(*errs, fieldError(param, strings.Join(vs, ","), fmt.Sprintf("given %d times; give it at most once", len(vs))))
+		*errs = append(*errs, Invalid(param, strings.Join(vs, ","), fmt.Sprintf("given %d times; give it at most once", len(vs))))
 		return "", false
 	}
 	if raw, ok := rq.malformed[param]; ok {
-		*errs = append(*errs, fieldError(param, raw, "is not valid percent-encoding"))
+		*errs = append(*errs, Invalid(param, raw, "is not valid percent-encoding"))
 		return "", false
 	}
 	if !utf8.ValidString(vs[0]) {
-		*errs = append(*errs, fieldError(param, vs[0], "must be valid UTF-8"))
+		*errs = append(*errs, Invalid(param, vs[0], "must be valid UTF-8"))
 		return "", false
 	}
 	return vs[0], vs[0] != ""
-}
-
-// validRequestID reports whether a client's X-Request-Id is safe to echo in a header, a body and
-// a log line: 1 to 128 of A-Z, a-z, 0-9, '.', '_' and '-'.
-func validRequestID(s string) bool {
-	if len(s) < 1 || len(s) > maxRequestIDLen {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
 }
 
 // parsePositive accepts plain decimal digits only: no sign, space or exponent.
