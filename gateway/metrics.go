@@ -8,7 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"mediagw/query"
-	"mediagw/search/meter"
+	"mediagw/search"
 )
 
 // Resource labels besides the base path's resources. Anything else (a bad resource parameter, an
@@ -53,7 +53,7 @@ func newMetrics() *metrics {
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "mediagw_http_request_duration_seconds",
 			Help:    "Time from receiving a request to finishing its response, by resource.",
-			Buckets: meter.LatencyBuckets,
+			Buckets: search.LatencyBuckets,
 		}, []string{"resource"}),
 		notModified: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mediagw_http_not_modified_total",

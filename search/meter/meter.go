@@ -34,10 +34,6 @@ const (
 	failOther       = "other"
 )
 
-// LatencyBuckets reach down to a millisecond, where the embedded index answers, and up to the
-// longest backend timeout worth configuring. The gateway's request durations share them.
-var LatencyBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
-
 // failure is the label of a call's error of kind k, or "" when it is no failure of the engine's
 // call: an answer to the question (not found, a bad cursor) or a caller that went away.
 func failure(k search.ErrorKind) string {
@@ -69,7 +65,7 @@ func New(next search.Backend) *Backend {
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "mediagw_backend_duration_seconds",
 			Help:    "Time of one call that reached the search engine (an answer from the cache is none; a wait for admission is part of it), by operation, failures included.",
-			Buckets: LatencyBuckets,
+			Buckets: search.LatencyBuckets,
 		}, []string{"op"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mediagw_backend_errors_total",
