@@ -19,9 +19,9 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"mediagw/catalogue"
-	"mediagw/mappings"
 	"mediagw/search"
 	"mediagw/search/engine"
+	"mediagw/search/engine/mappings"
 )
 
 // LoadResult is one way of putting a catalogue into OpenSearch, timed.

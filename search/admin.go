@@ -8,7 +8,7 @@ import (
 // IndexVersion is the version of the index layout (fields, how they are analysed, what is stored
 // beside them) this code reads; both backends build indices of it. A change that indices built
 // before lack bumps it: the embedded index then refuses an older one with advice, and status
-// reports older ones as outdated on both. mappings/items.json carries it as
+// reports older ones as outdated on both. search/engine/mappings/items.json carries it as
 // _meta.mapping_version (a test in search/engine holds them equal).
 const IndexVersion = 7
 

@@ -15,9 +15,9 @@ import (
 	"mediagw/bench/chart"
 	"mediagw/cmd/internal/backends"
 	"mediagw/config"
-	"mediagw/mappings"
 	"mediagw/search"
 	"mediagw/search/engine"
+	"mediagw/search/engine/mappings"
 )
 
 // benchFlags are the flags of `mediactl bench`.

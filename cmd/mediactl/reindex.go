@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"mediagw/cmd/internal/backends"
-	"mediagw/mappings"
 	"mediagw/search"
+	"mediagw/search/engine/mappings"
 )
 
 // runReindex builds a new index version from the live one and makes it live, as load does from

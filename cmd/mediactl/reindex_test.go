@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"mediagw/mappings"
 	"mediagw/search"
+	"mediagw/search/engine/mappings"
 )
 
 // loadCatalogue loads a generated catalogue of n items with envs.

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"mediagw/mappings"
+	"mediagw/search/engine/mappings"
 )
 
 // Shards and Replicas are what the cluster tests' indices get: every node holds a copy of two

@@ -12,8 +12,8 @@ import (
 
 	"github.com/opensearch-project/opensearch-go/v4"
 
-	"mediagw/mappings"
 	"mediagw/search"
+	"mediagw/search/engine/mappings"
 	"mediagw/search/searchtest"
 )
 

@@ -18,8 +18,8 @@ import (
 	"github.com/opensearch-project/opensearch-go/v4/opensearchapi"
 	"golang.org/x/sync/errgroup"
 
-	"mediagw/mappings"
 	"mediagw/search"
+	"mediagw/search/engine/mappings"
 	"mediagw/search/text"
 )
 

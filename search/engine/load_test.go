@@ -20,8 +20,8 @@ import (
 
 	"mediagw/catalogue"
 	"mediagw/catalogue/gen"
-	"mediagw/mappings"
 	"mediagw/search"
+	"mediagw/search/engine/mappings"
 	"mediagw/search/searchtest"
 )
 

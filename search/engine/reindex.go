@@ -11,8 +11,8 @@ import (
 
 	"github.com/opensearch-project/opensearch-go/v4/opensearchapi"
 
-	"mediagw/mappings"
 	"mediagw/search"
+	"mediagw/search/engine/mappings"
 )
 
 // Reindex builds a new index "<alias>-<UTC time>" from the index definition opts.Definition

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"mediagw/mappings"
 	"mediagw/search"
+	"mediagw/search/engine/mappings"
 	"mediagw/search/searchtest"
 )
 

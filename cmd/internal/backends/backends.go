@@ -14,12 +14,12 @@ import (
 	"go.uber.org/zap"
 
 	"mediagw/config"
-	"mediagw/mappings"
 	"mediagw/search"
 	blevebackend "mediagw/search/bleve"
 	"mediagw/search/breaker"
 	"mediagw/search/cache"
 	"mediagw/search/engine"
+	"mediagw/search/engine/mappings"
 	"mediagw/search/spell"
 )
 

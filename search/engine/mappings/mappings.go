@@ -1,5 +1,6 @@
-// Package mappings holds the OpenSearch index settings and mappings, versioned with the code that
-// queries them, and reads an operator's own file in their place.
+// Package mappings holds the engines' index settings and mappings (Elasticsearch and OpenSearch
+// read the same), versioned with the code that queries them, and reads an operator's own file in
+// their place.
 package mappings
 
 import (
