@@ -483,8 +483,8 @@ var answerBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 const maxPooledAnswer = 2 << 20
 
 // decodeBody decodes the JSON body of an answer into v and closes it. It decodes with go-json,
-// which reads a page of hits in a quarter of encoding/json's time: decoding the engine's answers
-// was a quarter of the gateway's CPU per uncached search (docs/performance.md).
+// faster than encoding/json, since decoding the engine's answers is a large part of the gateway's
+// CPU per uncached search.
 func decodeBody(resp *opensearch.Response, v any) error {
 	defer resp.Body.Close()
 	buf := answerBufs.Get().(*bytes.Buffer)
