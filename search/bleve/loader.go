@@ -1,7 +1,6 @@
 package bleve
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,14 +8,11 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	blevesearch "github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/index/scorch"
 	index "github.com/blevesearch/bleve_index_api"
 
 	"mediagw/search"
@@ -215,214 +211,6 @@ func (l *Loader) newName() string {
 	}
 }
 
-// build writes items into a new index at path and returns how many it holds.
-func build(ctx context.Context, path string, items iter.Seq2[search.Item, error]) (int, error) {
-	m, err := newMapping()
-	if err != nil {
-		return 0, err
-	}
-	idx, err := blevesearch.New(path, m)
-	if err != nil {
-		return 0, fmt.Errorf("create index: %w", err)
-	}
-	n, err := fill(ctx, idx, items)
-	if err == nil {
-		err = compact(ctx, idx)
-	}
-	if cerr := idx.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("close index: %w", cerr)
-	}
-	return n, err
-}
-
-// compact merges the index into one segment: it is never written again, and every query (fuzzy
-// term lookups most) pays for each segment it has to visit.
-func compact(ctx context.Context, idx blevesearch.Index) error {
-	adv, err := idx.Advanced()
-	if err != nil {
-		return fmt.Errorf("compact: %w", err)
-	}
-	s, ok := adv.(*scorch.Scorch)
-	if !ok {
-		return nil
-	}
-	if err := s.ForceMerge(ctx, nil); err != nil {
-		return fmt.Errorf("compact: %w", err)
-	}
-	return nil
-}
-
-func fill(ctx context.Context, idx blevesearch.Index, items iter.Seq2[search.Item, error]) (int, error) {
-	agg := newAggregates()
-	batch := idx.NewBatch()
-	n := 0
-	flush := func() error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if batch.Size() == 0 {
-			return nil
-		}
-		if err := idx.Batch(batch); err != nil {
-			return fmt.Errorf("index batch: %w", err)
-		}
-		batch.Reset()
-		return nil
-	}
-	for it, err := range items {
-		if err != nil {
-			return 0, err
-		}
-		doc, err := document(it)
-		if err != nil {
-			return 0, err
-		}
-		if err := batch.Index(it.ID, doc); err != nil {
-			return 0, fmt.Errorf("item %s: %w", it.ID, err)
-		}
-		agg.add(it)
-		n++
-		if batch.Size() >= batchSize {
-			if err := flush(); err != nil {
-				return 0, err
-			}
-		}
-	}
-	if err := flush(); err != nil {
-		return 0, err
-	}
-	count, err := idx.DocCount()
-	if err != nil {
-		return 0, fmt.Errorf("count documents: %w", err)
-	}
-	if int(count) != n {
-		return 0, fmt.Errorf("index holds %d documents for %d items (duplicate ids?)", count, n)
-	}
-	for key, v := range map[string]any{string(keyCategories): agg.categories(), string(keyAuthors): agg.authors()} {
-		raw, err := json.Marshal(v)
-		if err != nil {
-			return 0, err
-		}
-		if err := idx.SetInternal([]byte(key), raw); err != nil {
-			return 0, fmt.Errorf("store %s: %w", key, err)
-		}
-	}
-	if err := idx.SetInternal(keyFormat, []byte(format)); err != nil {
-		return 0, fmt.Errorf("store %s: %w", keyFormat, err)
-	}
-	return n, nil
-}
-
-// aggregates counts categories and authors while loading: the index is immutable once built,
-// so counting once here is exact and keeps Categories and Authors cheap.
-type aggregates struct {
-	cats map[string]*search.Category
-	// names counts, per category, the items giving each name.
-	names    map[string]map[string]int
-	byAuthor map[string]int
-}
-
-func newAggregates() *aggregates {
-	return &aggregates{cats: map[string]*search.Category{}, names: map[string]map[string]int{}, byAuthor: map[string]int{}}
-}
-
-func (a *aggregates) add(it search.Item) {
-	if it.Category != "" {
-		c := a.cats[it.Category]
-		if c == nil {
-			c = &search.Category{Slug: it.Category}
-			a.cats[it.Category] = c
-		}
-		c.Count++
-		if it.CategoryName != "" {
-			if a.names[it.Category] == nil {
-				a.names[it.Category] = map[string]int{}
-			}
-			a.names[it.Category][it.CategoryName]++
-		}
-	}
-	if it.Author != "" {
-		a.byAuthor[it.Author]++
-	}
-}
-
-func (a *aggregates) categories() []search.Category {
-	out := make([]search.Category, 0, len(a.cats))
-	for _, c := range a.cats {
-		c.Name = search.PickCategoryName(c.Slug, a.names[c.Slug])
-		out = append(out, *c)
-	}
-	slices.SortFunc(out, func(x, y search.Category) int { return cmp.Compare(x.Slug, y.Slug) })
-	return out
-}
-
-func (a *aggregates) authors() []search.Author {
-	out := make([]search.Author, 0, len(a.byAuthor))
-	for name, n := range a.byAuthor {
-		out = append(out, search.Author{Name: name, Count: n})
-	}
-	search.SortAuthors(out)
-	return out
-}
-
-// switchCurrent points dir/current at name atomically: readers see the old or the new index, never none.
-func switchCurrent(dir, name string) error {
-	tmp := filepath.Join(dir, fmt.Sprintf(".%s-%d", currentLink, time.Now().UnixNano()))
-	if err := os.Symlink(name, tmp); err != nil {
-		return fmt.Errorf("link %s: %w", name, err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, currentLink)); err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("switch %s to %s: %w", currentLink, name, err)
-	}
-	return nil
-}
-
-// prune deletes the indexes older than live beyond the l.keep newest (search.Retain).
-func (l *Loader) prune(live string) error {
-	r, err := l.retention(live)
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for _, n := range r.Remove {
-		if err := os.RemoveAll(filepath.Join(l.dir, n)); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// retention is search.Retain over the built indexes, with live the live one: every index
-// listed is finished, since one being built has another prefix until it is.
-func (l *Loader) retention(live string) (search.Retention, error) {
-	names, err := indexNames(l.dir)
-	if err != nil {
-		return search.Retention{}, err
-	}
-	vs := make([]search.StoredVersion, len(names))
-	for i, n := range names {
-		vs[i] = search.StoredVersion{Name: n}
-	}
-	return search.Retain(vs, live, l.keep), nil
-}
-
-// indexNames lists the built indexes in dir, oldest first.
-func indexNames(dir string) ([]string, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, fmt.Errorf("list indexes: %w", err)
-	}
-	var names []string
-	for _, e := range entries {
-		if e.IsDir() && strings.HasPrefix(e.Name(), indexPrefix) {
-			names = append(names, e.Name())
-		}
-	}
-	slices.Sort(names)
-	return names, nil
-}
-
 func removeMatching(dir, prefix string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -452,77 +240,6 @@ func lockDir(dir string) (func(), error) {
 		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		_ = f.Close()
 	}, nil
-}
-
-// Status lists the indexes in the directory, oldest first, with their document counts, layout
-// versions and which one is live. Indexes still being built are not listed; a directory no load
-// has made yet holds none.
-func (l *Loader) Status(context.Context) ([]search.IndexInfo, error) {
-	names, err := indexNames(l.dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	cur, err := currentName(l.dir)
-	if err != nil && !errors.Is(err, search.ErrUnavailable) {
-		return nil, err
-	}
-	out := make([]search.IndexInfo, 0, len(names))
-	for _, n := range names {
-		info := search.IndexInfo{Name: n, Live: n == cur}
-		info.Docs, info.Version, info.Err = describe(filepath.Join(l.dir, n))
-		info.Outdated = info.Err == nil && info.Version < search.IndexVersion
-		out = append(out, info)
-	}
-	return out, nil
-}
-
-// describe reads an index's document count and layout version (0 when it has none).
-func describe(path string) (docs int64, version int, err error) {
-	idx, err := blevesearch.OpenUsing(path, map[string]interface{}{"read_only": true, "bolt_timeout": boltTimeout})
-	if err != nil {
-		return 0, 0, fmt.Errorf("open %s: %w", filepath.Base(path), err)
-	}
-	defer idx.Close()
-	n, err := idx.DocCount()
-	if err != nil {
-		return 0, 0, fmt.Errorf("count %s: %w", filepath.Base(path), err)
-	}
-	raw, err := idx.GetInternal(keyFormat)
-	if err != nil {
-		return 0, 0, fmt.Errorf("read %s: %w", filepath.Base(path), err)
-	}
-	version, _ = strconv.Atoi(string(raw))
-	return int64(n), version, nil
-}
-
-// Rollback makes the newest index older than the live one live again and returns its name.
-// Servers pick it up on their next Reload. It fails while a load runs in the directory.
-func (l *Loader) Rollback(context.Context) (string, error) {
-	dir := l.dir
-	unlock, err := lockDir(dir)
-	if err != nil {
-		return "", fmt.Errorf("rollback: %w", err)
-	}
-	defer unlock()
-	cur, err := currentName(dir)
-	if err != nil {
-		return "", fmt.Errorf("rollback: %w", err)
-	}
-	r, err := l.retention(cur)
-	if err != nil {
-		return "", fmt.Errorf("rollback: %w", err)
-	}
-	prev := r.Rollback
-	if prev == "" {
-		return "", fmt.Errorf("rollback: no index older than %s is kept in %s", cur, dir)
-	}
-	if err := switchCurrent(dir, prev); err != nil {
-		return "", fmt.Errorf("rollback: %w", err)
-	}
-	return prev, nil
 }
 
 // Close releases nothing: a Loader holds no index open between calls.

@@ -1,0 +1,146 @@
+package bleve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	blevesearch "github.com/blevesearch/bleve/v2"
+
+	"mediagw/search"
+)
+
+// switchCurrent points dir/current at name atomically: readers see the old or the new index, never none.
+func switchCurrent(dir, name string) error {
+	tmp := filepath.Join(dir, fmt.Sprintf(".%s-%d", currentLink, time.Now().UnixNano()))
+	if err := os.Symlink(name, tmp); err != nil {
+		return fmt.Errorf("link %s: %w", name, err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, currentLink)); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("switch %s to %s: %w", currentLink, name, err)
+	}
+	return nil
+}
+
+// prune deletes the indexes older than live beyond the l.keep newest (search.Retain).
+func (l *Loader) prune(live string) error {
+	r, err := l.retention(live)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, n := range r.Remove {
+		if err := os.RemoveAll(filepath.Join(l.dir, n)); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// retention is search.Retain over the built indexes, with live the live one: every index
+// listed is finished, since one being built has another prefix until it is.
+func (l *Loader) retention(live string) (search.Retention, error) {
+	names, err := indexNames(l.dir)
+	if err != nil {
+		return search.Retention{}, err
+	}
+	vs := make([]search.StoredVersion, len(names))
+	for i, n := range names {
+		vs[i] = search.StoredVersion{Name: n}
+	}
+	return search.Retain(vs, live, l.keep), nil
+}
+
+// indexNames lists the built indexes in dir, oldest first.
+func indexNames(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("list indexes: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() && strings.HasPrefix(e.Name(), indexPrefix) {
+			names = append(names, e.Name())
+		}
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// Status lists the indexes in the directory, oldest first, with their document counts, layout
+// versions and which one is live. Indexes still being built are not listed; a directory no load
+// has made yet holds none.
+func (l *Loader) Status(context.Context) ([]search.IndexInfo, error) {
+	names, err := indexNames(l.dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	cur, err := currentName(l.dir)
+	if err != nil && !errors.Is(err, search.ErrUnavailable) {
+		return nil, err
+	}
+	out := make([]search.IndexInfo, 0, len(names))
+	for _, n := range names {
+		info := search.IndexInfo{Name: n, Live: n == cur}
+		info.Docs, info.Version, info.Err = describe(filepath.Join(l.dir, n))
+		info.Outdated = info.Err == nil && info.Version < search.IndexVersion
+		out = append(out, info)
+	}
+	return out, nil
+}
+
+// describe reads an index's document count and layout version (0 when it has none).
+func describe(path string) (docs int64, version int, err error) {
+	idx, err := blevesearch.OpenUsing(path, map[string]interface{}{"read_only": true, "bolt_timeout": boltTimeout})
+	if err != nil {
+		return 0, 0, fmt.Errorf("open %s: %w", filepath.Base(path), err)
+	}
+	defer idx.Close()
+	n, err := idx.DocCount()
+	if err != nil {
+		return 0, 0, fmt.Errorf("count %s: %w", filepath.Base(path), err)
+	}
+	raw, err := idx.GetInternal(keyFormat)
+	if err != nil {
+		return 0, 0, fmt.Errorf("read %s: %w", filepath.Base(path), err)
+	}
+	version, _ = strconv.Atoi(string(raw))
+	return int64(n), version, nil
+}
+
+// Rollback makes the newest index older than the live one live again and returns its name.
+// Servers pick it up on their next Reload. It fails while a load runs in the directory.
+func (l *Loader) Rollback(context.Context) (string, error) {
+	dir := l.dir
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return "", fmt.Errorf("rollback: %w", err)
+	}
+	defer unlock()
+	cur, err := currentName(dir)
+	if err != nil {
+		return "", fmt.Errorf("rollback: %w", err)
+	}
+	r, err := l.retention(cur)
+	if err != nil {
+		return "", fmt.Errorf("rollback: %w", err)
+	}
+	prev := r.Rollback
+	if prev == "" {
+		return "", fmt.Errorf("rollback: no index older than %s is kept in %s", cur, dir)
+	}
+	if err := switchCurrent(dir, prev); err != nil {
+		return "", fmt.Errorf("rollback: %w", err)
+	}
+	return prev, nil
+}

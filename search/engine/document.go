@@ -1,0 +1,103 @@
+package engine
+
+import (
+	"slices"
+	"strings"
+
+	"mediagw/search"
+	"mediagw/search/text"
+)
+
+// Document is what a load sends for an item: the item, plus the az sort key and the title bonus
+// computed in Go so both backends sort and score alike, and the terms of its searched fields. The
+// mapping keeps most terms out of the stored _source (mappings/items.json): they are indexed, never
+// read back, and would more than double each hit the engine reads and sends; related items'
+// more_like_this reads the title's, tags' and keywords' from there. The load benchmark
+// (bench) sends the same.
+type Document struct {
+	search.Item
+	TitleSort  string  `json:"title_sort"`
+	TitleBonus float64 `json:"title_bonus"`
+	// Year is the date's year, which the year facet counts (facetFields).
+	Year string `json:"year,omitempty"`
+	// AuthorKey is the author's search.AuthorKey, which the authors list counts so that the
+	// engine gives it in order.
+	AuthorKey string `json:"author_key,omitempty"`
+	// The terms of each searched field (search/text), spaces between them: the engine splits them
+	// at spaces only, so it holds the words the embedded index holds and needs no analysis of its
+	// own (mappings/items.json uses only the built-in whitespace analyzer, on every engine line).
+	TitleTerms       string   `json:"w_title,omitempty"`
+	SummaryTerms     string   `json:"w_summary,omitempty"`
+	DescriptionTerms string   `json:"w_description,omitempty"`
+	TagsTerms        []string `json:"w_tags,omitempty"`
+	KeywordsTerms    []string `json:"w_keywords,omitempty"`
+	AuthorTerms      string   `json:"w_author,omitempty"`
+	// TitlePrefixes holds the prefixes of the title's terms, up to maxPrefixRunes runes, for
+	// completions.
+	TitlePrefixes string `json:"title_prefixes,omitempty"`
+	// Vocabulary holds every distinct term of the searched fields, as values the engine can list
+	// (Backend.Words), for the did-you-mean's dictionary.
+	Vocabulary []string `json:"vocabulary,omitempty"`
+}
+
+// NewDocument is the stored document of it.
+func NewDocument(it search.Item) Document {
+	d := Document{Item: it, TitleSort: search.TitleKey(it.Title), TitleBonus: search.TitleBonus(it.Title), Year: it.Year()}
+	if it.Author != "" {
+		d.AuthorKey = search.AuthorKey(it.Author)
+	}
+	var all []string
+	terms := func(s string) string {
+		var ts []string
+		for _, t := range text.IndexTerms(s) {
+			ts = append(ts, t.Term)
+		}
+		all = append(all, ts...)
+		return strings.Join(ts, " ")
+	}
+	list := func(ss []string) []string {
+		var out []string
+		for _, s := range ss {
+			if t := terms(s); t != "" {
+				out = append(out, t)
+			}
+		}
+		return out
+	}
+	d.TitleTerms = terms(it.Title)
+	d.SummaryTerms = terms(it.Summary)
+	d.DescriptionTerms = terms(it.Description)
+	d.TagsTerms = list(it.Tags)
+	d.KeywordsTerms = list(it.Keywords)
+	d.AuthorTerms = terms(it.Author)
+	d.TitlePrefixes = prefixes(d.TitleTerms)
+	slices.Sort(all)
+	d.Vocabulary = slices.Compact(all)
+	return d
+}
+
+// prefixes returns the distinct prefixes of the space-separated terms, each up to maxPrefixRunes runes.
+func prefixes(terms string) string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range strings.Fields(terms) {
+		n := 0
+		for i := range t {
+			if i == 0 {
+				continue
+			}
+			if n++; n > maxPrefixRunes {
+				break
+			}
+			if p := t[:i]; !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+		if n < maxPrefixRunes && !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return strings.Join(out, " ")
+}
