@@ -46,9 +46,6 @@ type Config struct {
 	// subtracts what the backend's metering (search/meter) adds to each request's
 	// search.EngineClock; nil records none.
 	Metrics prometheus.Registerer
-	// Speller, when not nil, finds the neighbours of a search's words that a correction weighs,
-	// and what they match (search/spell); nil offers no corrections.
-	Speller search.Vocabulary
 }
 
 // MaxAge is how long clients and shared caches may reuse each resource's responses.

@@ -14,9 +14,11 @@ import (
 // did-you-mean correction of a search that found little. Facets and highlighting are part of
 // resource=items (params.go, envelope.go).
 
-// errNoExtras is the cause of a 500 when the backend answers no extras; the backends of this
-// project all do.
-var errNoExtras = errors.New("the backend answers no search-box extras")
+// Corrector is a backend that offers the did-you-mean of a search that found total items: a
+// chain's top (search/spell.Speller). The gateway asks for it once, in New.
+type Corrector interface {
+	Correct(ctx context.Context, q search.Query, total int) (string, error)
+}
 
 type suggestBody struct {
 	Data        []completion `json:"data"`
@@ -39,12 +41,9 @@ func (g *Gateway) suggest(c *echo.Context, rq query.Raw) error {
 	if errs != nil {
 		return invalidParams(errs)
 	}
-	if g.extras == nil {
-		return internalError(errNoExtras)
-	}
 	ctx, cancel := g.answerCtx(c)
 	defer cancel()
-	cs, err := g.extras.Complete(ctx, p.Of, p.N)
+	cs, err := g.backend.Complete(ctx, p.Of, p.N)
 	if err != nil {
 		return backendError(ctx, err)
 	}
@@ -60,12 +59,9 @@ func (g *Gateway) related(c *echo.Context, rq query.Raw) error {
 	if errs != nil {
 		return invalidParams(errs)
 	}
-	if g.extras == nil {
-		return internalError(errNoExtras)
-	}
 	ctx, cancel := g.answerCtx(c)
 	defer cancel()
-	items, err := g.extras.Related(ctx, p.Of, p.N)
+	items, err := g.backend.Related(ctx, p.Of, p.N)
 	if errors.Is(err, search.ErrNotFound) {
 		return notFound("no item with id " + query.Shorten(p.Of))
 	}
@@ -88,10 +84,10 @@ func (g *Gateway) suggestion(ctx context.Context, q search.Query, res search.Res
 		return optionalString{}
 	}
 	out := optionalString{set: true}
-	if g.extras == nil || g.cfg.Speller == nil || res.Total >= search.FewResults {
+	if g.corrector == nil {
 		return out
 	}
-	fixed, err := search.Correct(ctx, g.extras, q, res.Total, g.cfg.Speller)
+	fixed, err := g.corrector.Correct(ctx, q, res.Total)
 	if err != nil {
 		g.log.Debug("no correction: " + err.Error())
 		return out

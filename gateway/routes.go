@@ -24,9 +24,9 @@ type Gateway struct {
 	e       *echo.Echo
 	cfg     Config
 	backend search.Backend
-	// extras is the backend's search-box extras; nil when it answers none.
-	extras  search.Extras
-	limiter Limiter
+	// corrector is the backend's did-you-mean (search/chain's top); nil when it offers none.
+	corrector Corrector
+	limiter   Limiter
 	// inspector is limiter, when it can inspect; nil otherwise.
 	inspector Inspector
 	// allowances is what speculation knows of visitors; nil when the limiter is not Remote.
@@ -101,7 +101,7 @@ func New(cfg Config, backend search.Backend, limiter Limiter, logger *zap.Logger
 	if r, ok := limiter.(Remote); ok && r.Remote() {
 		g.allowances = newAllowances(cfg.RatePolicy, time.Now)
 	}
-	g.extras, _ = backend.(search.Extras)
+	g.corrector, _ = backend.(Corrector)
 	if len(cfg.OpenAPI) > 0 {
 		doc, err := servedOpenAPI(cfg)
 		if err != nil {

@@ -2,8 +2,6 @@ package search
 
 import (
 	"cmp"
-	"context"
-	"fmt"
 	"mediagw/search/text"
 	"slices"
 	"strings"
@@ -139,50 +137,20 @@ const (
 	// FewResults is the total under which a search offers a correction.
 	FewResults = 5
 	// MaxNeighbours bounds the indexed words a correction weighs for each word of a search
-	// (Correct).
+	// (search/spell.Correct).
 	MaxNeighbours = 20
 	// MaxAlternatives bounds the alternatives one correction weighs, each word's neighbours taken
-	// in turn: all of them are counted in one engine call (Extras.Totals), but each is one more
+	// in turn: all of them are counted in one engine call (Backend.Totals), but each is one more
 	// query for the engine to match, and a long text of words with many neighbours would
 	// otherwise make hundreds (12 words of 20 neighbours each: 240).
 	MaxAlternatives = 40
 )
-
-// Extras are what a backend answers beyond the original service. Implementations must be safe
-// for concurrent use and honour the context's deadline, like Backend.
-type Extras interface {
-	// Complete returns up to n completions of text: the items whose title holds every word of
-	// text, the last word as a prefix, case and accents ignored (Fold), the most downloaded first,
-	// then by id.
-	Complete(ctx context.Context, text string, n int) ([]Completion, error)
-	// Related returns up to n items most like the item with the given id by title, tags,
-	// keywords, category and author, never that item itself, most alike first; ErrNotFound when
-	// no item has the id.
-	Related(ctx context.Context, id string, n int) ([]Item, error)
-	// Totals returns, in one call, the Total of q with each alternative text: alts[i]'s total is
-	// that of q with every occurrence of alts[i].Word among the words of q.Text (text.Words)
-	// replaced by alts[i].With, whatever q's page, sort and facets. m holds what some of those
-	// words match, which the backend may count by (nil: none).
-	Totals(ctx context.Context, q Query, alts []Alternative, m Matches) ([]int, error)
-}
 
 // Matches maps words, as text.Words gives them, to the indexed terms each matches in a search:
 // itself, if indexed, and those within its typo allowance (TypoAllowance, EditsWithin), folded,
 // as search/spell finds them among the words of the index. A backend may count a word's items by
 // them instead of expanding its allowance again, which costs an engine more than the count.
 type Matches map[string][]string
-
-// Vocabulary is what a correction knows of the indexed words (search/spell.Speller).
-type Vocabulary interface {
-	// Neighbours maps each word of text (text.Words) to its neighbours: the words indexed in any
-	// searched field (folded, as text.Fold folds them) within TypoAllowance edits of the folded
-	// word as EditsWithin counts them, the word itself excluded, in byte order, the first
-	// MaxNeighbours of them.
-	Neighbours(ctx context.Context, text string) (map[string][]string, error)
-	// Matches gives the Matches of some of words; a word it leaves out is not known to match a
-	// few terms only.
-	Matches(ctx context.Context, words []string) (Matches, error)
-}
 
 // Alternative is a text with one of its words replaced by another.
 type Alternative struct {
@@ -193,73 +161,6 @@ type Alternative struct {
 // Text is the words of text with every occurrence of a.Word replaced by a.With, joined by spaces.
 func (a Alternative) Text(s string) string {
 	return replaceWord(text.Words(s), a.Word, a.With)
-}
-
-// Correct returns the did-you-mean correction of a search of q that found total items, when that
-// is fewer than FewResults: q's text with one word changed to one of its neighbours in v, the
-// change that finds the most items, more than total; or "" when no such change exists. Ties go to
-// the earlier word, then to the neighbour first in byte order. The alternatives, at most
-// MaxAlternatives of them, are counted in one call of b, with the matches v knows of their words;
-// none when each keeps a word that matches no indexed term.
-func Correct(ctx context.Context, b interface {
-	Totals(context.Context, Query, []Alternative, Matches) ([]int, error)
-}, q Query, total int, v Vocabulary) (string, error) {
-	if q.Text == "" || total >= FewResults {
-		return "", nil
-	}
-	near, err := v.Neighbours(ctx, q.Text)
-	if err != nil {
-		return "", fmt.Errorf("correction of %q: %w", q.Text, err)
-	}
-	words := text.Words(q.Text)
-	var alts []Alternative
-	for _, w := range words {
-		for _, n := range near[w] {
-			if len(alts) == MaxAlternatives {
-				break
-			}
-			alts = append(alts, Alternative{Word: w, With: n})
-		}
-	}
-	if len(alts) == 0 {
-		return "", nil
-	}
-	counted := slices.Clone(words)
-	for _, a := range alts {
-		counted = append(counted, a.With)
-	}
-	m, err := v.Matches(ctx, counted)
-	if err != nil {
-		return "", fmt.Errorf("correction of %q: %w", q.Text, err)
-	}
-	// An alternative that keeps a word matching no indexed term finds nothing, so it is not
-	// counted; with two such words (a search box's keystrokes of gibberish) nothing is asked.
-	alts = slices.DeleteFunc(alts, func(a Alternative) bool {
-		return slices.ContainsFunc(words, func(w string) bool {
-			matched, known := m[w]
-			return w != a.Word && known && len(matched) == 0
-		})
-	})
-	if len(alts) == 0 {
-		return "", nil
-	}
-	totals, err := b.Totals(ctx, q, alts, m)
-	if err != nil {
-		return "", fmt.Errorf("correction of %q: %w", q.Text, err)
-	}
-	if len(totals) != len(alts) {
-		return "", fmt.Errorf("correction of %q: %d totals for %d alternatives", q.Text, len(totals), len(alts))
-	}
-	best, bestTotal := -1, total
-	for i, n := range totals {
-		if n > bestTotal {
-			best, bestTotal = i, n
-		}
-	}
-	if best < 0 {
-		return "", nil
-	}
-	return alts[best].Text(q.Text), nil
 }
 
 // replaceWord is words joined by spaces with old replaced by new.

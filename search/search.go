@@ -135,11 +135,14 @@ type Author struct {
 // call is not bounded otherwise depending on who makes it.
 const DefaultTimeout = 5 * time.Second
 
-// Backend answers the API's questions from one index. Implementations must be safe for concurrent
-// use, honour the context's deadline, and return the errors below where they apply. Callers must
-// not modify what they get back (slices, and the slices and pointers inside items): a caching
-// wrapper (search/cache) shares answers between callers. Nor may an implementation change an
-// answer after returning it: the gateway keeps encoded lists while the answer stays the same.
+// Backend answers the API's questions from one index: the original service's, the search-box
+// extras, and the words and version of the index it serves. Every backend (search/bleve,
+// search/engine) and every layer of the chain in front of one (search/chain) answers all of them.
+// Implementations must be safe for concurrent use, honour the context's deadline, and return the
+// errors below where they apply. Callers must not modify what they get back (slices, and the
+// slices and pointers inside items): a caching layer (search/cache) shares answers between
+// callers. Nor may an implementation change an answer after returning it: the gateway keeps
+// encoded lists while the answer stays the same.
 type Backend interface {
 	// Search returns one page of the items matching q, in q.Sort order, with the exact total.
 	// A walk's cursor that does not fit q is an error wrapping ErrCursorInvalid; one from an
@@ -153,6 +156,26 @@ type Backend interface {
 	Authors(ctx context.Context) ([]Author, error)
 	// Ping reports whether the engine can answer.
 	Ping(ctx context.Context) error
+	// Complete returns up to n completions of text: the items whose title holds every word of
+	// text, the last word as a prefix, case and accents ignored (Fold), the most downloaded first,
+	// then by id.
+	Complete(ctx context.Context, text string, n int) ([]Completion, error)
+	// Related returns up to n items most like the item with the given id by title, tags,
+	// keywords, category and author, never that item itself, most alike first; ErrNotFound when
+	// no item has the id.
+	Related(ctx context.Context, id string, n int) ([]Item, error)
+	// Totals returns, in one call, the Total of q with each alternative text: alts[i]'s total is
+	// that of q with every occurrence of alts[i].Word among the words of q.Text (text.Words)
+	// replaced by alts[i].With, whatever q's page, sort and facets. m holds what some of those
+	// words match, which the backend may count by (nil: none).
+	Totals(ctx context.Context, q Query, alts []Alternative, m Matches) ([]int, error)
+	// Words returns every word the index holds, folded, in any order: the did-you-mean's
+	// dictionary (search/spell).
+	Words(ctx context.Context) ([]string, error)
+	// Version names the index version served now (a directory, the index behind an alias),
+	// which changes with every load: what is derived from the index is kept per version. It may
+	// ask the engine: readers take it from the one owner of the live version (search/live).
+	Version(ctx context.Context) (string, error)
 }
 
 // Errors a caller branches on.

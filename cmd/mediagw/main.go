@@ -29,9 +29,7 @@ import (
 	"mediagw/gateway"
 	"mediagw/openapi"
 	"mediagw/ratelimit"
-	"mediagw/search/admit"
-	"mediagw/search/cache"
-	"mediagw/search/meter"
+	"mediagw/search/chain"
 	"mediagw/search/spell"
 )
 
@@ -73,60 +71,87 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	log := newLogger(stderr, cfg.LogLevel)
 	defer log.Sync() //nolint:errcheck // nothing useful to do if stderr fails
-
-	reg := prometheus.NewRegistry()
-	// Besides the defaults, how long goroutines wait to run and the GC's stop-the-world pauses, as
-	// histograms: what a request's tail can wait on besides the gateway's own work.
-	goRuntime := collectors.WithGoCollectorRuntimeMetrics(collectors.GoRuntimeMetricsRule{
-		Matcher: regexp.MustCompile(`^/sched/(latencies|pauses/total/gc):seconds$`)})
-	reg.MustRegister(collectors.NewGoCollector(goRuntime), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		buildinfo.Read().Collector())
+	reg := newRegistry()
 
 	mem, gcPct := applyMemoryLimit(getenv, log)
 	inflight, err := backends.MaxInflight(cfg)
 	if err != nil {
 		return err
 	}
-	backend, closeBackend, err := backends.Open(ctx, cfg, log, reg)
+	cacheMax := cacheBytes(cfg, mem)
+	backend, closeBackend, err := backends.Open(ctx, cfg, log, reg, cacheMax)
 	if err != nil {
 		return err
 	}
 	defer closeBackend()
-	speller := backends.Speller(backend)
-	// Below the cache, so that answers from memory are never refused.
-	admitted := admit.New(backend, admit.Options{Limit: inflight, Wait: cfg.AdmitWait})
-	if err := reg.Register(admitted); err != nil {
-		return fmt.Errorf("register admission metrics: %w", err)
-	}
-	// Between the cache and admission: an answer from memory is not engine time, a wait for a slot is.
-	metered := meter.New(admitted)
-	if err := reg.Register(metered); err != nil {
-		return fmt.Errorf("register engine call metrics: %w", err)
-	}
-	backend = metered
-	cacheMax := cacheBytes(cfg, mem)
-	if cfg.Cache {
-		cached := cache.New(backend, cache.Options{TTL: cfg.CacheTTL, StaleMax: cfg.StaleMax, CallTimeout: cfg.BackendTimeout, Prewarm: true,
-			MaxBytes: cacheMax})
-		if err := reg.Register(cached); err != nil {
-			return fmt.Errorf("register cache metrics: %w", err)
-		}
-		backend = cached
-		// The index version learned before serving, so the first answers are cached; an engine not
-		// up yet is left to /readyz, whose Ping learns it too.
-		pingCtx, cancel := context.WithTimeout(ctx, cfg.BackendTimeout)
-		if err := cached.Ping(pingCtx); err != nil {
-			log.Warn("search engine not ready at start", zap.Error(err))
-		}
-		cancel()
-	}
+	warm(ctx, cfg, backend, log)
 
 	limiter, closeLimiter, err := openLimiter(cfg, log, reg)
 	if err != nil {
 		return err
 	}
 	defer closeLimiter()
+	gw, err := gateway.New(gatewayConfig(cfg, reg), backend, limiter, log)
+	if err != nil {
+		return err
+	}
+	public, admin, err := listen(cfg, gw, reg, log)
+	if err != nil {
+		return err
+	}
 
+	errc := make(chan error, 2)
+	go func() { errc <- serve(public.server, public.ln) }()
+	go func() { errc <- serve(admin.server, admin.ln) }()
+	log.Info("serving", zap.String("addr", public.ln.Addr().String()), zap.String("admin_addr", admin.ln.Addr().String()),
+		zap.String("backend", cfg.Backend), zap.Bool("shared_rate_limit", cfg.RedisURL != ""),
+		zap.Int64("memory_limit_bytes", mem.Bytes), zap.String("memory_limit_from", mem.Source), zap.Int64("cgroup_limit_bytes", mem.Cgroup),
+		zap.Int("gc_percent", gcPct),
+		zap.Int64("cache_max_bytes", cacheMax), zap.Int("max_inflight", inflight), zap.Duration("admit_wait", cfg.AdmitWait))
+	if ready != nil {
+		ready(public.ln.Addr(), admin.ln.Addr())
+	}
+
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	return shutdown(cfg, log, gw, public.server, admin.server)
+}
+
+// newRegistry holds the process' metrics: besides the defaults, how long goroutines wait to run
+// and the GC's stop-the-world pauses, as histograms: what a request's tail can wait on besides the
+// gateway's own work.
+func newRegistry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	goRuntime := collectors.WithGoCollectorRuntimeMetrics(collectors.GoRuntimeMetricsRule{
+		Matcher: regexp.MustCompile(`^/sched/(latencies|pauses/total/gc):seconds$`)})
+	reg.MustRegister(collectors.NewGoCollector(goRuntime), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		buildinfo.Read().Collector())
+	return reg
+}
+
+// warm learns what the first answers need before serving: the index version, so that they are
+// cached (an engine not up yet is left to /readyz, whose Ping learns it too), and, in the
+// background, the did-you-mean's words (a failure leaves them to the first search with a typo).
+func warm(ctx context.Context, cfg config.Config, c *chain.Chain, log *zap.Logger) {
+	pingCtx, cancel := context.WithTimeout(ctx, cfg.BackendTimeout)
+	if err := c.Ping(pingCtx); err != nil {
+		log.Warn("search engine not ready at start", zap.Error(err))
+	}
+	cancel()
+	go func() {
+		warmCtx, cancel := context.WithTimeout(ctx, spell.DefaultLoadTimeout)
+		defer cancel()
+		if err := c.Warm(warmCtx); err != nil {
+			log.Warn("did-you-mean dictionary not loaded at start", zap.Error(err))
+		}
+	}()
+}
+
+// gatewayConfig is the HTTP layer's part of the settings.
+func gatewayConfig(cfg config.Config, reg prometheus.Registerer) gateway.Config {
 	gcfg := gateway.DefaultConfig()
 	gcfg.PublicURL = cfg.PublicURL
 	gcfg.BasePath = cfg.BasePath
@@ -137,64 +162,44 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	gcfg.OpenAPI = openapi.Document
 	gcfg.Demo = demo.Files()
 	gcfg.Metrics = reg
-	if speller != nil {
-		gcfg.Speller = speller
-		// The words listed before the first search with a typo needs them; a failure leaves them to it.
-		go func() {
-			warmCtx, cancel := context.WithTimeout(ctx, spell.DefaultLoadTimeout)
-			defer cancel()
-			if err := speller.Warm(warmCtx); err != nil {
-				log.Warn("did-you-mean dictionary not loaded at start", zap.Error(err))
-			}
-		}()
-	}
-	gw, err := gateway.New(gcfg, backend, limiter, log)
-	if err != nil {
-		return err
-	}
+	return gcfg
+}
 
+// listener is a server with the listener it serves.
+type listener struct {
+	server *http.Server
+	ln     net.Listener
+}
+
+// listen opens the public listener, capped (gateway.ConnLimits), and the admin one (metrics and
+// profiles).
+func listen(cfg config.Config, gw *gateway.Gateway, reg *prometheus.Registry, log *zap.Logger) (public, admin listener, err error) {
 	publicLn, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+		return public, admin, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
 	adminLn, err := net.Listen("tcp", cfg.AdminAddr)
 	if err != nil {
 		publicLn.Close()
-		return fmt.Errorf("listen on %s: %w", cfg.AdminAddr, err)
+		return public, admin, fmt.Errorf("listen on %s: %w", cfg.AdminAddr, err)
 	}
 	conns := gw.Listener(publicLn, gateway.ConnLimits{Max: cfg.MaxConns, PerIP: cfg.MaxConnsPerIP})
 	if err := reg.Register(conns); err != nil {
 		publicLn.Close()
 		adminLn.Close()
-		return fmt.Errorf("register connection metrics: %w", err)
+		return public, admin, fmt.Errorf("register connection metrics: %w", err)
 	}
 	// WriteTimeout frees what a client that stops reading holds (a goroutine, a 5 MB authors list)
 	// and bounds the drain; it leaves room for the backend's deadline and a slow link.
-	public := &http.Server{Handler: gw, ReadHeaderTimeout: cfg.HeaderTimeout, ReadTimeout: cfg.ReadTimeout,
+	public.server = &http.Server{Handler: gw, ReadHeaderTimeout: cfg.HeaderTimeout, ReadTimeout: cfg.ReadTimeout,
 		MaxHeaderBytes: cfg.MaxHeaderBytes, IdleTimeout: 2 * time.Minute, ConnState: conns.ConnState,
 		// OPTIONS * is the API's to answer (a problem with CORS), not net/http's bare 200.
 		DisableGeneralOptionsHandler: true,
 		WriteTimeout:                 cfg.BackendTimeout + time.Minute, ErrorLog: zap.NewStdLog(log.Named("http"))}
-	admin := &http.Server{Handler: adminMux(reg), ReadHeaderTimeout: 10 * time.Second}
-
-	errc := make(chan error, 2)
-	go func() { errc <- serve(public, conns) }()
-	go func() { errc <- serve(admin, adminLn) }()
-	log.Info("serving", zap.String("addr", publicLn.Addr().String()), zap.String("admin_addr", adminLn.Addr().String()),
-		zap.String("backend", cfg.Backend), zap.Bool("shared_rate_limit", cfg.RedisURL != ""),
-		zap.Int64("memory_limit_bytes", mem.Bytes), zap.String("memory_limit_from", mem.Source), zap.Int64("cgroup_limit_bytes", mem.Cgroup),
-		zap.Int("gc_percent", gcPct),
-		zap.Int64("cache_max_bytes", cacheMax), zap.Int("max_inflight", inflight), zap.Duration("admit_wait", cfg.AdmitWait))
-	if ready != nil {
-		ready(publicLn.Addr(), adminLn.Addr())
-	}
-
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	return shutdown(cfg, log, gw, public, admin)
+	public.ln = conns
+	admin.server = &http.Server{Handler: adminMux(reg), ReadHeaderTimeout: 10 * time.Second}
+	admin.ln = adminLn
+	return public, admin, nil
 }
 
 // shutdown follows what Kubernetes expects on SIGTERM: readiness fails at once so endpoints drop

@@ -7,14 +7,13 @@
 // (docs/attack.md).
 //
 // It sits below the cache (search/cache): answers from memory are never refused, and a call
-// several visitors share takes one slot. Ping, Item and the version checks pass unadmitted: a
+// several visitors share takes one slot. Ping, Item, the words and the version checks pass unadmitted: a
 // readiness probe never waits behind searches, and an item is one lookup by id, cheaper than the
 // admission itself.
 package admit
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"sync/atomic"
@@ -24,6 +23,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"mediagw/search"
+	"mediagw/search/layer"
 )
 
 // Options tune a Backend. Zero values take the defaults.
@@ -96,11 +96,9 @@ const (
 // Backend admits the calls of the backend it wraps. It is safe for concurrent use, and a
 // prometheus.Collector of its admissions.
 type Backend struct {
-	next search.Backend
-	// extras is next, when it answers the search-box extras; nil otherwise.
-	extras search.Extras
-	opts   Options
-	sem    *semaphore.Weighted
+	*layer.Backend[struct{}]
+	opts Options
+	sem  *semaphore.Weighted
 	// waiting counts the calls waiting for a slot.
 	waiting atomic.Int64
 
@@ -113,7 +111,6 @@ type Backend struct {
 func New(next search.Backend, opts Options) *Backend {
 	opts = opts.withDefaults()
 	b := &Backend{
-		next: next,
 		opts: opts,
 		sem:  semaphore.NewWeighted(int64(opts.Limit)),
 		admissions: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -129,7 +126,7 @@ func New(next search.Backend, opts Options) *Backend {
 			Help: "How many engine calls may run at once (MEDIA_MAX_INFLIGHT).",
 		}),
 	}
-	b.extras, _ = next.(search.Extras)
+	b.Backend = layer.Wrap(next, layer.Hook[struct{}](hook{b}))
 	b.limit.Set(float64(opts.Limit))
 	for _, r := range []string{resultAdmitted, resultQueued, resultRefused} {
 		b.admissions.WithLabelValues(r)
@@ -137,9 +134,28 @@ func New(next search.Backend, opts Options) *Backend {
 	return b
 }
 
-// Unwrap returns the wrapped backend, for a caller that looks for what it can do besides the
-// calls (search/cache asks it for its index version).
-func (b *Backend) Unwrap() search.Backend { return b.next }
+// unadmitted are the calls that pass without a slot: a readiness probe never waits behind
+// searches, an item is one lookup by id, cheaper than the admission itself, and the index's words
+// and version are asked in the background.
+var unadmitted = [layer.Version + 1]bool{layer.Item: true, layer.Ping: true, layer.Words: true, layer.Version: true}
+
+// hook admits each call that needs a slot.
+type hook struct{ b *Backend }
+
+// Begin takes a slot for the call, or refuses it.
+func (h hook) Begin(ctx context.Context, op layer.Op) (struct{}, error) {
+	if unadmitted[op] {
+		return struct{}{}, nil
+	}
+	return struct{}{}, h.b.acquire(ctx)
+}
+
+// End gives the call's slot back.
+func (h hook) End(_ context.Context, op layer.Op, _ struct{}, _ error) {
+	if !unadmitted[op] {
+		h.b.release()
+	}
+}
 
 // acquire takes a slot, waiting up to Wait for one; the caller must release it.
 func (b *Backend) acquire(ctx context.Context) error {
@@ -173,66 +189,6 @@ func (b *Backend) release() {
 	b.sem.Release(1)
 }
 
-// admitted runs f once a slot is taken.
-func admitted[T any](ctx context.Context, b *Backend, f func() (T, error)) (T, error) {
-	if err := b.acquire(ctx); err != nil {
-		var zero T
-		return zero, err
-	}
-	defer b.release()
-	return f()
-}
-
-// errNoExtras is the answer to an extra the wrapped backend does not give.
-var errNoExtras = errors.New("admit: the backend answers no search-box extras")
-
-// Search runs once admitted.
-func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, error) {
-	return admitted(ctx, b, func() (search.Result, error) { return b.next.Search(ctx, q) })
-}
-
-// Item is not admitted: one lookup by id.
-func (b *Backend) Item(ctx context.Context, id string) (search.Item, error) {
-	return b.next.Item(ctx, id)
-}
-
-// Categories runs once admitted.
-func (b *Backend) Categories(ctx context.Context) ([]search.Category, error) {
-	return admitted(ctx, b, func() ([]search.Category, error) { return b.next.Categories(ctx) })
-}
-
-// Authors runs once admitted.
-func (b *Backend) Authors(ctx context.Context) ([]search.Author, error) {
-	return admitted(ctx, b, func() ([]search.Author, error) { return b.next.Authors(ctx) })
-}
-
-// Ping is not admitted: readiness must not wait behind searches.
-func (b *Backend) Ping(ctx context.Context) error { return b.next.Ping(ctx) }
-
-// Complete runs once admitted.
-func (b *Backend) Complete(ctx context.Context, text string, n int) ([]search.Completion, error) {
-	if b.extras == nil {
-		return nil, errNoExtras
-	}
-	return admitted(ctx, b, func() ([]search.Completion, error) { return b.extras.Complete(ctx, text, n) })
-}
-
-// Related runs once admitted.
-func (b *Backend) Related(ctx context.Context, id string, n int) ([]search.Item, error) {
-	if b.extras == nil {
-		return nil, errNoExtras
-	}
-	return admitted(ctx, b, func() ([]search.Item, error) { return b.extras.Related(ctx, id, n) })
-}
-
-// Totals runs once admitted: a did-you-mean correction counts its alternatives.
-func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alternative, m search.Matches) ([]int, error) {
-	if b.extras == nil {
-		return nil, errNoExtras
-	}
-	return admitted(ctx, b, func() ([]int, error) { return b.extras.Totals(ctx, q, alts, m) })
-}
-
 // Describe implements prometheus.Collector.
 func (b *Backend) Describe(ch chan<- *prometheus.Desc) {
 	b.admissions.Describe(ch)
@@ -249,6 +205,5 @@ func (b *Backend) Collect(ch chan<- prometheus.Metric) {
 
 var (
 	_ search.Backend       = (*Backend)(nil)
-	_ search.Extras        = (*Backend)(nil)
 	_ prometheus.Collector = (*Backend)(nil)
 )

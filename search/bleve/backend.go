@@ -156,14 +156,15 @@ func (h *handle) retire() {
 	_ = h.idx.Close()
 }
 
-// Version names the index being served (its directory name), so callers can key caches on it.
-func (b *Backend) Version() string {
+// Version names the index being served (its directory name), known without a call: Reload
+// follows the `current` link.
+func (b *Backend) Version(context.Context) (string, error) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	if b.cur == nil {
-		return ""
+		return "", fmt.Errorf("index version: %w", search.ErrUnavailable)
 	}
-	return b.cur.name
+	return b.cur.name, nil
 }
 
 // Reload serves the index `current` points at now, if it changed. It reports whether it switched.
@@ -181,7 +182,7 @@ func (b *Backend) Reload(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if name == b.Version() {
+	if v, _ := b.Version(ctx); name == v {
 		return false, nil
 	}
 	h, err := openHandle(b.dir, name)

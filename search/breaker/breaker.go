@@ -18,17 +18,8 @@ import (
 	"go.uber.org/zap"
 
 	"mediagw/search"
+	"mediagw/search/layer"
 )
-
-// Engine is what the breaker wraps: a backend with the extras, a version it asks its engine for
-// and the words its index holds (search/spell), such as search/engine. Every call goes through
-// the breaker, the version check included.
-type Engine interface {
-	search.Backend
-	search.Extras
-	Version(ctx context.Context) (string, error)
-	Words(ctx context.Context) ([]string, error)
-}
 
 // Options tune a Backend. Zero values take the defaults.
 type Options struct {
@@ -48,9 +39,10 @@ const (
 	DefaultOpenFor  = 5 * time.Second
 )
 
-// Backend is an Engine behind a circuit breaker. It is safe for concurrent use.
+// Backend is a search engine's backend behind a circuit breaker: every call goes through it, the
+// version checks and the listing of words included. It is safe for concurrent use.
 type Backend struct {
-	next Engine
+	*layer.Backend[func(error)]
 	opts Options
 	cb   *gobreaker.TwoStepCircuitBreaker[struct{}]
 
@@ -79,7 +71,7 @@ func (e *OpenError) Unwrap() error { return search.ErrUnavailable }
 func (e *OpenError) RetryAfter() time.Duration { return e.Retry }
 
 // New wraps next.
-func New(next Engine, opts Options) *Backend {
+func New(next search.Backend, opts Options) *Backend {
 	if opts.Failures <= 0 {
 		opts.Failures = DefaultFailures
 	}
@@ -90,13 +82,13 @@ func New(next Engine, opts Options) *Backend {
 		opts.Log = zap.NewNop()
 	}
 	b := &Backend{
-		next: next,
 		opts: opts,
 		rejected: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "mediagw_breaker_rejected_total",
 			Help: "Search engine calls the circuit breaker failed at once, without asking the engine.",
 		}),
 	}
+	b.Backend = layer.Wrap(next, layer.Hook[func(error)](hook{b}))
 	b.cb = gobreaker.NewTwoStepCircuitBreaker[struct{}](gobreaker.Settings{
 		Name:    "search engine",
 		Timeout: opts.OpenFor,
@@ -146,69 +138,21 @@ func (b *Backend) refused() error {
 	return &OpenError{Retry: max(retry, time.Second)}
 }
 
-// call runs f through the breaker.
-func call[T any](b *Backend, f func() (T, error)) (T, error) {
-	done, err := b.cb.Allow()
+// hook lets each call through the breaker, or refuses it; readiness probes are among the calls,
+// so readiness fails at once while the breaker is open, and probes the engine when it is half-open.
+type hook struct{ b *Backend }
+
+// Begin asks the breaker; what it returns reports the call's outcome.
+func (h hook) Begin(context.Context, layer.Op) (func(error), error) {
+	done, err := h.b.cb.Allow()
 	if err != nil {
-		var zero T
-		return zero, b.refused()
+		return nil, h.b.refused()
 	}
-	v, err := f()
-	done(err)
-	return v, err
+	return done, nil
 }
 
-// Search asks the engine unless the breaker is open.
-func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, error) {
-	return call(b, func() (search.Result, error) { return b.next.Search(ctx, q) })
-}
-
-// Item asks the engine unless the breaker is open.
-func (b *Backend) Item(ctx context.Context, id string) (search.Item, error) {
-	return call(b, func() (search.Item, error) { return b.next.Item(ctx, id) })
-}
-
-// Categories asks the engine unless the breaker is open.
-func (b *Backend) Categories(ctx context.Context) ([]search.Category, error) {
-	return call(b, func() ([]search.Category, error) { return b.next.Categories(ctx) })
-}
-
-// Authors asks the engine unless the breaker is open.
-func (b *Backend) Authors(ctx context.Context) ([]search.Author, error) {
-	return call(b, func() ([]search.Author, error) { return b.next.Authors(ctx) })
-}
-
-// Complete asks the engine unless the breaker is open.
-func (b *Backend) Complete(ctx context.Context, text string, n int) ([]search.Completion, error) {
-	return call(b, func() ([]search.Completion, error) { return b.next.Complete(ctx, text, n) })
-}
-
-// Related asks the engine unless the breaker is open.
-func (b *Backend) Related(ctx context.Context, id string, n int) ([]search.Item, error) {
-	return call(b, func() ([]search.Item, error) { return b.next.Related(ctx, id, n) })
-}
-
-// Totals asks the engine unless the breaker is open.
-func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alternative, m search.Matches) ([]int, error) {
-	return call(b, func() ([]int, error) { return b.next.Totals(ctx, q, alts, m) })
-}
-
-// Words asks the engine unless the breaker is open.
-func (b *Backend) Words(ctx context.Context) ([]string, error) {
-	return call(b, func() ([]string, error) { return b.next.Words(ctx) })
-}
-
-// Version asks the engine unless the breaker is open.
-func (b *Backend) Version(ctx context.Context) (string, error) {
-	return call(b, func() (string, error) { return b.next.Version(ctx) })
-}
-
-// Ping asks the engine unless the breaker is open, so readiness fails at once while it is, and
-// readiness probes are among the calls that probe the engine when it is half-open.
-func (b *Backend) Ping(ctx context.Context) error {
-	_, err := call(b, func() (struct{}, error) { return struct{}{}, b.next.Ping(ctx) })
-	return err
-}
+// End reports the call's outcome to the breaker.
+func (h hook) End(_ context.Context, _ layer.Op, done func(error), err error) { done(err) }
 
 // Describe implements prometheus.Collector.
 func (b *Backend) Describe(ch chan<- *prometheus.Desc) {
@@ -223,6 +167,6 @@ func (b *Backend) Collect(ch chan<- prometheus.Metric) {
 }
 
 var (
-	_ Engine               = (*Backend)(nil)
+	_ search.Backend       = (*Backend)(nil)
 	_ prometheus.Collector = (*Backend)(nil)
 )

@@ -17,19 +17,8 @@ import (
 	"unicode"
 
 	"mediagw/search"
+	"mediagw/search/live"
 )
-
-// LocalVersioner is a backend that knows without a call which index it serves, such as
-// search/bleve. Version returns "" when it serves none.
-type LocalVersioner interface {
-	Version() string
-}
-
-// RemoteVersioner is a backend that must ask its engine which index it serves, such as
-// search/engine (the index behind the alias).
-type RemoteVersioner interface {
-	Version(ctx context.Context) (string, error)
-}
 
 // Options tune a Backend. Zero values take the defaults.
 type Options struct {
@@ -45,10 +34,9 @@ type Options struct {
 	MaxEntries int
 	// MaxBytes bounds their estimated size in memory (default 64 MiB).
 	MaxBytes int64
-	// VersionInterval is how often a RemoteVersioner is asked for its version (default
-	// DefaultVersionInterval). An
-	// alias move goes unnoticed for at most twice this.
-	VersionInterval time.Duration
+	// Live is the owner of the backend's index version (search/live), which answers are kept
+	// under; nil keeps every answer, categories and authors included, for TTL only.
+	Live *live.Version
 	// CallTimeout bounds an engine call shared by several callers (default search.DefaultTimeout). No single
 	// caller's context governs it, so that one caller leaving does not fail the others; it is
 	// cancelled when the last caller waiting on it has gone (its context cancelled, not past its
@@ -64,10 +52,6 @@ type Options struct {
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
-
-// DefaultVersionInterval is Options.VersionInterval's default: an alias lookup every two
-// seconds costs the engine nothing worth counting.
-const DefaultVersionInterval = 2 * time.Second
 
 // DefaultTTL is how long an answer is served from memory when the operator sets nothing
 // (MEDIA_CACHE_TTL): a popular search costs the engine at most one call per TTL. Answers are
@@ -86,9 +70,6 @@ func (o Options) withDefaults() Options {
 	if o.MaxBytes <= 0 {
 		o.MaxBytes = 64 << 20
 	}
-	if o.VersionInterval <= 0 {
-		o.VersionInterval = DefaultVersionInterval
-	}
 	if o.CallTimeout <= 0 {
 		o.CallTimeout = search.DefaultTimeout
 	}
@@ -106,16 +87,12 @@ func (o Options) withDefaults() Options {
 // Answers are shared between callers, from memory and from collapsed calls alike: callers must
 // treat the returned slices, and the slices and pointers inside items, as read-only.
 //
-// A backend without a version (neither LocalVersioner nor RemoteVersioner) has every answer,
-// categories and authors included, cached for TTL only. A backend whose version is unknown at the
-// moment (no index, or the version check failed) has nothing cached until it is known again.
+// Without Options.Live every answer, categories and authors included, is cached for TTL only.
+// While the version is unknown (no index, or the version check failed) nothing is cached until it
+// is known again.
 type Backend struct {
-	next search.Backend
-	// extras is next, when it answers the search-box extras; nil otherwise.
-	extras  search.Extras
+	next    search.Backend
 	opts    Options
-	local   LocalVersioner
-	remote  RemoteVersioner
 	flights flights
 	results *lru
 	metrics *metrics
@@ -129,10 +106,6 @@ type Backend struct {
 	pinned map[string]any
 	// confirmedAt is when version seen was last known to be the one served.
 	confirmedAt time.Time
-	// The remote version, when checked last, and whether a check is running.
-	remoteVersion string
-	checkedAt     time.Time
-	checking      bool
 }
 
 // New wraps b. To serve without a cache, use b itself.
@@ -145,23 +118,7 @@ func New(b search.Backend, opts Options) *Backend {
 		pinned:  map[string]any{},
 	}
 	c.metrics = newMetrics(c.results)
-	c.extras, _ = b.(search.Extras)
-	// A wrapper with no version of its own (search/admit) lends the one of the backend it wraps.
-	for v := b; ; {
-		if l, ok := v.(LocalVersioner); ok {
-			c.local = l
-			return c
-		}
-		if r, ok := v.(RemoteVersioner); ok {
-			c.remote = r
-			return c
-		}
-		u, ok := v.(interface{ Unwrap() search.Backend })
-		if !ok {
-			return c
-		}
-		v = u.Unwrap()
-	}
+	return c
 }
 
 // Operations, as the metrics label them.
@@ -217,71 +174,51 @@ func (b *Backend) authors(ctx context.Context, timeout time.Duration) ([]search.
 	return lookup(ctx, b, opAuthors, v, ok, func(v string) string { return key(opAuthors, v) }, b.versioned(), timeout, authorsSize, b.next.Authors)
 }
 
-// errNoExtras is the answer to an extra the wrapped backend does not give.
-var errNoExtras = errors.New("cache: the backend answers no search-box extras")
-
 // Complete returns completions of text, cached like a search: one per keystroke of every visitor
 // typing the same thing.
 func (b *Backend) Complete(ctx context.Context, text string, n int) ([]search.Completion, error) {
-	if b.extras == nil {
-		return nil, errNoExtras
-	}
 	text = normalizeText(text)
 	v, ok := b.version()
 	return lookup(ctx, b, opComplete, v, ok, func(v string) string { return key(opComplete, v, text, strconv.Itoa(n)) }, false, b.opts.CallTimeout, completionsSize,
-		func(ctx context.Context) ([]search.Completion, error) { return b.extras.Complete(ctx, text, n) })
+		func(ctx context.Context) ([]search.Completion, error) { return b.next.Complete(ctx, text, n) })
 }
 
 // Related returns the items most like the item with the given id, cached like a search.
 func (b *Backend) Related(ctx context.Context, id string, n int) ([]search.Item, error) {
-	if b.extras == nil {
-		return nil, errNoExtras
-	}
 	v, ok := b.version()
 	return lookup(ctx, b, opRelated, v, ok, func(v string) string { return key(opRelated, v, id, strconv.Itoa(n)) }, false, b.opts.CallTimeout, itemsSize,
-		func(ctx context.Context) ([]search.Item, error) { return b.extras.Related(ctx, id, n) })
+		func(ctx context.Context) ([]search.Item, error) { return b.next.Related(ctx, id, n) })
 }
 
 // Totals returns the totals of a correction's alternatives, cached like a search.
 func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alternative, m search.Matches) ([]int, error) {
-	if b.extras == nil {
-		return nil, errNoExtras
-	}
 	q.Text = normalizeText(q.Text)
 	v, ok := b.version()
 	return lookup(ctx, b, opTotals, v, ok, func(v string) string { return totalsKey(v, q, alts) }, false, b.opts.CallTimeout, intsSize,
-		func(ctx context.Context) ([]int, error) { return b.extras.Totals(ctx, q, alts, m) })
+		func(ctx context.Context) ([]int, error) { return b.next.Totals(ctx, q, alts, m) })
 }
 
-// Ping asks the engine every time: readiness must reflect it, not the cache.
-// Ping reports whether the engine can answer and, for a RemoteVersioner, learns the index version
-// before saying so when it is not fresh: /readyz calls Ping, so the first answers after a start are
-// cached rather than waiting for a background check.
+// Ping reports whether the engine can answer, asking it every time: readiness must reflect it,
+// not the cache. It learns the index version before saying so when it is not fresh: /readyz calls
+// Ping, so the first answers after a start are cached rather than waiting for a background check.
 func (b *Backend) Ping(ctx context.Context) error {
 	if err := b.next.Ping(ctx); err != nil {
 		return err
 	}
-	if b.remote == nil {
+	if b.opts.Live == nil {
 		return nil
 	}
-	b.mu.Lock()
-	fresh := !b.checkedAt.IsZero() && b.opts.Now().Sub(b.checkedAt) < b.opts.VersionInterval
-	b.mu.Unlock()
-	if fresh {
-		return nil
-	}
-	started := b.opts.Now()
-	v, err := b.remote.Version(ctx)
-	if err != nil {
+	if _, err := b.opts.Live.Ask(ctx); err != nil {
 		return fmt.Errorf("index version: %w", err)
 	}
-	b.mu.Lock()
-	if started.After(b.checkedAt) {
-		b.remoteVersion, b.checkedAt = v, started
-	}
-	b.mu.Unlock()
 	return nil
 }
+
+// Words is the backend's: the did-you-mean keeps them per version itself (search/spell).
+func (b *Backend) Words(ctx context.Context) ([]string, error) { return b.next.Words(ctx) }
+
+// Version is the backend's.
+func (b *Backend) Version(ctx context.Context) (string, error) { return b.next.Version(ctx) }
 
 // lookup answers op from memory when it can, and otherwise from one engine call shared by every
 // concurrent caller with the same key. v is the index version, ok whether answers may be cached,
@@ -358,19 +295,14 @@ func serveStale[T any](ctx context.Context, b *Backend, op string, keyOf func(v 
 	return zero, err
 }
 
-func (b *Backend) versioned() bool { return b.local != nil || b.remote != nil }
+func (b *Backend) versioned() bool { return b.opts.Live != nil }
 
 // version names the index answers come from now; ok is false when they must not be cached.
 func (b *Backend) version() (v string, ok bool) {
-	var at time.Time
-	switch {
-	case b.local != nil:
-		v, at = b.local.Version(), b.opts.Now()
-	case b.remote != nil:
-		v, at = b.checkRemote()
-	default:
+	if b.opts.Live == nil {
 		return "", true
 	}
+	v, at := b.opts.Live.Current()
 	if v == "" {
 		return "", false
 	}
@@ -399,41 +331,6 @@ func (b *Backend) prewarm() {
 	defer cancel()
 	_, _ = b.categories(ctx, b.opts.PrewarmTimeout)
 	_, _ = b.authors(ctx, b.opts.PrewarmTimeout)
-}
-
-// checkRemote returns the remote version as last checked, and when, and starts a check in the
-// background when that is VersionInterval old, so no request waits on it. A version twice that old
-// (after a quiet spell) is not trusted: answers go uncached until the check lands.
-func (b *Backend) checkRemote() (string, time.Time) {
-	now := b.opts.Now()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	age := now.Sub(b.checkedAt)
-	if b.checkedAt.IsZero() {
-		age = 2 * b.opts.VersionInterval
-	}
-	if !b.checking && age >= b.opts.VersionInterval {
-		b.checking = true
-		go b.refreshRemote()
-	}
-	if age >= 2*b.opts.VersionInterval {
-		return "", time.Time{}
-	}
-	return b.remoteVersion, b.checkedAt
-}
-
-func (b *Backend) refreshRemote() {
-	started := b.opts.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), b.opts.CallTimeout)
-	defer cancel()
-	v, err := b.remote.Version(ctx)
-	if err != nil {
-		// Unknown: serve uncached until the engine can tell again, rather than risk stale answers.
-		v = ""
-	}
-	b.mu.Lock()
-	b.remoteVersion, b.checkedAt, b.checking = v, started, false
-	b.mu.Unlock()
 }
 
 func (b *Backend) get(key string, pin bool) (any, bool) {
@@ -539,5 +436,4 @@ func normalizeText(s string) string {
 
 var (
 	_ search.Backend = (*Backend)(nil)
-	_ search.Extras  = (*Backend)(nil)
 )

@@ -7,25 +7,16 @@ package meter
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"mediagw/search"
+	"mediagw/search/layer"
 )
 
-// Operations, one per method of search.Backend and search.Extras, as the metrics label them.
-const (
-	opSearch     = "search"
-	opItem       = "item"
-	opCategories = "categories"
-	opAuthors    = "authors"
-	opPing       = "ping"
-	opComplete   = "complete"
-	opRelated    = "related"
-	opTotals     = "totals"
-)
+// metered are the operations timed, as the metrics label them: the calls a request waits on.
+var metered = []layer.Op{layer.Search, layer.Item, layer.Categories, layer.Authors, layer.Ping, layer.Complete, layer.Related, layer.Totals}
 
 // Failures as the metrics label them: what a client is answered, 503, 504 or 500.
 const (
@@ -51,17 +42,16 @@ func failure(k search.ErrorKind) string {
 // Backend meters the calls of the backend it wraps. It is safe for concurrent use, and a
 // prometheus.Collector of its calls.
 type Backend struct {
-	next search.Backend
-	// extras is next, when it answers the search-box extras; nil otherwise.
-	extras   search.Extras
+	*layer.Backend[time.Time]
 	duration *prometheus.HistogramVec
 	errors   *prometheus.CounterVec
+	// timed holds, by op, whether it is metered.
+	timed [layer.Version + 1]bool
 }
 
 // New wraps next.
 func New(next search.Backend) *Backend {
 	b := &Backend{
-		next: next,
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "mediagw_backend_duration_seconds",
 			Help:    "Time of one call that reached the search engine (an answer from the cache is none; a wait for admission is part of it), by operation, failures included.",
@@ -72,85 +62,36 @@ func New(next search.Backend) *Backend {
 			Help: "Failed search engine calls, by operation and kind (unavailable, timeout, other); a missing item, a bad cursor and a client that went away are not failures.",
 		}, []string{"op", "kind"}),
 	}
-	b.extras, _ = next.(search.Extras)
+	b.Backend = layer.Wrap(next, layer.Hook[time.Time](hook{b}))
 	// Series that exist from the start make rate() and absent-alerts work before the first event.
-	for _, op := range []string{opSearch, opItem, opCategories, opAuthors, opPing, opComplete, opRelated, opTotals} {
-		b.duration.WithLabelValues(op)
+	for _, op := range metered {
+		b.timed[op] = true
+		b.duration.WithLabelValues(op.String())
 		for _, f := range []string{failUnavailable, failTimeout, failOther} {
-			b.errors.WithLabelValues(op, f)
+			b.errors.WithLabelValues(op.String(), f)
 		}
 	}
 	return b
 }
 
-// Unwrap returns the wrapped backend, for a caller that looks for what it can do besides the
-// calls (search/cache asks it for its index version).
-func (b *Backend) Unwrap() search.Backend { return b.next }
+// hook times each metered call.
+type hook struct{ b *Backend }
 
-// metered makes call, timing it as op.
-func metered[T any](ctx context.Context, b *Backend, op string, call func() (T, error)) (T, error) {
-	start := time.Now()
-	val, err := call()
+// Begin notes when the call starts.
+func (h hook) Begin(context.Context, layer.Op) (time.Time, error) { return time.Now(), nil }
+
+// End records a metered call's time and failure, and adds its time to the request's engine clock.
+// The index's words and version, asked in the background, are no request's time.
+func (h hook) End(ctx context.Context, op layer.Op, start time.Time, err error) {
+	if !h.b.timed[op] {
+		return
+	}
 	d := time.Since(start)
-	b.duration.WithLabelValues(op).Observe(d.Seconds())
+	h.b.duration.WithLabelValues(op.String()).Observe(d.Seconds())
 	search.EngineClockOf(ctx).Add(d)
 	if f := failure(search.KindIn(ctx, err)); f != "" {
-		b.errors.WithLabelValues(op, f).Inc()
+		h.b.errors.WithLabelValues(op.String(), f).Inc()
 	}
-	return val, err
-}
-
-// Search is metered.
-func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, error) {
-	return metered(ctx, b, opSearch, func() (search.Result, error) { return b.next.Search(ctx, q) })
-}
-
-// Item is metered.
-func (b *Backend) Item(ctx context.Context, id string) (search.Item, error) {
-	return metered(ctx, b, opItem, func() (search.Item, error) { return b.next.Item(ctx, id) })
-}
-
-// Categories is metered.
-func (b *Backend) Categories(ctx context.Context) ([]search.Category, error) {
-	return metered(ctx, b, opCategories, func() ([]search.Category, error) { return b.next.Categories(ctx) })
-}
-
-// Authors is metered.
-func (b *Backend) Authors(ctx context.Context) ([]search.Author, error) {
-	return metered(ctx, b, opAuthors, func() ([]search.Author, error) { return b.next.Authors(ctx) })
-}
-
-// Ping is metered.
-func (b *Backend) Ping(ctx context.Context) error {
-	_, err := metered(ctx, b, opPing, func() (struct{}, error) { return struct{}{}, b.next.Ping(ctx) })
-	return err
-}
-
-// errNoExtras is the answer to an extra the wrapped backend does not give.
-var errNoExtras = errors.New("meter: the backend answers no search-box extras")
-
-// Complete is metered.
-func (b *Backend) Complete(ctx context.Context, text string, n int) ([]search.Completion, error) {
-	if b.extras == nil {
-		return nil, errNoExtras
-	}
-	return metered(ctx, b, opComplete, func() ([]search.Completion, error) { return b.extras.Complete(ctx, text, n) })
-}
-
-// Related is metered.
-func (b *Backend) Related(ctx context.Context, id string, n int) ([]search.Item, error) {
-	if b.extras == nil {
-		return nil, errNoExtras
-	}
-	return metered(ctx, b, opRelated, func() ([]search.Item, error) { return b.extras.Related(ctx, id, n) })
-}
-
-// Totals is metered.
-func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alternative, m search.Matches) ([]int, error) {
-	if b.extras == nil {
-		return nil, errNoExtras
-	}
-	return metered(ctx, b, opTotals, func() ([]int, error) { return b.extras.Totals(ctx, q, alts, m) })
 }
 
 // Describe implements prometheus.Collector.
@@ -167,6 +108,5 @@ func (b *Backend) Collect(ch chan<- prometheus.Metric) {
 
 var (
 	_ search.Backend       = (*Backend)(nil)
-	_ search.Extras        = (*Backend)(nil)
 	_ prometheus.Collector = (*Backend)(nil)
 )

@@ -14,37 +14,25 @@ import (
 	"mediagw/search/text"
 )
 
-// ExtrasBackend is a backend that answers the search-box extras too.
-type ExtrasBackend interface {
-	search.Backend
-	search.Extras
-}
-
 // RunExtras checks the search-box extras (facets, completions, related items, the words the
 // did-you-mean's neighbours come from and the correction built on them) on the fixture, against the reference model where the contract fixes
 // the answer and against the contract's invariants where the engine's scoring decides.
 func RunExtras(t *testing.T, open Open) {
 	items := Fixture(t)
-	b, ok := open(t, items).(ExtrasBackend)
-	if !ok {
-		t.Fatal("the backend does not implement search.Extras")
-	}
+	b := open(t, items)
 	t.Run("Facets", func(t *testing.T) { testFacets(t, b, items, facetQueries) })
 	t.Run("Complete", func(t *testing.T) { testComplete(t, b, items, completions) })
 	t.Run("Related", func(t *testing.T) { testRelated(t, b, items, items) })
-	// A backend lists its words for the did-you-mean's dictionary; a wrapper (search/cache) need not.
-	if src, ok := b.(spell.Source); ok {
-		t.Run("Words", func(t *testing.T) { testWords(t, src, items) })
-		t.Run("Neighbours", func(t *testing.T) { testNeighbours(t, src, items, typos) })
-		t.Run("Matches", func(t *testing.T) { testMatches(t, src, items, typos) })
-	}
+	t.Run("Words", func(t *testing.T) { testWords(t, b, items) })
+	t.Run("Neighbours", func(t *testing.T) { testNeighbours(t, b, items, typos) })
+	t.Run("Matches", func(t *testing.T) { testMatches(t, b, items, typos) })
 	t.Run("Totals", func(t *testing.T) { testTotals(t, b, items) })
 	t.Run("Correct", func(t *testing.T) { testCorrect(t, b, items) })
 }
 
 // runRealExtras checks the extras on the real catalogue, where they meet thousands of titles,
 // every script and long-tailed downloads: the same checks on searches, prefixes and words of it.
-func runRealExtras(t *testing.T, b ExtrasBackend, items []search.Item) {
+func runRealExtras(t *testing.T, b search.Backend, items []search.Item) {
 	t.Run("Facets", func(t *testing.T) {
 		testFacets(t, b, items, []search.Query{
 			{}, {Language: "fr"}, {Type: search.TypeDocument, From: "1900-01-01", To: "1999-12-31"},
@@ -64,16 +52,12 @@ func runRealExtras(t *testing.T, b ExtrasBackend, items []search.Item) {
 		}
 		testRelated(t, b, items, sample)
 	})
-	src, ok := b.(spell.Source)
-	if !ok {
-		return
-	}
-	t.Run("Words", func(t *testing.T) { testWords(t, src, items) })
+	t.Run("Words", func(t *testing.T) { testWords(t, b, items) })
 	t.Run("Neighbours", func(t *testing.T) {
-		testNeighbours(t, src, items, []string{"prejudise", "pyhton", "ptyhno", "elektra", "jons", "berzelus", "teh", "histroy"})
+		testNeighbours(t, b, items, []string{"prejudise", "pyhton", "ptyhno", "elektra", "jons", "berzelus", "teh", "histroy"})
 	})
 	t.Run("Matches", func(t *testing.T) {
-		testMatches(t, src, items, []string{"prejudise", "pyhton", "the", "jons", "teh", "histroy", "history", "ab"})
+		testMatches(t, b, items, []string{"prejudise", "pyhton", "the", "jons", "teh", "histroy", "history", "ab"})
 	})
 }
 
@@ -201,7 +185,7 @@ var completions = []completion{
 	{`"(*`, 10},
 }
 
-func testComplete(t *testing.T, b ExtrasBackend, items []search.Item, cases []completion) {
+func testComplete(t *testing.T, b search.Backend, items []search.Item, cases []completion) {
 	for _, tt := range cases {
 		got, err := b.Complete(ctx(t), tt.text, tt.n)
 		if err != nil {
@@ -250,7 +234,7 @@ func modelComplete(items []search.Item, q string, n int) []search.Completion {
 }
 
 // testRelated checks the related items of each of sample, items of items.
-func testRelated(t *testing.T, b ExtrasBackend, items, sample []search.Item) {
+func testRelated(t *testing.T, b search.Backend, items, sample []search.Item) {
 	byID := map[string]search.Item{}
 	for _, it := range items {
 		byID[it.ID] = it
@@ -330,7 +314,7 @@ var typos = []string{"harbuor", "harbour", "sunst", "ELAN", "pyhton", "keynot", 
 
 // testWords checks that Words lists the terms of the searched fields (text.IndexTerms), each of
 // them and nothing else.
-func testWords(t *testing.T, b spell.Source, items []search.Item) {
+func testWords(t *testing.T, b search.Backend, items []search.Item) {
 	words, err := b.Words(ctx(t))
 	if err != nil {
 		t.Fatalf("Words: %v", err)
@@ -359,7 +343,7 @@ func testWords(t *testing.T, b spell.Source, items []search.Item) {
 
 // testNeighbours checks the neighbours of each word alone and of all of them together, as a
 // search/spell.Speller finds them in the words the backend lists, against the model.
-func testNeighbours(t *testing.T, b spell.Source, items []search.Item, words []string) {
+func testNeighbours(t *testing.T, b search.Backend, items []search.Item, words []string) {
 	vocab := vocabulary(items)
 	sp := spell.New(b, spell.Options{})
 	for _, s := range append(slices.Clone(words), strings.Join(words, " ")) {
@@ -381,7 +365,7 @@ func testNeighbours(t *testing.T, b spell.Source, items []search.Item, words []s
 
 // testMatches checks the matches of words, each alone and all together, as a
 // search/spell.Speller finds them in the words the backend lists, against the model.
-func testMatches(t *testing.T, b spell.Source, items []search.Item, words []string) {
+func testMatches(t *testing.T, b search.Backend, items []search.Item, words []string) {
 	vocab := terms(items)
 	sp := spell.New(b, spell.Options{})
 	for _, ws := range append([][]string{words}, splitEach(words)...) {
@@ -407,7 +391,7 @@ func splitEach(words []string) [][]string {
 // testTotals checks that Totals counts each alternative as its own search would: under filters,
 // with the replaced word anywhere in the text, and with a word the text holds twice; both by
 // what the words match (search.Matches) and without it.
-func testTotals(t *testing.T, b ExtrasBackend, items []search.Item) {
+func testTotals(t *testing.T, b search.Backend, items []search.Item) {
 	vocab, indexed := vocabulary(items), terms(items)
 	for _, q := range []search.Query{
 		{Text: "harbour sunst"},
@@ -519,7 +503,7 @@ func modelMatches(vocab map[string]bool, words []string) search.Matches {
 	return out
 }
 
-// modelVocabulary is the model's search.Vocabulary: of words, and of terms.
+// modelVocabulary is the model's spell.Vocabulary: of words, and of terms.
 type modelVocabulary struct{ words, terms map[string]bool }
 
 func (v modelVocabulary) Neighbours(_ context.Context, s string) (map[string][]string, error) {
@@ -535,13 +519,13 @@ func (v modelVocabulary) Matches(_ context.Context, words []string) (search.Matc
 }
 
 // testCorrect checks Correct with the model's neighbours and matches.
-func testCorrect(t *testing.T, b ExtrasBackend, items []search.Item) {
+func testCorrect(t *testing.T, b search.Backend, items []search.Item) {
 	vocab := modelVocabulary{vocabulary(items), terms(items)}
 	for _, s := range []string{"harbour zzzzqqq", "sunset harbuor", "pyhton keynote", "harbour", "elan"} {
 		q := search.Query{Text: s}
 		q.Normalize()
 		total := search1(t, b, q).Total
-		got, err := search.Correct(ctx(t), b, q, total, vocab)
+		got, err := spell.Correct(ctx(t), b, q, total, vocab)
 		if err != nil {
 			t.Errorf("Correct(%q): %v", s, err)
 			continue

@@ -61,9 +61,7 @@ func RunRealData(t *testing.T, open Open) {
 	t.Run("Authors", func(t *testing.T) { testRealAuthors(t, b, items) })
 	t.Run("KnownItems", func(t *testing.T) { testKnownItems(t, b, items) })
 	t.Run("Items", func(t *testing.T) { testRealItems(t, b, items) })
-	if eb, ok := b.(ExtrasBackend); ok {
-		t.Run("Extras", func(t *testing.T) { runRealExtras(t, eb, items) })
-	}
+	t.Run("Extras", func(t *testing.T) { runRealExtras(t, b, items) })
 	t.Run("Walks", func(t *testing.T) { testWalks(t, b, items, "history") })
 	// Every page of 8,000 items in every order is slow under the race detector: walk a subset
 	// whole and sample pages of the whole set at the start, middle and end.

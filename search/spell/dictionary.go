@@ -1,5 +1,5 @@
 // Package spell finds a did-you-mean's candidates: the indexed words near each word of a search
-// (search.Correct counts them). It keeps every word the index holds in memory, indexed by what
+// (Correct counts them). It keeps every word the index holds in memory, indexed by what
 // deleting a rune or two leaves of it, for the index version (Speller), so that finding them
 // costs the engine nothing and a correction costs it one call, the count; and every backend
 // finds the same ones, by the contract's definition (search.EditsWithin, search.TypoAllowance).
@@ -188,7 +188,7 @@ func isWord(w string) bool {
 // Len is the number of words held.
 func (d *Dictionary) Len() int { return d.n }
 
-// Neighbours maps each word of s (text.Words) to its neighbours, as search.Correct takes them:
+// Neighbours maps each word of s (text.Words) to its neighbours, as Correct takes them:
 // the first search.MaxNeighbours held words, in byte order, within search.TypoAllowance edits of
 // the folded word as search.EditsWithin counts them, the word itself excluded. The lists are
 // shared: callers must not modify them.

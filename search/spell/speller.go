@@ -7,23 +7,15 @@ import (
 	"time"
 
 	"mediagw/search"
+	"mediagw/search/live"
 )
-
-// Source lists every word an index holds, folded, in any order (a backend: search/engine,
-// search/bleve).
-type Source interface {
-	Words(ctx context.Context) ([]string, error)
-}
 
 // Options tune a Speller. Zero values take the defaults.
 type Options struct {
-	// Version names the index the source serves now; a new name makes the Speller list its words
-	// again. Nil: the words never change.
-	Version func(ctx context.Context) (string, error)
-	// VersionInterval is how often Version is asked: 0 asks it on every call, for a backend that
-	// knows its version without a call (search/bleve); an engine's is asked in the background, so
-	// a reindex goes unnoticed for about this long (the words of the index before serve meanwhile).
-	VersionInterval time.Duration
+	// Live is the owner of the index version the backend serves (search/live); a new version
+	// makes the Speller list its words again, and while it is unknown the words held serve. Nil:
+	// the words never change.
+	Live *live.Version
 	// NoMatches makes Matches give none, for a backend that does not count by them (search/bleve
 	// finds a word's matches in its own term dictionaries): listing them costs lookups.
 	NoMatches bool
@@ -36,34 +28,38 @@ type Options struct {
 // engine a few seconds.
 const DefaultLoadTimeout = time.Minute
 
-// Speller holds the Dictionary of the index a Source serves. It is safe for concurrent use.
+// Speller is the did-you-mean at the top of the chain (search/chain): it answers every call of
+// search.Backend with the backend it wraps, and corrects a search that found little (Correct)
+// from the Dictionary of the words the backend's index holds. It is safe for concurrent use.
 type Speller struct {
-	src  Source
+	search.Backend
 	opts Options
 
 	mu sync.Mutex
 	// dict holds the words of the index named dictVersion; nil until the first list.
 	dict        *Dictionary
 	dictVersion string
-	// version is the index the source serves as last asked, at checkedAt; checking while asked.
-	version   string
-	checkedAt time.Time
-	checking  bool
 	// loading is closed when the list in progress ends; nil when none runs. loadErr is the last
 	// list's failure.
 	loading chan struct{}
 	loadErr error
 }
 
-// New makes a Speller of src's words.
-func New(src Source, opts Options) *Speller {
+// New makes a Speller of next's words, answering the rest with next.
+func New(next search.Backend, opts Options) *Speller {
 	if opts.LoadTimeout <= 0 {
 		opts.LoadTimeout = DefaultLoadTimeout
 	}
-	return &Speller{src: src, opts: opts}
+	return &Speller{Backend: next, opts: opts}
 }
 
-// Neighbours is Dictionary.Neighbours of text, from the words of the index the source serves.
+// Correct is the did-you-mean of a search of q that found total items (see Correct), its
+// alternatives counted by the backend the Speller wraps.
+func (s *Speller) Correct(ctx context.Context, q search.Query, total int) (string, error) {
+	return Correct(ctx, s.Backend, q, total, s)
+}
+
+// Neighbours is Dictionary.Neighbours of text, from the words of the index the backend serves.
 // The first call lists them, and waits until its ctx's deadline for it; after a reindex, the
 // words of the index before serve until the new ones are listed, in the background.
 func (s *Speller) Neighbours(ctx context.Context, text string) (map[string][]string, error) {
@@ -74,7 +70,7 @@ func (s *Speller) Neighbours(ctx context.Context, text string) (map[string][]str
 	return d.Neighbours(text)
 }
 
-// Matches is Dictionary.Matches of words, from the words of the index the source serves, as
+// Matches is Dictionary.Matches of words, from the words of the index the backend serves, as
 // Neighbours finds them; none with Options.NoMatches.
 func (s *Speller) Matches(ctx context.Context, words []string) (search.Matches, error) {
 	if s.opts.NoMatches {
@@ -87,7 +83,7 @@ func (s *Speller) Matches(ctx context.Context, words []string) (search.Matches, 
 	return d.Matches(words)
 }
 
-// Warm lists the words of the index the source serves now, unless they are held: a gateway calls
+// Warm lists the words of the index the backend serves now, unless they are held: a gateway calls
 // it as it starts, so that the first correction does not wait for them.
 func (s *Speller) Warm(ctx context.Context) error {
 	_, err := s.dictionary(ctx)
@@ -133,7 +129,7 @@ func (s *Speller) dictionary(ctx context.Context) (*Dictionary, error) {
 func (s *Speller) load(v string, done chan struct{}) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.opts.LoadTimeout)
 	defer cancel()
-	words, err := s.src.Words(ctx)
+	words, err := s.Backend.Words(ctx)
 	var d *Dictionary
 	if err == nil {
 		d, err = NewDictionary(words)
@@ -149,46 +145,24 @@ func (s *Speller) load(v string, done chan struct{}) {
 	close(done)
 }
 
-// currentVersion is the index the source serves: asked now when Options.VersionInterval is 0 or
-// it was never asked, and otherwise as last asked, a new question starting in the background when
-// that is VersionInterval old.
+// currentVersion is the index the backend serves, as its owner says; while that is unknown, the
+// one of the words held, or, when none are, the one it names when asked now.
 func (s *Speller) currentVersion(ctx context.Context) (string, error) {
-	if s.opts.Version == nil {
+	if s.opts.Live == nil {
 		return "", nil
 	}
-	s.mu.Lock()
-	asked := !s.checkedAt.IsZero()
-	if asked && s.opts.VersionInterval > 0 {
-		if !s.checking && time.Since(s.checkedAt) >= s.opts.VersionInterval {
-			s.checking = true
-			go s.checkVersion()
-		}
-		v := s.version
-		s.mu.Unlock()
+	if v, _ := s.opts.Live.Current(); v != "" {
 		return v, nil
 	}
+	s.mu.Lock()
+	held, v := s.dict != nil, s.dictVersion
 	s.mu.Unlock()
-	v, err := s.opts.Version(ctx)
+	if held {
+		return v, nil
+	}
+	v, err := s.opts.Live.Ask(ctx)
 	if err != nil {
 		return "", fmt.Errorf("index version: %w", err)
 	}
-	s.mu.Lock()
-	s.version, s.checkedAt = v, time.Now()
-	s.mu.Unlock()
 	return v, nil
-}
-
-// checkVersion asks the version in the background; a failure keeps the last one known, whose
-// words are still the best guess.
-func (s *Speller) checkVersion() {
-	ctx, cancel := context.WithTimeout(context.Background(), search.DefaultTimeout)
-	defer cancel()
-	v, err := s.opts.Version(ctx)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.checking = false
-	s.checkedAt = time.Now()
-	if err == nil {
-		s.version = v
-	}
 }

@@ -15,18 +15,23 @@ import (
 
 	"mediagw/config"
 	"mediagw/search"
+	"mediagw/search/admit"
 	blevebackend "mediagw/search/bleve"
 	"mediagw/search/breaker"
 	"mediagw/search/cache"
+	"mediagw/search/chain"
 	"mediagw/search/engine"
 	"mediagw/search/engine/mappings"
+	"mediagw/search/live"
 	"mediagw/search/spell"
 )
 
 // opener opens one backend.
 type opener struct {
-	// serve opens it to answer the API, its metrics going to reg; the function it returns releases it.
-	serve func(ctx context.Context, cfg config.Config, log *zap.Logger, reg prometheus.Registerer) (search.Backend, func(), error)
+	// serve opens it to answer the API, its metrics going to reg, with the layers of the chain
+	// its kind needs (a breaker, how its version is asked, the speller's matches); the function
+	// it returns releases it.
+	serve func(ctx context.Context, cfg config.Config, log *zap.Logger, reg prometheus.Registerer) (search.Backend, chain.Options, func(), error)
 	// admin opens it to load, list and roll back index versions.
 	admin func(cfg config.Config) (search.Admin, error)
 	// engine is the search/engine configuration of an engine backend, nil for the embedded one.
@@ -62,7 +67,7 @@ var openers = map[string]opener{
 // engineOpener is the opener of an engine backend whose settings conf reads.
 func engineOpener(conf func(config.Config) engine.Config) opener {
 	return opener{
-		serve: func(ctx context.Context, cfg config.Config, log *zap.Logger, reg prometheus.Registerer) (search.Backend, func(), error) {
+		serve: func(ctx context.Context, cfg config.Config, log *zap.Logger, reg prometheus.Registerer) (search.Backend, chain.Options, func(), error) {
 			return serveEngine(ctx, cfg, conf, log, reg)
 		},
 		admin: func(cfg config.Config) (search.Admin, error) {
@@ -93,14 +98,34 @@ func lookup(name string) (opener, error) {
 	return o, nil
 }
 
-// Open opens the configured backend to serve the API until ctx ends, registering its metrics
-// with reg; the returned function releases it.
-func Open(ctx context.Context, cfg config.Config, log *zap.Logger, reg prometheus.Registerer) (search.Backend, func(), error) {
+// Open opens the configured backend to serve the API until ctx ends, in front of it the chain of
+// layers (search/chain) the settings ask for, its cache capped at cacheBytes, registering their
+// metrics with reg; the returned function releases it.
+func Open(ctx context.Context, cfg config.Config, log *zap.Logger, reg prometheus.Registerer, cacheBytes int64) (*chain.Chain, func(), error) {
 	o, err := lookup(cfg.Backend)
 	if err != nil {
 		return nil, nil, err
 	}
-	return o.serve(ctx, cfg, log, reg)
+	inflight, err := MaxInflight(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, layers, closeBackend, err := o.serve(ctx, cfg, log, reg)
+	if err != nil {
+		return nil, nil, err
+	}
+	layers.Admit = admit.Options{Limit: inflight, Wait: cfg.AdmitWait}
+	if cfg.Cache {
+		layers.Cache = &cache.Options{TTL: cfg.CacheTTL, StaleMax: cfg.StaleMax, CallTimeout: cfg.BackendTimeout, Prewarm: true,
+			MaxBytes: cacheBytes}
+	}
+	layers.Live.Timeout, layers.Metrics = cfg.BackendTimeout, reg
+	c, err := chain.New(b, layers)
+	if err != nil {
+		closeBackend()
+		return nil, nil, err
+	}
+	return c, closeBackend, nil
 }
 
 // MaxInflight is how many engine calls may run at once: cfg.MaxInflight, or when that is 0 the
@@ -208,17 +233,18 @@ func detect(ctx context.Context, cfg config.Config, b *engine.Backend) (engine.E
 // BreakerFailures is 0), so that an engine that hangs or cannot be reached costs requests no
 // deadline once it has failed repeatedly.
 func serveEngine(ctx context.Context, cfg config.Config, conf func(config.Config) engine.Config, log *zap.Logger,
-	reg prometheus.Registerer) (search.Backend, func(), error) {
+	reg prometheus.Registerer) (search.Backend, chain.Options, func(), error) {
+	layers := chain.Options{Live: live.Options{Every: live.DefaultEvery}}
 	b, err := newEngine(cfg, conf)
 	if err != nil {
-		return nil, nil, err
+		return nil, layers, nil, err
 	}
 	dctx, cancel := context.WithTimeout(ctx, detectWithin)
 	e, err := detect(dctx, cfg, b)
 	cancel()
 	if err != nil {
 		b.Close()
-		return nil, nil, err
+		return nil, layers, nil, err
 	}
 	log.Info("search engine", zap.String("engine", string(e.Product)), zap.String("version", e.Version))
 	info := prometheus.NewGauge(prometheus.GaugeOpts{Name: "mediagw_engine_info",
@@ -227,32 +253,30 @@ func serveEngine(ctx context.Context, cfg config.Config, conf func(config.Config
 	info.Set(1)
 	if err := reg.Register(info); err != nil {
 		b.Close()
-		return nil, nil, fmt.Errorf("register engine metrics: %w", err)
+		return nil, layers, nil, fmt.Errorf("register engine metrics: %w", err)
 	}
-	if cfg.BreakerFailures == 0 {
-		return b, func() { b.Close() }, nil
+	if cfg.BreakerFailures != 0 {
+		layers.Breaker = &breaker.Options{Failures: cfg.BreakerFailures, OpenFor: cfg.BreakerOpen, Log: log.Named("breaker")}
 	}
-	cb := breaker.New(b, breaker.Options{Failures: cfg.BreakerFailures, OpenFor: cfg.BreakerOpen, Log: log.Named("breaker")})
-	if err := reg.Register(cb); err != nil {
-		b.Close()
-		return nil, nil, fmt.Errorf("register breaker metrics: %w", err)
-	}
-	return cb, func() { b.Close() }, nil
+	return b, layers, func() { b.Close() }, nil
 }
 
 // reloadEvery is how often a server looks for a new embedded index version.
 const reloadEvery = 2 * time.Second
 
 // serveEmbedded opens the embedded index and follows reloads of its directory, so that a
-// `mediactl load` goes live without a restart. It needs no circuit breaker: it runs in the process.
-func serveEmbedded(ctx context.Context, cfg config.Config, log *zap.Logger, _ prometheus.Registerer) (search.Backend, func(), error) {
+// `mediactl load` goes live without a restart. It needs no circuit breaker: it runs in the
+// process, and knows its version without a call. It counts a correction's words by its own term
+// dictionaries, so the speller lists no matches.
+func serveEmbedded(ctx context.Context, cfg config.Config, log *zap.Logger, _ prometheus.Registerer) (search.Backend, chain.Options, func(), error) {
+	layers := chain.Options{Spell: spell.Options{NoMatches: true}}
 	b, err := blevebackend.Open(cfg.IndexDir)
 	if err != nil {
-		return nil, nil, fmt.Errorf("embedded index in %s: %w (build one with: mediactl load FILE)", cfg.IndexDir, err)
+		return nil, layers, nil, fmt.Errorf("embedded index in %s: %w (build one with: mediactl load FILE)", cfg.IndexDir, err)
 	}
 	watchCtx, cancel := context.WithCancel(ctx)
 	go watchIndex(watchCtx, b, log)
-	return b, func() { cancel(); b.Close() }, nil
+	return b, layers, func() { cancel(); b.Close() }, nil
 }
 
 func watchIndex(ctx context.Context, b *blevebackend.Backend, log *zap.Logger) {
@@ -268,29 +292,9 @@ func watchIndex(ctx context.Context, b *blevebackend.Backend, log *zap.Logger) {
 			case err != nil:
 				log.Warn("index reload failed; still serving the previous index", zap.Error(err))
 			case changed:
-				log.Info("index reloaded", zap.String("index", b.Version()))
+				v, _ := b.Version(ctx)
+				log.Info("index reloaded", zap.String("index", v))
 			}
 		}
 	}
-}
-
-// Speller is the did-you-mean's dictionary of b, a backend Open opened, listing its words again
-// when its index changes; nil when b lists none.
-func Speller(b search.Backend) *spell.Speller {
-	src, ok := b.(spell.Source)
-	if !ok {
-		return nil
-	}
-	// The embedded index counts a correction's words by its own term dictionaries.
-	_, embedded := b.(*blevebackend.Backend)
-	opts := spell.Options{NoMatches: embedded}
-	switch v := b.(type) {
-	case interface{ Version() string }:
-		opts.Version = func(context.Context) (string, error) { return v.Version(), nil }
-	case interface {
-		Version(context.Context) (string, error)
-	}:
-		opts.Version, opts.VersionInterval = v.Version, cache.DefaultVersionInterval
-	}
-	return spell.New(src, opts)
 }

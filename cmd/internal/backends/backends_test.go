@@ -60,7 +60,7 @@ func TestMaxInflight(t *testing.T) {
 
 func TestUnknownBackend(t *testing.T) {
 	cfg := config.Config{Backend: "elastic"}
-	if _, _, err := Open(t.Context(), cfg, zap.NewNop(), prometheus.NewRegistry()); err == nil || !strings.Contains(err.Error(), `unknown backend "elastic"`) {
+	if _, _, err := Open(t.Context(), cfg, zap.NewNop(), prometheus.NewRegistry(), 0); err == nil || !strings.Contains(err.Error(), `unknown backend "elastic"`) {
 		t.Errorf("Open: %v, want unknown backend", err)
 	}
 	if _, err := OpenAdmin(cfg); err == nil || !strings.Contains(err.Error(), `unknown backend "elastic"`) {
@@ -72,7 +72,7 @@ func TestUnknownBackend(t *testing.T) {
 // the server answers from it.
 func TestEmbedded(t *testing.T) {
 	cfg := config.Config{Backend: config.BackendEmbedded, IndexDir: filepath.Join(t.TempDir(), "index"), KeepIndices: 1}
-	if _, _, err := Open(t.Context(), cfg, zap.NewNop(), prometheus.NewRegistry()); !errors.Is(err, search.ErrUnavailable) || !strings.Contains(err.Error(), "mediactl load") {
+	if _, _, err := Open(t.Context(), cfg, zap.NewNop(), prometheus.NewRegistry(), 0); !errors.Is(err, search.ErrUnavailable) || !strings.Contains(err.Error(), "mediactl load") {
 		t.Fatalf("Open without an index: %v, want search.ErrUnavailable saying to run mediactl load", err)
 	}
 	admin, err := OpenAdmin(cfg)
@@ -86,7 +86,7 @@ func TestEmbedded(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	b, closeBackend, err := Open(ctx, cfg, zap.NewNop(), prometheus.NewRegistry())
+	b, closeBackend, err := Open(ctx, cfg, zap.NewNop(), prometheus.NewRegistry(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestEngineInfo(t *testing.T) {
 	cfg := config.Config{Backend: e.Name, OpenSearchURL: e.URL(t), ElasticsearchURL: e.URL(t), OpenSearchIndex: "media",
 		ElasticsearchIndex: "media", BackendTimeout: 5 * time.Second}
 	reg := prometheus.NewRegistry()
-	_, closeBackend, err := Open(t.Context(), cfg, zap.NewNop(), reg)
+	_, closeBackend, err := Open(t.Context(), cfg, zap.NewNop(), reg, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

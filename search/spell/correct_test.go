@@ -1,0 +1,170 @@
+package spell
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"mediagw/search"
+	"mediagw/search/text"
+)
+
+// wordsBackend answers Search by counting the items whose words hold every word of the text
+// exactly, and Totals from its Search; its neighbours are a fixed table: enough to hold Correct to
+// its rule.
+type wordsBackend struct {
+	titles     []string
+	neighbours map[string][]string
+	// totals counts the Totals calls and the alternatives they carried; matched, when not nil,
+	// gets the words of the last call's search.Matches.
+	totals, alts *int
+	matched      *[]string
+}
+
+func (w wordsBackend) Neighbours(_ context.Context, s string) (map[string][]string, error) {
+	near := map[string][]string{}
+	for _, x := range text.Words(s) {
+		near[x] = w.neighbours[x][:min(search.MaxNeighbours, len(w.neighbours[x]))]
+	}
+	return near, nil
+}
+
+// search.Matches has every word of a title match itself alone, and any other word nothing.
+func (w wordsBackend) Matches(_ context.Context, words []string) (search.Matches, error) {
+	m := search.Matches{}
+	for _, x := range words {
+		m[x] = []string{}
+		if slices.ContainsFunc(w.titles, func(t string) bool { return slices.Contains(text.Words(t), x) }) {
+			m[x] = []string{x}
+		}
+	}
+	return m, nil
+}
+
+func (w wordsBackend) Search(_ context.Context, q search.Query) (search.Result, error) {
+	n := 0
+	for _, t := range w.titles {
+		tw := text.Words(t)
+		if !slices.ContainsFunc(text.Words(q.Text), func(x string) bool { return !slices.Contains(tw, x) }) {
+			n++
+		}
+	}
+	return search.Result{Items: []search.Item{}, Total: n}, nil
+}
+
+func (w wordsBackend) Totals(ctx context.Context, q search.Query, alts []search.Alternative, m search.Matches) ([]int, error) {
+	if w.totals != nil {
+		*w.totals++
+		*w.alts += len(alts)
+	}
+	if w.matched != nil {
+		*w.matched = slices.Sorted(maps.Keys(m))
+	}
+	out := make([]int, len(alts))
+	for i, a := range alts {
+		alt := q
+		alt.Text = a.Text(q.Text)
+		res, err := w.Search(ctx, alt)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = res.Total
+	}
+	return out, nil
+}
+
+// correct is Correct of a search of s.
+func (w wordsBackend) correct(t *testing.T, s string) string {
+	t.Helper()
+	q := search.Query{Text: s}
+	res, err := w.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Correct(context.Background(), w, q, res.Total, w)
+	if err != nil {
+		t.Fatalf("Correct(%q): %v", s, err)
+	}
+	return got
+}
+
+func TestCorrect(t *testing.T) {
+	b := wordsBackend{
+		titles: []string{"river thames", "thames barrier", "the thames", "thames", "river severn", "tames"},
+		neighbours: map[string][]string{
+			"thmes": {"tames", "thames"}, "rivr": {"river"}, "severn": {"seven"}, "tames": {"thames"},
+		},
+	}
+	for _, tt := range []struct{ text, want string }{
+		{"thmes", "thames"},             // the neighbour that finds the most
+		{"river thmes", "river thames"}, // one word changed: the one whose change finds the most
+		{"rivr thmes", ""},              // two words wrong: no one change finds anything
+		{"river severn", ""},            // no neighbour finds more
+		{"thames", ""},                  // enough found already
+		{"tames", "thames"},             // an indexed word too may have a better neighbour
+		{"thmes  thmes", "thames"},      // a word twice is one word
+		{"", ""},
+	} {
+		if got := b.correct(t, tt.text); got != tt.want {
+			t.Errorf("Correct(%q) = %q; want %q", tt.text, got, tt.want)
+		}
+	}
+	var matched []string
+	b.matched = &matched
+	b.correct(t, "river thmes")
+	if want := []string{"river", "tames", "thames", "thmes"}; !slices.Equal(matched, want) {
+		t.Errorf("Correct(%q) counts with the matches of %q, want those of the words and alternatives %q", "river thmes", matched, want)
+	}
+}
+
+// TestCorrectCountsWhatMayFind: an alternative that keeps a word matching no indexed term is not
+// counted, and a text with two such words costs no call.
+func TestCorrectCountsWhatMayFind(t *testing.T) {
+	calls, alts := 0, 0
+	b := wordsBackend{
+		titles:     []string{"river thames", "river severn"},
+		neighbours: map[string][]string{"thmes": {"tames", "thames"}, "rivr": {"river"}, "river": {"rover"}},
+		totals:     &calls, alts: &alts,
+	}
+	for _, tt := range []struct {
+		text        string
+		want        string
+		calls, alts int
+	}{
+		{"river thmes", "river thames", 1, 2}, // not "rover thmes", which keeps thmes
+		{"rivr thmes", "", 0, 0},              // each alternative keeps a word of no item
+		{"river", "", 1, 1},                   // found enough? no: two items, and rover finds none
+	} {
+		calls, alts = 0, 0
+		if got := b.correct(t, tt.text); got != tt.want || calls != tt.calls || alts != tt.alts {
+			t.Errorf("Correct(%q) = %q in %d calls of %d alternatives; want %q in %d of %d",
+				tt.text, got, calls, alts, tt.want, tt.calls, tt.alts)
+		}
+	}
+}
+
+// TestCorrectOneCall: whatever the number of words, a correction costs one call, which weighs
+// at most search.MaxAlternatives alternatives, each word's neighbours in turn.
+func TestCorrectOneCall(t *testing.T) {
+	words := make([]string, 12)
+	calls, alts := 0, 0
+	b := wordsBackend{titles: []string{"aa0 thames", "aa0 river", ""}, neighbours: map[string][]string{}, totals: &calls, alts: &alts}
+	for i := range words {
+		words[i] = fmt.Sprintf("w%02d", i)
+		b.titles[2] += " " + words[i] // one item holds every word
+		for j := range search.MaxNeighbours {
+			b.neighbours[words[i]] = append(b.neighbours[words[i]], fmt.Sprintf("x%02d%02d", i, j))
+		}
+	}
+	b.neighbours[words[0]][0] = "aa0" // the first alternative finds an item
+	if got := b.correct(t, words[0]); got != "aa0" || calls != 1 || alts != search.MaxNeighbours {
+		t.Errorf("Correct(%s) = %q in %d calls of %d alternatives; want aa0 in 1 of %d", words[0], got, calls, alts, search.MaxNeighbours)
+	}
+	calls, alts = 0, 0
+	if got := b.correct(t, strings.Join(words, " ")); got != "" || calls != 1 || alts != search.MaxAlternatives {
+		t.Errorf("Correct of 12 words = %q in %d calls of %d alternatives; want none in 1 of %d", got, calls, alts, search.MaxAlternatives)
+	}
+}
