@@ -13,12 +13,12 @@ import (
 	"mediagw/search"
 	"mediagw/search/admit"
 	"mediagw/search/cache"
+	"mediagw/search/live"
 )
 
 // holding is a backend whose search of "hold" runs until released, holding its admission slot.
 type holding struct {
 	search.Backend
-	search.Extras
 	started, release chan struct{}
 }
 
@@ -30,16 +30,16 @@ func (h *holding) Search(ctx context.Context, q search.Query) (search.Result, er
 	return h.Backend.Search(ctx, q)
 }
 
-func (h *holding) Unwrap() search.Backend { return h.Backend }
-
 // TestAdmission: with the engine's one slot taken, a search the cache cannot answer gets 503
 // unavailable with Retry-After: 1 within a generous bound; a cached search, an item, /healthz and
 // /readyz are answered as usual.
 func TestAdmission(t *testing.T) {
 	b, _ := testBackend(t)
-	hold := &holding{Backend: b, Extras: b.(search.Extras), started: make(chan struct{}), release: make(chan struct{})}
+	hold := &holding{Backend: b, started: make(chan struct{}), release: make(chan struct{})}
 	admitted := admit.New(hold, admit.Options{Limit: 1, Wait: 10 * time.Millisecond})
-	h := newHarness(t, withBackend(func(search.Backend) search.Backend { return cache.New(admitted, cache.Options{TTL: time.Hour}) }))
+	h := newHarness(t, withBackend(func(search.Backend) search.Backend {
+		return cache.New(admitted, cache.Options{TTL: time.Hour, Live: liveOf(admitted, live.DefaultEvery, nil)})
+	}))
 
 	// Asked until the cache holds it: on OpenSearch, the cache learns the index version in the
 	// background and keeps nothing until then.

@@ -23,6 +23,7 @@ import (
 	"mediagw/search/breaker"
 	"mediagw/search/cache"
 	"mediagw/search/engine"
+	"mediagw/search/live"
 	"mediagw/search/searchtest"
 )
 
@@ -73,8 +74,9 @@ func newFaultyEngine(t *testing.T) *faultyEngine {
 	f.logs = logs
 	f.cb = breaker.New(engine, breaker.Options{Failures: 3, OpenFor: f.openFor, Log: zap.New(core)})
 	f.now.Store(time.Now().UnixNano())
-	cached := cache.New(f.cb, cache.Options{StaleMax: 10 * time.Minute, CallTimeout: deadline,
-		Now: func() time.Time { return time.Unix(0, f.now.Load()) }})
+	now := func() time.Time { return time.Unix(0, f.now.Load()) }
+	cached := cache.New(f.cb, cache.Options{StaleMax: 10 * time.Minute, CallTimeout: deadline, Now: now,
+		Live: live.New(f.cb.Version, live.Options{Every: live.DefaultEvery, Now: now})})
 	if err := f.reg.Register(f.cb); err != nil {
 		t.Fatal(err)
 	}

@@ -11,9 +11,8 @@ import (
 // calling counts the backend calls a request makes, by method.
 type calling struct {
 	search.Backend
-	extras search.Extras
-	mu     sync.Mutex
-	n      map[string]int
+	mu sync.Mutex
+	n  map[string]int
 }
 
 func (c *calling) count(op string) {
@@ -52,17 +51,17 @@ func (c *calling) Authors(ctx context.Context) ([]search.Author, error) {
 
 func (c *calling) Complete(ctx context.Context, text string, n int) ([]search.Completion, error) {
 	c.count("complete")
-	return c.extras.Complete(ctx, text, n)
+	return c.Backend.Complete(ctx, text, n)
 }
 
 func (c *calling) Related(ctx context.Context, id string, n int) ([]search.Item, error) {
 	c.count("related")
-	return c.extras.Related(ctx, id, n)
+	return c.Backend.Related(ctx, id, n)
 }
 
 func (c *calling) Totals(ctx context.Context, q search.Query, alts []search.Alternative, m search.Matches) ([]int, error) {
 	c.count("totals")
-	return c.extras.Totals(ctx, q, alts, m)
+	return c.Backend.Totals(ctx, q, alts, m)
 }
 
 // TestEachResourceAsksOnce: every resource makes the backend calls its answer needs and no more
@@ -70,11 +69,7 @@ func (c *calling) Totals(ctx context.Context, q search.Query, alts []search.Alte
 func TestEachResourceAsksOnce(t *testing.T) {
 	var c *calling
 	h := newHarness(t, withBackend(func(b search.Backend) search.Backend {
-		x, ok := b.(search.Extras)
-		if !ok {
-			t.Fatalf("%T answers no extras", b)
-		}
-		c = &calling{Backend: b, extras: x, n: map[string]int{}}
+		c = &calling{Backend: b, n: map[string]int{}}
 		return c
 	}))
 	id := h.all[0].ID

@@ -39,8 +39,8 @@ func connServer(t testing.TB, limits ConnLimits, opts ...func(*Conns)) (addr str
 	return ln.Addr().String(), l
 }
 
-// emptyBackend holds no item.
-type emptyBackend struct{}
+// emptyBackend holds no item; the calls it leaves out are not made.
+type emptyBackend struct{ search.Backend }
 
 func (emptyBackend) Search(context.Context, search.Query) (search.Result, error) {
 	return search.Result{}, nil

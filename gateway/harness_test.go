@@ -30,6 +30,7 @@ import (
 	"mediagw/search/bleve"
 	"mediagw/search/cache"
 	"mediagw/search/engine"
+	"mediagw/search/live"
 	"mediagw/search/meter"
 	"mediagw/search/searchtest"
 	"mediagw/search/spell"
@@ -143,6 +144,16 @@ func backendOf(t *testing.T, items []search.Item) search.Backend {
 	return b
 }
 
+// liveOf is the owner of b's index version as cmd/mediagw makes it: asked at every read of the
+// embedded index, which knows it without a call, and every interval of an engine, on the clock
+// now (nil: time.Now).
+func liveOf(b search.Backend, every time.Duration, now func() time.Time) *live.Version {
+	if _, ok := engineOf(); !ok {
+		every = 0
+	}
+	return live.New(b.Version, live.Options{Every: every, Now: now})
+}
+
 // harness is one gateway over the test backend, with its config, limiter and log.
 type harness struct {
 	t       *testing.T
@@ -185,8 +196,6 @@ func newHarness(t *testing.T, opts ...option) *harness {
 	s.cfg.PublicURL = publicURL
 	s.cfg.Attribution = "Fixture data, CC0"
 	s.cfg.RatePolicy = ratelimit.Policy{Limit: 1000, Window: 10 * time.Minute}
-	// The fixture is loaded once for every test: its words never change.
-	s.cfg.Speller = spell.New(b.(spell.Source), spell.Options{})
 	for _, o := range opts {
 		o(&s)
 	}
@@ -196,8 +205,14 @@ func newHarness(t *testing.T, opts ...option) *harness {
 		s.backend = m
 	}
 	if s.cached != nil {
+		if s.cached.Live == nil {
+			s.cached.Live = liveOf(s.backend, live.DefaultEvery, s.cached.Now)
+		}
 		s.backend = cache.New(s.backend, *s.cached)
 	}
+	// The did-you-mean tops the chain as in cmd/mediagw; the fixture is loaded once for every
+	// test: its words never change.
+	s.backend = spell.New(s.backend, spell.Options{})
 	if s.limiter == nil {
 		s.limiter = ratelimit.NewMemory(s.cfg.RatePolicy, fixedNow)
 	}

@@ -302,7 +302,6 @@ func TestMetricsRegisteredOnce(t *testing.T) {
 // slowSearch makes every search take at least d, so the engine's share of a request is plain.
 type slowSearch struct {
 	search.Backend
-	search.Extras
 	d time.Duration
 }
 
@@ -339,7 +338,7 @@ func TestMetricsGatewayOwnTime(t *testing.T) {
 		t.Run(fmt.Sprintf("cached=%v", cached), func(t *testing.T) {
 			reg := prometheus.NewRegistry()
 			opts := []option{withMetrics(reg), withBackend(func(b search.Backend) search.Backend {
-				return slowSearch{b, b.(search.Extras), 20 * time.Millisecond}
+				return slowSearch{b, 20 * time.Millisecond}
 			})}
 			if cached {
 				opts = append(opts, withCache(cache.Options{TTL: time.Hour}))

@@ -11,20 +11,18 @@ import (
 
 	"mediagw/search"
 	"mediagw/search/cache"
+	"mediagw/search/live"
 	"mediagw/search/searchtest"
 )
 
 // switchable is the test backend, or, while down, an engine that cannot be reached.
 type switchable struct {
 	search.Backend
-	search.Extras
 	down atomic.Bool
 }
 
 func newSwitchable(b search.Backend) *switchable {
-	s := &switchable{Backend: b}
-	s.Extras, _ = b.(search.Extras)
-	return s
+	return &switchable{Backend: b}
 }
 
 var errDown = fmt.Errorf("dial tcp 10.0.0.5:9200: connection refused: %w", search.ErrUnavailable)
@@ -61,14 +59,14 @@ func (s *switchable) Complete(ctx context.Context, text string, n int) ([]search
 	if s.down.Load() {
 		return nil, errDown
 	}
-	return s.Extras.Complete(ctx, text, n)
+	return s.Backend.Complete(ctx, text, n)
 }
 
 func (s *switchable) Related(ctx context.Context, id string, n int) ([]search.Item, error) {
 	if s.down.Load() {
 		return nil, errDown
 	}
-	return s.Extras.Related(ctx, id, n)
+	return s.Backend.Related(ctx, id, n)
 }
 
 // TestStaleIfError: every answer says whether it came from the cache; while the engine cannot be
@@ -79,8 +77,9 @@ func TestStaleIfError(t *testing.T) {
 	engine := newSwitchable(b)
 	var now atomic.Int64 // the cache's clock, in Unix nanoseconds
 	now.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
-	cached := cache.New(engine, cache.Options{TTL: 10 * time.Second, StaleMax: time.Minute,
-		Now: func() time.Time { return time.Unix(0, now.Load()) }})
+	clock := func() time.Time { return time.Unix(0, now.Load()) }
+	cached := cache.New(engine, cache.Options{TTL: 10 * time.Second, StaleMax: time.Minute, Now: clock,
+		Live: liveOf(engine, live.DefaultEvery, clock)})
 	h := newHarness(t, withBackend(func(search.Backend) search.Backend { return cached }))
 	id := url.QueryEscape(items[0].ID)
 	targets := []string{

@@ -11,10 +11,12 @@ import (
 
 	"mediagw/search"
 	"mediagw/search/cache"
+	"mediagw/search/live"
 )
 
 // blocking is a backend whose searches wait until released; everything else answers at once.
 type blocking struct {
+	search.Backend
 	started  chan struct{}
 	release  chan struct{}
 	searches atomic.Int32
@@ -40,7 +42,7 @@ func (b *blocking) Item(context.Context, string) (search.Item, error) {
 func (b *blocking) Categories(context.Context) ([]search.Category, error) { return nil, nil }
 func (b *blocking) Authors(context.Context) ([]search.Author, error)      { return nil, nil }
 func (b *blocking) Ping(context.Context) error                            { return nil }
-func (b *blocking) Version() string                                       { return "v1" }
+func (b *blocking) Version(context.Context) (string, error)               { return "v1", nil }
 
 // fill starts n searches that hold their slots until b.release, and waits until they run.
 func fill(t *testing.T, a *Backend, b *blocking, n int) chan error {
@@ -189,7 +191,7 @@ func TestCallerLeavesWhileWaiting(t *testing.T) {
 func TestBelowTheCache(t *testing.T) {
 	b := newBlocking()
 	a := New(b, Options{Limit: 1, Wait: time.Millisecond})
-	c := cache.New(a, cache.Options{})
+	c := cache.New(a, cache.Options{Live: live.New(a.Version, live.Options{})})
 	go func() { b.release <- struct{}{} }()
 	q := search.Query{Text: "kept", Page: 1, PerPage: 10}
 	if _, err := c.Search(context.Background(), q); err != nil {

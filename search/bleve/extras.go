@@ -5,4 +5,3 @@ package bleve
 // and prefix queries on the title (complete.go), related items by a disjunction of the item's own
 // terms (related.go), and for a correction the fields' words (search/spell's dictionary) and its totals
 // counted on one reader (spell.go).
-

@@ -75,7 +75,7 @@ func (e *engine) Version(ctx context.Context) (string, error) {
 	if err := e.enter(ctx); err != nil {
 		return "", err
 	}
-	return e.Backend.Version(), nil
+	return e.Backend.Version(ctx)
 }
 
 func newEngine(t *testing.T) *engine {

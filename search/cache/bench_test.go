@@ -3,8 +3,10 @@ package cache
 import (
 	"context"
 	"testing"
+	"time"
 
 	"mediagw/search"
+	"mediagw/search/live"
 	"mediagw/search/searchtest"
 )
 
@@ -28,13 +30,15 @@ func BenchmarkCache(b *testing.B) {
 	engines := []struct {
 		name string
 		open func(b *testing.B) search.Backend
+		// every is how often the cache asks the version: at every read of the embedded index.
+		every time.Duration
 	}{
-		{"bleve", func(b *testing.B) search.Backend { return openBleve(b, items) }},
+		{"bleve", func(b *testing.B) search.Backend { return openBleve(b, items) }, 0},
 		{"opensearch", func(b *testing.B) search.Backend {
 			engine := newOpenSearch(b)
 			loadOpenSearch(b, engine, items)
 			return engine
-		}},
+		}, live.DefaultEvery},
 	}
 	ctx := context.Background()
 	for _, en := range engines {
@@ -43,7 +47,7 @@ func BenchmarkCache(b *testing.B) {
 			backends := []struct {
 				name string
 				b    search.Backend
-			}{{"uncached", engine}, {"cached", New(engine, Options{})}}
+			}{{"uncached", engine}, {"cached", New(engine, Options{Live: live.New(engine.Version, live.Options{Every: en.every})})}}
 			for _, op := range ops {
 				for _, be := range backends {
 					b.Run(op.name+"/"+be.name, func(b *testing.B) {

@@ -16,13 +16,8 @@ import (
 
 	"mediagw/search"
 	"mediagw/search/bleve"
-	"mediagw/search/engine"
+	"mediagw/search/live"
 	"mediagw/search/searchtest"
-)
-
-var (
-	_ LocalVersioner  = (*bleve.Backend)(nil)
-	_ RemoteVersioner = (*engine.Backend)(nil)
 )
 
 // counting forwards to a real backend and counts the calls that reach it. While gate is open
@@ -40,7 +35,9 @@ type counting struct {
 	sawClock atomic.Bool
 }
 
-func (c *counting) Version() string { return c.b.Version() }
+func (c *counting) Version(ctx context.Context) (string, error) { return c.b.Version(ctx) }
+
+func (c *counting) Words(ctx context.Context) ([]string, error) { return c.b.Words(ctx) }
 
 func (c *counting) enter(ctx context.Context, n *atomic.Int64) error {
 	n.Add(1)
@@ -137,23 +134,37 @@ func (r *remote) Version(ctx context.Context) (string, error) {
 	if r.fail.Load() {
 		return "", fmt.Errorf("get alias: %w", search.ErrUnavailable)
 	}
-	return r.b.Version(), ctx.Err()
+	v, _ := r.b.Version(ctx)
+	return v, ctx.Err()
 }
 
-// unversioned hides the version.
-type unversioned struct{ searchtest.ExtrasBackend }
-
-// The ways a backend can tell its version.
+// The ways a cache can learn the backend's version: at every read (search/bleve), in the
+// background (search/engine), or not at all.
 var modes = []string{"local", "remote", "none"}
 
-func wrap(mode string, c *counting) search.Backend {
+// wrap is c seen through mode, and opts with the owner of its version.
+func wrap(mode string, c *counting, opts Options) (search.Backend, Options) {
 	switch mode {
 	case "remote":
-		return &remote{counting: c}
+		r := &remote{counting: c}
+		opts.Live = remoteLive(r, opts.Now)
+		return r, opts
 	case "none":
-		return unversioned{c}
+		return c, opts
 	}
-	return c
+	opts.Live = live.New(c.Version, live.Options{Now: opts.Now})
+	return c, opts
+}
+
+// remoteLive asks r's version every two seconds of the clock now (nil: time.Now), as an engine's is.
+func remoteLive(r *remote, now func() time.Time) *live.Version {
+	return live.New(r.Version, live.Options{Every: live.DefaultEvery, Now: now})
+}
+
+// served is the version c's index serves.
+func served(c *counting) string {
+	v, _ := c.b.Version(context.Background())
+	return v
 }
 
 type clock struct {
@@ -190,8 +201,8 @@ func openBleve(t testing.TB, items []search.Item) *bleve.Backend {
 func newCached(t *testing.T, mode string, items []search.Item, opts Options) (*Backend, *counting) {
 	t.Helper()
 	c := &counting{b: openBleve(t, items)}
-	b := New(wrap(mode, c), opts)
-	waitVersion(t, b, c.b.Version())
+	b := New(wrap(mode, c, opts))
+	waitVersion(t, b, served(c))
 	return b, c
 }
 
@@ -321,8 +332,8 @@ func TestReloadInvalidates(t *testing.T) {
 			t.Cleanup(func() { _ = be.Close() })
 			clk := newClock()
 			c := &counting{b: be}
-			b := New(wrap(mode, c), Options{Now: clk.Now})
-			waitVersion(t, b, be.Version())
+			b := New(wrap(mode, c, Options{Now: clk.Now}))
+			waitVersion(t, b, served(c))
 
 			ask := func() ([]search.Category, []search.Author, search.Result, error) {
 				cats, err := b.Categories(t.Context())
@@ -346,7 +357,7 @@ func TestReloadInvalidates(t *testing.T) {
 			}
 			// Categories are kept for the version, however long.
 			clk.Advance(time.Hour)
-			waitVersion(t, b, be.Version())
+			waitVersion(t, b, served(c))
 			ask()
 			if n := c.categories.Load(); n != 1 {
 				t.Errorf("categories computed %d times on one version, want 1", n)
@@ -358,8 +369,8 @@ func TestReloadInvalidates(t *testing.T) {
 			if _, err := be.Reload(t.Context()); err != nil {
 				t.Fatal(err)
 			}
-			clk.Advance(b.opts.VersionInterval)
-			waitVersion(t, b, be.Version())
+			clk.Advance(live.DefaultEvery)
+			waitVersion(t, b, served(c))
 			if n, _ := b.results.stats(); n != 0 {
 				t.Errorf("the cache still holds %d answers of the old version", n)
 			}
@@ -631,7 +642,7 @@ func TestBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	perEntry := resultSize(res) + int64(len(searchKey(pc.Version(), page(1)))) + entryOverhead
+	perEntry := resultSize(res) + int64(len(searchKey(served(pc), page(1)))) + entryOverhead
 
 	tests := []struct {
 		name string
@@ -675,12 +686,8 @@ func TestRemoteVersionIsCheckedAtMostPerInterval(t *testing.T) {
 	clk := newClock()
 	c := &counting{b: openBleve(t, searchtest.Fixture(t))}
 	r := &remote{counting: c}
-	b := New(r, Options{Now: clk.Now, VersionInterval: 2 * time.Second})
-	idle := func() bool {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		return !b.checking
-	}
+	b := New(r, Options{Now: clk.Now, Live: remoteLive(r, clk.Now)})
+	idle := func() bool { return !b.opts.Live.Asking() }
 	burst := func() {
 		for range 20 {
 			if _, err := b.Categories(t.Context()); err != nil {
@@ -719,16 +726,12 @@ func TestUnknownVersionIsNotCached(t *testing.T) {
 	c := &counting{b: openBleve(t, searchtest.Fixture(t))}
 	r := &remote{counting: c}
 	r.fail.Store(true)
-	b := New(r, Options{})
+	b := New(r, Options{Live: remoteLive(r, nil)})
 	for range 3 {
 		if _, err := b.Categories(t.Context()); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "the version check ends", func() bool {
-			b.mu.Lock()
-			defer b.mu.Unlock()
-			return !b.checking
-		})
+		eventually(t, "the version check ends", func() bool { return !b.opts.Live.Asking() })
 	}
 	if got := c.categories.Load(); got != 3 {
 		t.Errorf("engine called %d times, want 3", got)
@@ -884,7 +887,8 @@ func TestPrewarm(t *testing.T) {
 // lands in the cache when the prewarm started it.
 func TestPrewarmOutlastsCallTimeout(t *testing.T) {
 	c := &counting{b: openBleve(t, searchtest.Fixture(t)), gate: make(chan struct{})}
-	b := New(c, Options{Prewarm: true, CallTimeout: 20 * time.Millisecond, PrewarmTimeout: time.Minute})
+	b := New(c, Options{Prewarm: true, CallTimeout: 20 * time.Millisecond, PrewarmTimeout: time.Minute,
+		Live: live.New(c.Version, live.Options{})})
 	b.version() // the cache sees the version and starts the prewarm
 	eventually(t, "the prewarm asks for categories", func() bool { return c.categories.Load() == 1 })
 	time.Sleep(10 * b.opts.CallTimeout)
@@ -925,9 +929,6 @@ func TestFacetsAreKeyed(t *testing.T) {
 			t.Errorf("Search with facets %b: Facets %v, %v", facets, res.Facets, err)
 		}
 	}
-	if _, err := b.Complete(t.Context(), "x", 1); !errors.Is(err, errNoExtras) {
-		t.Errorf("Complete on a backend without extras: %v, want errNoExtras", err)
-	}
 }
 
 // TestPingLearnsRemoteVersion: once Ping (what /readyz calls) has succeeded, the very first
@@ -935,7 +936,7 @@ func TestFacetsAreKeyed(t *testing.T) {
 func TestPingLearnsRemoteVersion(t *testing.T) {
 	c := &counting{b: openBleve(t, searchtest.Fixture(t))}
 	r := &remote{counting: c}
-	b := New(r, Options{VersionInterval: time.Hour})
+	b := New(r, Options{Live: live.New(r.Version, live.Options{Every: time.Hour})})
 	if err := b.Ping(t.Context()); err != nil {
 		t.Fatalf("Ping: %v", err)
 	}
@@ -952,7 +953,7 @@ func TestPingLearnsRemoteVersion(t *testing.T) {
 	}
 
 	r.fail.Store(true)
-	b = New(r, Options{})
+	b = New(r, Options{Live: remoteLive(r, nil)})
 	if err := b.Ping(t.Context()); err == nil {
 		t.Error("Ping succeeded while the version could not be told")
 	}

@@ -10,6 +10,7 @@ import (
 	"mediagw/internal/servicetest"
 	"mediagw/search"
 	"mediagw/search/engine"
+	"mediagw/search/live"
 	"mediagw/search/searchtest"
 )
 
@@ -47,7 +48,7 @@ func TestOpenSearchConformance(t *testing.T) {
 	open := func(t *testing.T, items []search.Item) search.Backend {
 		engine := newOpenSearch(t)
 		loadOpenSearch(t, engine, items)
-		b := New(engine, Options{})
+		b := New(engine, Options{Live: live.New(engine.Version, live.Options{Every: live.DefaultEvery})})
 		v, err := engine.Version(t.Context())
 		if err != nil {
 			t.Fatal(err)
@@ -66,7 +67,7 @@ func TestOpenSearchAliasMoveInvalidates(t *testing.T) {
 	before := searchtest.Fixture(t)
 	loadOpenSearch(t, engine, before)
 	clk := newClock()
-	b := New(engine, Options{Now: clk.Now})
+	b := New(engine, Options{Now: clk.Now, Live: live.New(engine.Version, live.Options{Every: live.DefaultEvery, Now: clk.Now})})
 	v1, err := engine.Version(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +87,7 @@ func TestOpenSearchAliasMoveInvalidates(t *testing.T) {
 	if err != nil || v2 == v1 {
 		t.Fatalf("Version after a second load = %q, %v; want a new one", v2, err)
 	}
-	clk.Advance(b.opts.VersionInterval)
+	clk.Advance(live.DefaultEvery)
 	waitVersion(t, b, v2)
 	cats, err = b.Categories(t.Context())
 	if want := []search.Category{{Slug: "reloaded", Name: "Reloaded", Count: len(after)}}; err != nil || !slices.Equal(cats, want) {

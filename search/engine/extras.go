@@ -23,7 +23,6 @@ import (
 // related items by more_like_this, and a correction's totals by filters aggregations in one call
 // (its candidates come from search/spell, of the words Backend.Words lists).
 
-
 // facetFields are the keyword fields the facets count. The year is a field of its own
 // (Document.Year) rather than a date_histogram over the date, which would round each match's date.
 var facetFields = map[search.Facet]string{

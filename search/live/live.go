@@ -122,3 +122,11 @@ func (v *Version) refresh() {
 	v.version, v.at, v.asking = s, started, false
 	v.mu.Unlock()
 }
+
+// Asking reports whether a question runs in the background, for a reader that must know when
+// the answer has landed (tests).
+func (v *Version) Asking() bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.asking
+}

@@ -13,6 +13,7 @@ import (
 	"mediagw/search"
 	"mediagw/search/admit"
 	"mediagw/search/breaker"
+	"mediagw/search/layer"
 	"mediagw/search/searchtest"
 )
 
@@ -47,7 +48,7 @@ func TestErrorsByKind(t *testing.T) {
 				if f == tt.want {
 					want = 1
 				}
-				if got := testutil.ToFloat64(b.errors.WithLabelValues(opSearch, f)); got != want {
+				if got := testutil.ToFloat64(b.errors.WithLabelValues(layer.Search.String(), f)); got != want {
 					t.Errorf("errors{op=search,kind=%s} = %v, want %v", f, got, want)
 				}
 			}

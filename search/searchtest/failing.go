@@ -9,7 +9,8 @@ import (
 
 // Failing stands for a broken engine, for the failures a healthy one cannot produce: every call
 // fails with Err or, with Err nil, blocks until its deadline like an engine too slow to answer;
-// with Panic, every call panics. The embedded Backend is only there to satisfy optional interfaces.
+// with Panic, every call panics. The embedded Backend, when set, answers the rest (the extras,
+// the words and the version).
 type Failing struct {
 	search.Backend
 	Err   error

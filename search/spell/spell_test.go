@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"mediagw/search"
+	"mediagw/search/live"
 	"mediagw/search/searchtest"
 	"mediagw/search/spell"
 	"mediagw/search/text"
@@ -183,8 +184,9 @@ func bruteNeighbours(words []string, word string) []string {
 }
 
 // source lists the words of the index it serves now, counting the lists; a list waits on gate
-// when it is set.
+// when it is set. The other calls of search.Backend are not made.
 type source struct {
+	search.Backend
 	mu      sync.Mutex
 	version string
 	words   map[string][]string
@@ -230,7 +232,7 @@ func near(t *testing.T, sp *spell.Speller, ctx context.Context, word string) ([]
 // words of the index before serve until the new ones are listed; a failed list is tried again.
 func TestSpellerFollowsTheIndex(t *testing.T) {
 	src := &source{version: "v1", words: map[string][]string{"v1": {"thames"}, "v2": {"tames"}}}
-	sp := spell.New(src, spell.Options{Version: src.Version})
+	sp := spell.New(src, spell.Options{Live: live.New(src.Version, live.Options{})})
 	ctx := t.Context()
 	if got, err := near(t, sp, ctx, "thmes"); err != nil || !slices.Equal(got, []string{"thames"}) {
 		t.Fatalf("v1: %q, %v", got, err)
@@ -262,7 +264,7 @@ func TestSpellerFollowsTheIndex(t *testing.T) {
 
 	failing := errors.New("engine down")
 	src2 := &source{version: "v1", words: map[string][]string{"v1": {"thames"}}, err: failing}
-	sp2 := spell.New(src2, spell.Options{Version: src2.Version})
+	sp2 := spell.New(src2, spell.Options{Live: live.New(src2.Version, live.Options{})})
 	if _, err := near(t, sp2, ctx, "thmes"); !errors.Is(err, failing) {
 		t.Errorf("first list failing: %v, want %v", err, failing)
 	}
@@ -277,7 +279,7 @@ func TestSpellerFollowsTheIndex(t *testing.T) {
 func TestSpellerWaitsUntilTheDeadline(t *testing.T) {
 	gate := make(chan struct{})
 	src := &source{version: "v1", words: map[string][]string{"v1": {"thames"}}, gate: gate}
-	sp := spell.New(src, spell.Options{Version: src.Version})
+	sp := spell.New(src, spell.Options{Live: live.New(src.Version, live.Options{})})
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
 	if _, err := near(t, sp, ctx, "thmes"); !errors.Is(err, context.DeadlineExceeded) {
@@ -290,7 +292,7 @@ func TestSpellerWaitsUntilTheDeadline(t *testing.T) {
 }
 
 // BenchmarkCorrection is the dictionary's part of a correction: the neighbours of a word with a
-// typo, then the matches of it and of its neighbours (search.Correct). The typos are new for the
+// typo, then the matches of it and of its neighbours (spell.Correct). The typos are new for the
 // first thousands of rounds, as a memo would not hold them; the neighbours repeat, as in traffic.
 func BenchmarkCorrection(b *testing.B) {
 	words := fixtureWords(b)
