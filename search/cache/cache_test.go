@@ -681,7 +681,7 @@ func TestBounds(t *testing.T) {
 }
 
 // TestRemoteVersionIsCheckedAtMostPerInterval: the version costs a call, so requests never wait on
-// it and it is asked for at most once per VersionInterval.
+// it and it is asked for at most once per interval of its live.Version.
 func TestRemoteVersionIsCheckedAtMostPerInterval(t *testing.T) {
 	clk := newClock()
 	c := &counting{b: openBleve(t, searchtest.Fixture(t))}
