@@ -38,7 +38,7 @@ func TestAdmission(t *testing.T) {
 	hold := &holding{Backend: b, started: make(chan struct{}), release: make(chan struct{})}
 	admitted := admit.New(hold, admit.Options{Limit: 1, Wait: 10 * time.Millisecond})
 	h := newHarness(t, withBackend(func(search.Backend) search.Backend {
-		return cache.New(admitted, cache.Options{TTL: time.Hour, Live: liveOf(admitted, live.DefaultEvery, nil)})
+		return cache.New(admitted, cache.Options{TTL: time.Hour, Live: liveOf(admitted, live.DefaultEvery)})
 	}))
 
 	// Asked until the cache holds it: on OpenSearch, the cache learns the index version in the

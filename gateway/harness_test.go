@@ -145,13 +145,12 @@ func backendOf(t *testing.T, items []search.Item) search.Backend {
 }
 
 // liveOf is the owner of b's index version as cmd/mediagw makes it: asked at every read of the
-// embedded index, which knows it without a call, and every interval of an engine, on the clock
-// now (nil: time.Now).
-func liveOf(b search.Backend, every time.Duration, now func() time.Time) *live.Version {
+// embedded index, which knows it without a call, and every interval of an engine.
+func liveOf(b search.Backend, every time.Duration) *live.Version {
 	if _, ok := engineOf(); !ok {
 		every = 0
 	}
-	return live.New(b.Version, live.Options{Every: every, Now: now})
+	return live.New(b.Version, live.Options{Every: every})
 }
 
 // harness is one gateway over the test backend, with its config, limiter and log.
@@ -205,9 +204,6 @@ func newHarness(t *testing.T, opts ...option) *harness {
 		s.backend = m
 	}
 	if s.cached != nil {
-		if s.cached.Live == nil {
-			s.cached.Live = liveOf(s.backend, live.DefaultEvery, s.cached.Now)
-		}
 		s.backend = cache.New(s.backend, *s.cached)
 	}
 	// The did-you-mean tops the chain as in cmd/mediagw; the fixture is loaded once for every

@@ -146,7 +146,7 @@ func TestListsFollowReindex(t *testing.T) {
 			backend := idx.backend
 			if cached {
 				// A short version interval, so an alias move is noticed quickly.
-				backend = cache.New(backend, cache.Options{Live: liveOf(backend, 20*time.Millisecond, nil)})
+				backend = cache.New(backend, cache.Options{Live: liveOf(backend, 20*time.Millisecond)})
 			}
 			reg := prometheus.NewRegistry()
 			// Every body compressible, so the kept compressed forms are checked too.

@@ -11,7 +11,6 @@ import (
 
 	"mediagw/search"
 	"mediagw/search/cache"
-	"mediagw/search/live"
 	"mediagw/search/searchtest"
 )
 
@@ -77,9 +76,9 @@ func TestStaleIfError(t *testing.T) {
 	engine := newSwitchable(b)
 	var now atomic.Int64 // the cache's clock, in Unix nanoseconds
 	now.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
-	clock := func() time.Time { return time.Unix(0, now.Load()) }
-	cached := cache.New(engine, cache.Options{TTL: 10 * time.Second, StaleMax: time.Minute, Now: clock,
-		Live: liveOf(engine, live.DefaultEvery, clock)})
+	// Without the owner of the version: every answer is kept for the TTL only.
+	cached := cache.New(engine, cache.Options{TTL: 10 * time.Second, StaleMax: time.Minute,
+		Now: func() time.Time { return time.Unix(0, now.Load()) }})
 	h := newHarness(t, withBackend(func(search.Backend) search.Backend { return cached }))
 	id := url.QueryEscape(items[0].ID)
 	targets := []string{

@@ -141,7 +141,7 @@ func TestWalkAcrossReindex(t *testing.T) {
 			idx := open(t, ctx, searchtest.Fixture(t))
 			backend := idx.backend
 			if cached {
-				backend = cache.New(backend, cache.Options{Live: liveOf(backend, 20*time.Millisecond, nil)})
+				backend = cache.New(backend, cache.Options{Live: liveOf(backend, 20*time.Millisecond)})
 			}
 			h := newHarness(t, withBackend(func(search.Backend) search.Backend { return backend }))
 			b := decode[itemsBody](t, h.get("/?resource=items&per_page=5&sort=az&cursor=*"))
