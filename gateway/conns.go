@@ -30,6 +30,15 @@ type ConnLimits struct {
 // room; a real client sends its request line within a round trip.
 const reclaimAfter = time.Second
 
+// An answer is written writeChunk bytes at a time, each given writeStall to leave (within the
+// server's write deadline for the whole answer): a client that stops reading is given up then,
+// what its answer pins freed, while one that reads, however slowly, gets it all. 16 KiB in 10 s
+// is 1.6 KB/s, below any link a person browses on.
+const (
+	writeStall = 10 * time.Second
+	writeChunk = 16 << 10
+)
+
 // Conns is the public listener, wrapped: it closes the connections past its limits at once, tracks
 // each connection's state (set Server.ConnState to its ConnState) to close idle ones under
 // pressure, and turns the plain-text errors Go's server writes before any handler runs (a bad
@@ -40,8 +49,9 @@ type Conns struct {
 	trusted []netip.Prefix
 	// problemURL is the prefix of a problem type's URI.
 	problemURL string
-	// reclaimAfter is reclaimAfter, but in tests.
+	// reclaimAfter and writeStall are the constants, but in tests.
 	reclaimAfter time.Duration
+	writeStall   time.Duration
 
 	mu    sync.Mutex
 	open  map[*conn]struct{}
@@ -57,6 +67,7 @@ type Conns struct {
 func (g *Gateway) Listener(ln net.Listener, limits ConnLimits) *Conns {
 	l := &Conns{
 		Listener: ln, limits: limits, trusted: g.cfg.TrustedProxies, problemURL: g.baseURL + "problems/", reclaimAfter: reclaimAfter,
+		writeStall: writeStall,
 		open: make(map[*conn]struct{}), perIP: make(map[string]int),
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mediagw_connections_refused_total",
 			Help: "Connections closed as soon as accepted, by the limit they were past (max, per_ip)."}, []string{"limit"}),
@@ -192,6 +203,8 @@ type conn struct {
 	since atomic.Int64
 	// released is guarded by l.mu.
 	released bool
+	// writeBy is the server's write deadline (unix nanoseconds; 0: none).
+	writeBy atomic.Int64
 }
 
 func (c *conn) setState(s http.ConnState) {
@@ -217,7 +230,43 @@ func (c *conn) Write(b []byte) (int, error) {
 		}
 		return len(b), nil
 	}
-	return c.Conn.Write(b)
+	n := 0
+	for n < len(b) {
+		by := time.Now().Add(c.l.writeStall)
+		if end := c.writeBy.Load(); end != 0 && by.UnixNano() > end {
+			by = time.Unix(0, end)
+		}
+		if err := c.Conn.SetWriteDeadline(by); err != nil {
+			return n, err
+		}
+		m, err := c.Conn.Write(b[n:min(len(b), n+writeChunk)])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// SetWriteDeadline notes the deadline the server gives a whole answer; Write holds each chunk
+// to a nearer one.
+func (c *conn) SetWriteDeadline(t time.Time) error {
+	c.noteWriteBy(t)
+	return c.Conn.SetWriteDeadline(t)
+}
+
+// SetDeadline is SetWriteDeadline for reads and writes.
+func (c *conn) SetDeadline(t time.Time) error {
+	c.noteWriteBy(t)
+	return c.Conn.SetDeadline(t)
+}
+
+func (c *conn) noteWriteBy(t time.Time) {
+	if t.IsZero() {
+		c.writeBy.Store(0)
+		return
+	}
+	c.writeBy.Store(t.UnixNano())
 }
 
 // Go's server (net/http, conn.serve) answers a request it cannot read with one write of

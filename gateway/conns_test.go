@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -335,4 +336,98 @@ func TestOptionsStar(t *testing.T) {
 	if err != nil || resp.StatusCode != http.StatusNotFound || resp.Header.Get("Access-Control-Allow-Origin") != "*" {
 		t.Fatalf("%v %v: %s, want a 404 problem with CORS", resp, err, body)
 	}
+}
+
+// TestStalledWriteGivenUp: an answer to a client that stops reading fails once a chunk has made
+// no progress for writeStall, long before the server's write deadline; a client that reads slowly
+// but steadily gets all of it, however long that takes past writeStall.
+func TestStalledWriteGivenUp(t *testing.T) {
+	const stall = 200 * time.Millisecond
+	for _, tc := range []struct {
+		name string
+		size int
+		// readEvery is how often the client reads 16 KiB; 0 for never.
+		readEvery time.Duration
+		wantErr   bool
+	}{
+		{"never reads", 8 << 20, 0, true},
+		{"reads slowly", 512 << 10, stall / 4, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.PublicURL = "https://media.example.org"
+			g, err := New(cfg, emptyBackend{}, fixedLimiter{true}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := g.Listener(smallBuffers{ln}, ConnLimits{})
+			l.writeStall = stall
+			type outcome struct {
+				took time.Duration
+				err  error
+			}
+			done := make(chan outcome, 1)
+			srv := &http.Server{ConnState: l.ConnState, WriteTimeout: time.Minute,
+				Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					start := time.Now()
+					_, err := w.Write(make([]byte, tc.size))
+					done <- outcome{time.Since(start), err}
+				})}
+			go srv.Serve(l) //nolint:errcheck // ends with Close
+			t.Cleanup(func() { srv.Close() })
+
+			// The receive buffer set before connecting, so the kernel does not grow it.
+			d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+				return rc.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 8<<10) })
+			}}
+			c, err := d.Dial("tcp", ln.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+			if tc.readEvery > 0 {
+				go func() {
+					buf := make([]byte, 16<<10)
+					for {
+						if _, err := c.Read(buf); err != nil {
+							return
+						}
+						time.Sleep(tc.readEvery)
+					}
+				}()
+			}
+			select {
+			case o := <-done:
+				if (o.err != nil) != tc.wantErr {
+					t.Fatalf("the write ended after %s with %v, want an error: %v", o.took, o.err, tc.wantErr)
+				}
+				if !tc.wantErr && o.took < 3*stall {
+					t.Fatalf("the slow client took the answer in %s: it never stalled the writes", o.took)
+				}
+				if tc.wantErr && o.took > 10*stall {
+					t.Errorf("the stalled write was given up after %s, want about %s", o.took, stall)
+				}
+				t.Logf("%s: the write ended after %s (%v)", tc.name, o.took, o.err)
+			case <-time.After(45 * time.Second):
+				t.Fatal("the write did not end within 45 s")
+			}
+		})
+	}
+}
+
+// smallBuffers gives every connection a small send buffer, so that the kernel holds little of an
+// answer and the writes wait for the client.
+type smallBuffers struct{ net.Listener }
+
+func (l smallBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.SetWriteBuffer(8 << 10)
+	}
+	return c, err
 }

@@ -40,7 +40,7 @@ func (g *Gateway) limit(next echo.HandlerFunc) echo.HandlerFunc {
 		st := state(c)
 		st.counted = true
 		c.Response().Header().Set("RateLimit-Policy", g.ratePolicy)
-		if g.allowances != nil && g.allowances.reserve(st.visitor) {
+		if g.allowances != nil && g.allowances.held.Load() < maxHeldTotal && g.allowances.reserve(st.visitor) {
 			return g.speculate(c, next)
 		}
 		ctx, cancel := context.WithTimeout(c.Request().Context(), g.cfg.LimiterTimeout)
@@ -50,7 +50,7 @@ func (g *Gateway) limit(next echo.HandlerFunc) echo.HandlerFunc {
 			g.log.Warn("rate limiter failed; request let through", zap.String("request_id", st.id), zap.Error(err))
 			return next(c)
 		}
-		g.setStanding(c, d)
+		setStanding(c.Response().Header(), d)
 		if !d.Allowed {
 			return rateLimited(g.cfg.RatePolicy, d.RetryAfter)
 		}
@@ -93,7 +93,7 @@ func (g *Gateway) standing(c *echo.Context) {
 		g.log.Warn("rate limiter failed; response sent without the visitor's standing", zap.String("request_id", st.id), zap.Error(err))
 		return
 	}
-	g.setStanding(c, d)
+	setStanding(c.Response().Header(), d)
 }
 
 // inspect asks the inspector under the limiter's timeout. It runs while the status line is being
@@ -110,8 +110,7 @@ func (g *Gateway) inspect(c *echo.Context, visitor string) (d ratelimit.Decision
 }
 
 // setStanding writes where the visitor stands: RateLimit and the older X-RateLimit-* headers.
-func (g *Gateway) setStanding(c *echo.Context, d ratelimit.Decision) {
-	h := c.Response().Header()
+func setStanding(h http.Header, d ratelimit.Decision) {
 	h.Set("RateLimit", fmt.Sprintf(`"default";r=%d;t=%d`, d.Remaining, ceilSeconds(d.RetryAfter)))
 	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -366,4 +367,70 @@ func TestSpeculatedLimiterFailureLetsThrough(t *testing.T) {
 			}
 		})
 	}
+}
+
+// manyAuthors lists n authors: an authors list many times the bytes a held answer may grow to.
+type manyAuthors struct {
+	search.Backend
+	n int
+}
+
+func (b manyAuthors) Authors(context.Context) ([]search.Author, error) {
+	out := make([]search.Author, b.n)
+	for i := range out {
+		out[i] = search.Author{Name: fmt.Sprintf("Author number %06d of a long list", i), Count: 1}
+	}
+	return out, nil
+}
+
+// refusingLimiter allows, with plenty left, until refuse is set; then it refuses.
+type refusingLimiter struct{ refuse atomic.Bool }
+
+func (l *refusingLimiter) Remote() bool { return true }
+
+func (l *refusingLimiter) Allow(context.Context, string) (ratelimit.Decision, error) {
+	if l.refuse.Load() {
+		return ratelimit.Decision{Limit: speculatePolicy.Limit, RetryAfter: time.Minute, ResetAfter: 10 * time.Minute}, nil
+	}
+	return ratelimit.Decision{Allowed: true, Limit: speculatePolicy.Limit, Remaining: speculatePolicy.Limit - 1, ResetAfter: 30 * time.Second}, nil
+}
+
+// TestSpeculatedLargeAnswer: an answer past the bytes a speculated request may hold goes out as
+// the serial gateway sends it (it waits for the decision at its first write past them); refused,
+// none of it does and the visitor gets the 429.
+func TestSpeculatedLargeAnswer(t *testing.T) {
+	authors := func(b search.Backend) search.Backend { return manyAuthors{b, 10000} }
+	specLimiter := &refusingLimiter{}
+	specReg := prometheus.NewPedanticRegistry()
+	spec := newHarness(t, withConfig(speculateConfig), withLimiter(specLimiter), withMetrics(specReg), withBackend(authors))
+	serial := newHarness(t, withConfig(speculateConfig), withLimiter(limiterFunc((&refusingLimiter{}).Allow)), withBackend(authors))
+	// The first request makes the visitor known; the next ones are speculated.
+	spec.get("/?resource=categories")
+	serial.get("/?resource=categories")
+	for _, enc := range []string{"identity", "gzip"} {
+		t.Run(enc, func(t *testing.T) {
+			before := metricValue(t, specReg, "mediagw_ratelimit_speculated_total", "result", "allowed")
+			headers := []string{"Accept-Encoding", enc, "X-Request-Id", "speculate-test-large"}
+			got := spec.get("/?resource=authors", headers...)
+			if n := metricValue(t, specReg, "mediagw_ratelimit_speculated_total", "result", "allowed"); n != before+1 {
+				t.Fatalf("speculated allowed %v times, want 1", n-before)
+			}
+			if enc == "identity" && got.Body.Len() <= 64<<10 {
+				t.Fatalf("the authors list is %d bytes: too small to pass what a request may hold", got.Body.Len())
+			}
+			sameResponse(t, got, serial.get("/?resource=authors", headers...))
+		})
+	}
+	t.Run("refused", func(t *testing.T) {
+		specLimiter.refuse.Store(true)
+		before := metricValue(t, specReg, "mediagw_ratelimit_speculated_total", "result", "limited")
+		got := spec.get("/?resource=authors", "Accept-Encoding", "identity")
+		if n := metricValue(t, specReg, "mediagw_ratelimit_speculated_total", "result", "limited"); n != before+1 {
+			t.Fatalf("speculated limited %v times, want 1", n-before)
+		}
+		expectProblem(t, got, http.StatusTooManyRequests, "rate-limited")
+		if strings.Contains(got.Body.String(), "Author number") {
+			t.Error("the 429 carries part of the refused answer")
+		}
+	})
 }
