@@ -67,8 +67,7 @@ type Conns struct {
 func (g *Gateway) Listener(ln net.Listener, limits ConnLimits) *Conns {
 	l := &Conns{
 		Listener: ln, limits: limits, trusted: g.cfg.TrustedProxies, problemURL: g.baseURL + "problems/", reclaimAfter: reclaimAfter,
-		writeStall: writeStall,
-		open:       make(map[*conn]struct{}), perIP: make(map[string]int),
+		writeStall: writeStall, open: make(map[*conn]struct{}), perIP: make(map[string]int),
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mediagw_connections_refused_total",
 			Help: "Connections closed as soon as accepted, by the limit they were past (max, per_ip)."}, []string{"limit"}),
 		rewritten: prometheus.NewCounter(prometheus.CounterOpts{Name: "mediagw_protocol_errors_total",
