@@ -247,23 +247,13 @@ func (s *server) peakRSS() int64 {
 	return kb << 10
 }
 
-// metric is the value of a metric without labels on the admin listener.
+// metric is the value of a metric on the admin listener, named with its labels if it has any.
 func (s *server) metric(name string) float64 {
-	resp, err := http.Get("http://" + s.admin + "/metrics")
-	if err != nil {
-		s.t.Fatal(err)
+	v, ok := s.readMetric(name)
+	if !ok {
+		s.t.Fatalf("no metric %s", name)
 	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
-			f, _ := strconv.ParseFloat(v, 64)
-			return f
-		}
-	}
-	s.t.Fatalf("no metric %s", name)
-	return 0
+	return v
 }
 
 // from dials the server from the loopback address 127.0.0.n: the server sees each n as its own

@@ -1,0 +1,228 @@
+//go:build attack
+
+package attacktest
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"mediagw/internal/servicetest"
+)
+
+// The slow-reader case: one visitor with allowance left, so that Redis decides its requests
+// while their handlers run (gateway/speculate.go), opens slowReaders connections, asks each for
+// the authors list (over 5 MB) uncompressed with a small receive buffer, and never reads.
+const (
+	slowReaders = 100
+	// slowReaderAuthors authors of slowReaderName runes each make an authors list of about 5.6 MB.
+	slowReaderAuthors = 25000
+	slowReaderName    = 200
+	// maxSlowReaderHeap bounds the heap in use (go_memstats_heap_inuse_bytes) while they hold
+	// their connections, garbage not yet collected included: well under the pod's limit.
+	maxSlowReaderHeap = 160 << 20
+	// writeStall is how long the gateway lets a write make no progress (gateway/conns.go).
+	writeStall = 10 * time.Second
+)
+
+func TestSlowReaders(t *testing.T) {
+	raiseFileLimit(t, 1024)
+	redis := servicetest.RedisURL(t)
+	dir := t.TempDir()
+	env := []string{"MEDIA_BACKEND=embedded", "MEDIA_INDEX_DIR=" + dir, "REDIS_URL=" + redis}
+	run(t, env, filepath.Join(build(t), "mediactl"), "load", authorsCatalogue(t))
+	s := start(t, env)
+	r := &report{}
+
+	// Read once in full: the list is encoded and kept, and the visitor known to the replica with
+	// plenty left, so its next requests are speculated.
+	const visitor, prober = 3, 200
+	size := authorsSize(t, s, visitor)
+	authorsSize(t, s, prober)
+	if size < 5<<20 {
+		t.Fatalf("the authors list is %d bytes, want at least 5 MB", size)
+	}
+	speculated := `mediagw_ratelimit_speculated_total{result="allowed"}`
+	before := s.metric(speculated)
+	baseline := s.metric("go_memstats_heap_inuse_bytes")
+
+	ctx, cancel := context.WithCancel(t.Context())
+	peak := s.sampleHeap(ctx, 50*time.Millisecond)
+	normal := s.probe(ctx, prober, "/?resource=items&q=london&per_page=5", 50*time.Millisecond)
+	start := time.Now()
+	conns := make([]net.Conn, 0, slowReaders)
+	for range slowReaders {
+		c, err := smallReceiver(s.from(visitor)).Dial("tcp", s.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if _, err := io.WriteString(c, "GET /?resource=authors HTTP/1.1\r\nHost: a\r\nAccept-Encoding: identity\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	// Every connection is closed by the server once its write has stalled for writeStall; the
+	// probe keeps one of its own open.
+	bound := writeStall + 2*closeSlack
+	var closedAfter time.Duration
+	for s.metric("mediagw_connections_open") > 1 {
+		if closedAfter = time.Since(start); closedAfter > bound {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	closedAfter = time.Since(start)
+	cancel()
+	normal.wait()
+	heap := <-peak
+	rss := s.peakRSS()
+	n := s.metric(speculated) - before - float64(normal.count())
+	open := 0
+	for _, c := range conns {
+		// What the kernel holds of the answer, then the end of the stream, if the server closed it.
+		c.SetReadDeadline(time.Now().Add(closeSlack))
+		if _, err := io.Copy(io.Discard, c); isTimeout(err) {
+			open++
+		}
+	}
+
+	t.Logf("authors list %d bytes; heap in use %.1f MiB before, peak %.1f MiB with %d slow readers (bound %d MiB); peak RSS %.1f MiB; closed within %s; %v speculated",
+		size, mib(baseline), mib(heap), slowReaders, maxSlowReaderHeap>>20, mib(float64(rss)), closedAfter.Round(time.Millisecond), n)
+	// The probe's request cut short by cancel may have been counted by the server, not the probe.
+	if n < slowReaders-1 {
+		t.Errorf("%v of %d requests speculated: the case needs them decided while their handlers run", n, slowReaders)
+	}
+	if heap > maxSlowReaderHeap {
+		t.Errorf("peak heap in use %.1f MiB, want under %d MiB", mib(heap), maxSlowReaderHeap>>20)
+	}
+	if open > 0 || closedAfter > bound {
+		t.Errorf("%d connections still open %s after they were opened, want all closed within %s", open, closedAfter.Round(time.Millisecond), bound)
+	}
+	checkProbe(t, "normal searches", normal, normalBound)
+	r.add(fmt.Sprintf("%d connections of one visitor (Redis on), each asking for the %s-byte authors list uncompressed, never reading", slowReaders, number(size)),
+		fmt.Sprintf("all closed within %s; peak heap in use %.0f MiB (%.0f MiB before; bound %d MiB)", ms(closedAfter), mib(heap), mib(baseline), maxSlowReaderHeap>>20),
+		fmt.Sprintf("peak RSS %.0f MiB; normal searches meanwhile %s, %s", mib(float64(rss)), codes(normal.statuses), latencies(normal)))
+	r.write(t, "embedded index, slow readers")
+}
+
+// authorsCatalogue writes a catalogue of slowReaderAuthors items, each by an author of its own
+// with a long name: its authors list is over 5 MB, which no catalogue of ours has.
+func authorsCatalogue(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "authors.ndjson")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	pad := strings.Repeat("of the slow-reader catalogue, a name made long on purpose ", 4)
+	for i := range slowReaderAuthors {
+		name := fmt.Sprintf("Author %05d %s", i, pad)[:slowReaderName]
+		fmt.Fprintf(w, `{"id":"slow-reader-%05d","type":"document","title":"Slow reader item %d","author":%q}`+"\n", i, i, strings.TrimSpace(name))
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// authorsSize reads the authors list from 127.0.0.from, uncompressed, and returns its size.
+func authorsSize(t *testing.T, s *server, from int) int {
+	t.Helper()
+	c := s.client(from)
+	defer c.CloseIdleConnections()
+	req, err := http.NewRequest(http.MethodGet, s.url("/?resource=authors"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept-Encoding", "identity")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	n, err := io.Copy(io.Discard, resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("authors: status %d, %d bytes, %v", resp.StatusCode, n, err)
+	}
+	return int(n)
+}
+
+// smallReceiver sets a 4 KiB receive buffer before connecting, so that the kernel does not grow
+// it and the server's writes soon wait for a read.
+func smallReceiver(d *net.Dialer) *net.Dialer {
+	d.Control = func(_, _ string, rc syscall.RawConn) error {
+		var serr error
+		err := rc.Control(func(fd uintptr) {
+			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4<<10)
+		})
+		if err != nil {
+			return err
+		}
+		return serr
+	}
+	return d
+}
+
+// sampleHeap reads go_memstats_heap_inuse_bytes every interval until ctx ends, then sends the
+// highest it read.
+func (s *server) sampleHeap(ctx context.Context, interval time.Duration) <-chan float64 {
+	out := make(chan float64, 1)
+	peak := 0.0
+	go func() {
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			if v, ok := s.readMetric("go_memstats_heap_inuse_bytes"); ok {
+				peak = max(peak, v)
+			}
+			select {
+			case <-ctx.Done():
+				out <- peak
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return out
+}
+
+// readMetric is metric without failing the test, for goroutines of its own.
+func (s *server) readMetric(name string) (float64, bool) {
+	resp, err := http.Get("http://" + s.admin + "/metrics")
+	if err != nil {
+		return 0, false
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			return f, err == nil
+		}
+	}
+	return 0, false
+}
+
+func mib(b float64) float64 { return b / (1 << 20) }
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
