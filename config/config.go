@@ -308,6 +308,13 @@ func ParsePrefixes(s string) ([]netip.Prefix, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%q is not an IP or CIDR", part)
 			}
+			if p.Addr().Is4In6() {
+				// Visitors' IPv4-mapped addresses are read as IPv4 (gateway/visitor.go): so is the prefix.
+				if p.Bits() < 96 {
+					return nil, fmt.Errorf("%q mixes IPv4-mapped and other IPv6 addresses: write its IPv4 part as an IPv4 CIDR", part)
+				}
+				p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
+			}
 			out = append(out, p.Masked())
 			continue
 		}

@@ -155,3 +155,32 @@ func TestErrorsHidePasswords(t *testing.T) {
 		t.Errorf("error = %v, want one without the password", err)
 	}
 }
+
+// TestParsePrefixesMapped: an IPv4-mapped CIDR is the IPv4 CIDR it maps, as visitors' mapped
+// addresses are read as IPv4; one that reaches past the mapped range is refused, saying why.
+func TestParsePrefixesMapped(t *testing.T) {
+	for _, tc := range []struct {
+		in, want, wantErr string
+	}{
+		{"::ffff:127.0.0.0/104", "127.0.0.0/8", ""},
+		{"::ffff:10.1.2.3/128", "10.1.2.3/32", ""},
+		{"::ffff:0.0.0.0/96", "0.0.0.0/0", ""},
+		{"::ffff:10.0.0.0/104, fd00::/8", "10.0.0.0/8 fd00::/8", ""},
+		{"::ffff:0:0/95", "", "IPv4-mapped"},
+	} {
+		got, err := ParsePrefixes(tc.in)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%q: error %v, want one saying %q", tc.in, err, tc.wantErr)
+			}
+			continue
+		}
+		var s []string
+		for _, p := range got {
+			s = append(s, p.String())
+		}
+		if err != nil || strings.Join(s, " ") != tc.want {
+			t.Errorf("%q: %v %v, want %s", tc.in, s, err, tc.want)
+		}
+	}
+}

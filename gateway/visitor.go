@@ -9,7 +9,10 @@ import (
 // visitorKey names the visitor a request counts against: the direct peer's address or, when the
 // peer is a trusted proxy, the right-most address in X-Forwarded-For that no trusted proxy added
 // (else X-Real-IP). Right-most, because every hop appends and only the part our own proxies wrote
-// can be believed. An IPv6 client is its /64, since one host usually holds a whole /64.
+// can be believed. An X-Forwarded-For the walk cannot read to its client (an entry that is no
+// address, an empty one, too many hops) leaves the peer: a header our proxies wrote is readable,
+// so X-Real-IP beside a broken one is no better evidence. An IPv6 client is its /64, since one
+// host usually holds a whole /64.
 func visitorKey(remoteAddr string, xForwardedFor []string, xRealIP string, trusted []netip.Prefix) string {
 	peer, ok := parseAddr(remoteAddr)
 	if !ok {
@@ -18,10 +21,13 @@ func visitorKey(remoteAddr string, xForwardedFor []string, xRealIP string, trust
 	}
 	client := peer
 	if isTrusted(peer, trusted) {
-		if a, found := rightmostUntrusted(xForwardedFor, trusted); found {
+		switch a, walk := rightmostUntrusted(xForwardedFor, trusted); walk {
+		case forwardedClient:
 			client = a
-		} else if a, ok := parseAddr(strings.TrimSpace(xRealIP)); ok {
-			client = a
+		case forwardedNone:
+			if a, ok := parseAddr(strings.TrimSpace(xRealIP)); ok {
+				client = a
+			}
 		}
 	}
 	return addrKey(client)
@@ -34,26 +40,37 @@ const maxForwardedHops = 16
 // maxAddrLen is longer than any address with port and zone ("[v6%zone]:port") a proxy writes.
 const maxAddrLen = 64
 
+// forwardedWalk is what walking X-Forwarded-For found.
+type forwardedWalk int
+
+const (
+	// forwardedNone: no header, or every entry a trusted proxy's.
+	forwardedNone forwardedWalk = iota
+	forwardedClient
+	// forwardedUnreadable: an entry that is no address, or more than maxForwardedHops.
+	forwardedUnreadable
+)
+
 // rightmostUntrusted walks X-Forwarded-For from the right, entry by entry without splitting the
 // whole header; an unreadable entry, or one past maxForwardedHops, stops the walk, since whatever
 // sits left of it was not written by a proxy we trust.
-func rightmostUntrusted(headers []string, trusted []netip.Prefix) (netip.Addr, bool) {
+func rightmostUntrusted(headers []string, trusted []netip.Prefix) (netip.Addr, forwardedWalk) {
 	hops := 0
 	for i := len(headers) - 1; i >= 0; i-- {
 		rest := headers[i]
 		for {
 			hops++
 			if hops > maxForwardedHops {
-				return netip.Addr{}, false
+				return netip.Addr{}, forwardedUnreadable
 			}
 			cut := strings.LastIndexByte(rest, ',')
 			entry := strings.TrimSpace(rest[cut+1:])
 			a, ok := parseAddr(entry)
 			if !ok || len(entry) > maxAddrLen {
-				return netip.Addr{}, false
+				return netip.Addr{}, forwardedUnreadable
 			}
 			if !isTrusted(a, trusted) {
-				return a, true
+				return a, forwardedClient
 			}
 			if cut < 0 {
 				break
@@ -61,7 +78,7 @@ func rightmostUntrusted(headers []string, trusted []netip.Prefix) (netip.Addr, b
 			rest = rest[:cut]
 		}
 	}
-	return netip.Addr{}, false
+	return netip.Addr{}, forwardedNone
 }
 
 func isTrusted(a netip.Addr, trusted []netip.Prefix) bool {

@@ -30,7 +30,13 @@ func TestVisitorKey(t *testing.T) {
 		{"XFF with ports and spaces", "10.0.0.1:1", []string{" 198.51.100.1:555 ,10.0.0.3"}, "", trusted, "198.51.100.1"},
 		{"XFF IPv6 client", "[fd00::1]:1", []string{"2001:db8:a:b:c::1"}, "", trusted, "2001:db8:a:b::/64"},
 		{"XFF mapped IPv4", "10.0.0.1:1", []string{"::ffff:198.51.100.9"}, "", trusted, "198.51.100.9"},
-		{"garbage XFF falls to X-Real-IP", "10.0.0.1:1", []string{"nonsense"}, "198.51.100.3", trusted, "198.51.100.3"},
+		{"garbage XFF: the proxy, not X-Real-IP", "10.0.0.1:1", []string{"garbage"}, "198.51.100.3", trusted, "10.0.0.1"},
+		{"an unknown hop: the proxy", "10.0.0.1:1", []string{"1.2.3.4, unknown"}, "198.51.100.3", trusted, "10.0.0.1"},
+		{"a trailing comma: the proxy", "10.0.0.1:1", []string{"198.51.100.1,"}, "198.51.100.3", trusted, "10.0.0.1"},
+		{"an empty XFF: the proxy", "10.0.0.1:1", []string{""}, "198.51.100.3", trusted, "10.0.0.1"},
+		{"an unreadable second header: the proxy", "10.0.0.1:1", []string{"198.51.100.1", "unknown"}, "198.51.100.3", trusted, "10.0.0.1"},
+		{"past the hops read: the proxy, not X-Real-IP", "10.0.0.1:1", []string{"198.51.100.1" + strings.Repeat(", 10.0.0.9", maxForwardedHops)}, "198.51.100.3", trusted, "10.0.0.1"},
+		{"unreadable left of the client: the client", "10.0.0.1:1", []string{"unknown, 198.51.100.1, 10.0.0.2"}, "198.51.100.3", trusted, "198.51.100.1"},
 		{"all-trusted XFF falls to X-Real-IP", "10.0.0.1:1", []string{"10.1.1.1"}, "198.51.100.3", trusted, "198.51.100.3"},
 		{"X-Real-IP alone", "10.0.0.1:1", nil, "198.51.100.4", trusted, "198.51.100.4"},
 		{"nothing usable: the proxy", "10.0.0.1:1", []string{""}, "junk", trusted, "10.0.0.1"},
@@ -97,6 +103,14 @@ func FuzzVisitorKey(f *testing.F) {
 		}
 		if !slices.Contains(from, key) {
 			t.Fatalf("key %q is none of the request's addresses %q", key, from)
+		}
+		// X-Real-IP counts only beside an X-Forwarded-For of trusted proxies' addresses, or none.
+		if a, ok := parseAddr(strings.TrimSpace(realIP)); ok && key == addrKey(a) && key != addrKey(peer) && !slices.Contains(from[2:], key) {
+			for hop := range strings.SplitSeq(xff, ",") {
+				if h, ok := parseAddr(strings.TrimSpace(hop)); !ok || !isTrusted(h, trusted) {
+					t.Fatalf("key %q from X-Real-IP beside X-Forwarded-For %q", key, xff)
+				}
+			}
 		}
 		// One visitor, one spelling: an IPv4 address or a masked IPv6 /64.
 		if p, err := netip.ParsePrefix(key); err == nil {
