@@ -22,6 +22,8 @@ import (
 type Config struct {
 	Addr      string
 	AdminAddr string
+	// Pprof says whether the admin listener serves Go's profiler.
+	Pprof bool
 	// MaxConns and MaxConnsPerIP cap the public listener's open connections (0: no cap);
 	// HeaderTimeout, ReadTimeout and MaxHeaderBytes bound what one request may make the server read.
 	MaxConns       int
@@ -111,8 +113,17 @@ type Setting struct {
 var Settings = []Setting{
 	{"MEDIA_ADDR", "addr", ":8080", "address the public API listens on",
 		func(c *Config, v string) error { c.Addr = v; return checkAddr(v) }},
-	{"MEDIA_ADMIN_ADDR", "admin-addr", "127.0.0.1:9090", "address of the admin listener (/metrics, pprof); keep it private",
+	{"MEDIA_ADMIN_ADDR", "admin-addr", "127.0.0.1:9090", "address of the admin listener (/metrics, and pprof with MEDIA_PPROF); keep it private",
 		func(c *Config, v string) error { c.AdminAddr = v; return checkAddr(v) }},
+	{"MEDIA_PPROF", "pprof", "off", "on serves Go's profiler (/debug/pprof/, its command line redacted) on the admin listener; off answers it 404",
+		func(c *Config, v string) error {
+			switch v {
+			case "on", "off":
+				c.Pprof = v == "on"
+				return nil
+			}
+			return errors.New("must be on or off")
+		}},
 	{"MEDIA_MAX_CONNS", "max-conns", "4096", "open connections the public listener holds; past it an idle keep-alive connection is closed to make room, else the new one is closed at once; 0 no cap",
 		func(c *Config, v string) error { return nonNegativeInt(v, &c.MaxConns) }},
 	{"MEDIA_MAX_CONNS_PER_IP", "max-conns-per-ip", "128", "open connections per client address (an IPv6 /64); past it the new one is closed at once. A trusted proxy's connections count only in MEDIA_MAX_CONNS; 0 no cap",
@@ -410,4 +421,30 @@ func nonNegativeDuration(v string, dst *time.Duration) error {
 	}
 	*dst = d
 	return nil
+}
+
+// RedactArgs is a command line fit to show: the value of a secret setting's flag (-flag v or
+// -flag=v) hidden whole, every other argument as Redact hides it (the user info of URLs).
+func RedactArgs(args []string) []string {
+	out := make([]string, len(args))
+	hideNext := false
+	for i, a := range args {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		secret := strings.HasPrefix(a, "-") && slices.ContainsFunc(Settings, func(s Setting) bool {
+			return s.Flag == name && slices.Contains(secretSettings, s.Env)
+		})
+		switch {
+		case hideNext:
+			out[i], hideNext = redacted, false
+		case secret && hasValue:
+			out[i] = a[:len(a)-len(value)] + redacted
+		case secret:
+			out[i], hideNext = a, true
+		case strings.HasPrefix(a, "-") && hasValue:
+			out[i] = a[:len(a)-len(value)] + Redact(value)
+		default:
+			out[i] = Redact(a)
+		}
+	}
+	return out
 }

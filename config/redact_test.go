@@ -206,3 +206,26 @@ func TestURLListSplitsLikeSplitList(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactArgs: a command line shown (pprof's cmdline) hides secret flags' values and URLs'
+// passwords, in every spelling of a flag.
+func TestRedactArgs(t *testing.T) {
+	for _, tc := range []struct{ in, want []string }{
+		{[]string{"mediagw", "-redis-url", "redis://default:S3cretPW@redis:6379/0"}, []string{"mediagw", "-redis-url", "redis://default:xxxxx@redis:6379/0"}},
+		{[]string{"mediagw", "--redis-url=redis://default:S3cretPW@redis:6379/0"}, []string{"mediagw", "--redis-url=redis://default:xxxxx@redis:6379/0"}},
+		{[]string{"mediagw", "-opensearch-password", "S3cretPW", "-rate-limit", "5"}, []string{"mediagw", "-opensearch-password", "xxxxx", "-rate-limit", "5"}},
+		{[]string{"mediagw", "--elasticsearch-api-key=S3cretPW"}, []string{"mediagw", "--elasticsearch-api-key=xxxxx"}},
+		{[]string{"mediagw", "-opensearch-url", "https://admin:S3cretPW@os:9200"}, []string{"mediagw", "-opensearch-url", "https://admin:xxxxx@os:9200"}},
+		{[]string{"mediagw", "-addr", ":8080"}, []string{"mediagw", "-addr", ":8080"}},
+	} {
+		got := RedactArgs(tc.in)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("RedactArgs(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		for _, a := range got {
+			if strings.Contains(a, "S3cretPW") {
+				t.Errorf("RedactArgs(%q) shows the secret: %q", tc.in, got)
+			}
+		}
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/pprof"
 	"os"
 	"os/signal"
 	"regexp"
@@ -18,7 +17,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
@@ -197,7 +195,7 @@ func listen(cfg config.Config, gw *gateway.Gateway, reg *prometheus.Registry, lo
 		DisableGeneralOptionsHandler: true,
 		WriteTimeout:                 cfg.BackendTimeout + time.Minute, ErrorLog: zap.NewStdLog(log.Named("http"))}
 	public.ln = conns
-	admin.server = &http.Server{Handler: adminMux(reg), ReadHeaderTimeout: 10 * time.Second}
+	admin.server = adminServer(cfg, reg, log)
 	admin.ln = adminLn
 	return public, admin, nil
 }
@@ -228,17 +226,6 @@ func serve(s *http.Server, ln net.Listener) error {
 		return fmt.Errorf("serve %s: %w", ln.Addr(), err)
 	}
 	return nil
-}
-
-func adminMux(reg *prometheus.Registry) *http.ServeMux {
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	return mux
 }
 
 // newLogger writes JSON lines for log collectors.

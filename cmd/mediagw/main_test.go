@@ -394,12 +394,12 @@ func TestAdminMetrics(t *testing.T) {
 			t.Errorf("/metrics lacks %s", want)
 		}
 	}
-	// The admin endpoints are on the admin listener only.
+	// The admin endpoints are on the admin listener only; pprof only when asked for (admin_test.go).
 	for _, tt := range []struct {
 		url  string
 		want int
 	}{
-		{s.admin + "/debug/pprof/", http.StatusOK},
+		{s.admin + "/debug/pprof/", http.StatusNotFound},
 		{s.public + "/debug/pprof/", http.StatusNotFound},
 		{s.public + "/metrics", http.StatusNotFound},
 	} {
