@@ -116,14 +116,7 @@ var Settings = []Setting{
 	{"MEDIA_ADMIN_ADDR", "admin-addr", "127.0.0.1:9090", "address of the admin listener (/metrics, and pprof with MEDIA_PPROF); keep it private",
 		func(c *Config, v string) error { c.AdminAddr = v; return checkAddr(v) }},
 	{"MEDIA_PPROF", "pprof", "off", "on serves Go's profiler (/debug/pprof/, its command line redacted) on the admin listener; off answers it 404",
-		func(c *Config, v string) error {
-			switch v {
-			case "on", "off":
-				c.Pprof = v == "on"
-				return nil
-			}
-			return errors.New("must be on or off")
-		}},
+		func(c *Config, v string) error { return onOff(v, &c.Pprof) }},
 	{"MEDIA_MAX_CONNS", "max-conns", "4096", "open connections the public listener holds; past it an idle keep-alive connection is closed to make room, else the new one is closed at once; 0 no cap",
 		func(c *Config, v string) error { return nonNegativeInt(v, &c.MaxConns) }},
 	{"MEDIA_MAX_CONNS_PER_IP", "max-conns-per-ip", "128", "open connections per client address (an IPv6 /64); past it the new one is closed at once. A trusted proxy's connections count only in MEDIA_MAX_CONNS; 0 no cap",
@@ -227,14 +220,7 @@ var Settings = []Setting{
 	{"MEDIA_BACKEND_TIMEOUT", "backend-timeout", "5s", "deadline of one search-engine call; past it the client gets 504",
 		func(c *Config, v string) error { return positiveDuration(v, &c.BackendTimeout) }},
 	{"MEDIA_CACHE", "cache", "on", "on caches answers in memory per index version (categories, authors, recent searches and items) and shares identical concurrent engine calls; off asks the engine every time",
-		func(c *Config, v string) error {
-			switch v {
-			case "on", "off":
-				c.Cache = v == "on"
-				return nil
-			}
-			return errors.New("must be on or off")
-		}},
+		func(c *Config, v string) error { return onOff(v, &c.Cache) }},
 	{"MEDIA_CACHE_TTL", "cache-ttl", "5m", "how long a cached search or item answer is served; a new index version drops it at once",
 		func(c *Config, v string) error { return positiveDuration(v, &c.CacheTTL) }},
 	{"MEDIA_STALE_MAX", "stale-max", "10m", "how long past its TTL a cached answer is still served, marked stale, when the search engine fails or times out; 0 serves none",
@@ -421,6 +407,16 @@ func nonNegativeDuration(v string, dst *time.Duration) error {
 	}
 	*dst = d
 	return nil
+}
+
+// onOff reads a switch: on or off.
+func onOff(v string, dst *bool) error {
+	switch v {
+	case "on", "off":
+		*dst = v == "on"
+		return nil
+	}
+	return errors.New("must be on or off")
 }
 
 // RedactArgs is a command line fit to show: the value of a secret setting's flag (-flag v or

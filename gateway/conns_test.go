@@ -19,6 +19,21 @@ import (
 // connServer serves a gateway over a real listener wrapped by Conns, as cmd/mediagw does.
 func connServer(t testing.TB, limits ConnLimits, opts ...func(*Conns)) (addr string, l *Conns) {
 	t.Helper()
+	g, ln := connGateway(t)
+	l = g.Listener(ln, limits)
+	for _, o := range opts {
+		o(l)
+	}
+	srv := &http.Server{Handler: g, ReadHeaderTimeout: 2 * time.Second, ReadTimeout: 3 * time.Second,
+		MaxHeaderBytes: 8 << 10, ConnState: l.ConnState, DisableGeneralOptionsHandler: true}
+	go srv.Serve(l) //nolint:errcheck // ends with Close
+	t.Cleanup(func() { srv.Close() })
+	return ln.Addr().String(), l
+}
+
+// connGateway is a gateway on an empty backend and a loopback listener for it.
+func connGateway(t testing.TB) (*Gateway, net.Listener) {
+	t.Helper()
 	cfg := DefaultConfig()
 	cfg.PublicURL = "https://media.example.org"
 	g, err := New(cfg, emptyBackend{}, fixedLimiter{true}, nil)
@@ -29,15 +44,7 @@ func connServer(t testing.TB, limits ConnLimits, opts ...func(*Conns)) (addr str
 	if err != nil {
 		t.Fatal(err)
 	}
-	l = g.Listener(ln, limits)
-	for _, o := range opts {
-		o(l)
-	}
-	srv := &http.Server{Handler: g, ReadHeaderTimeout: 2 * time.Second, ReadTimeout: 3 * time.Second,
-		MaxHeaderBytes: 8 << 10, ConnState: l.ConnState, DisableGeneralOptionsHandler: true}
-	go srv.Serve(l) //nolint:errcheck // ends with Close
-	t.Cleanup(func() { srv.Close() })
-	return ln.Addr().String(), l
+	return g, ln
 }
 
 // emptyBackend holds no item; the calls it leaves out are not made.
@@ -354,16 +361,7 @@ func TestStalledWriteGivenUp(t *testing.T) {
 		{"reads slowly", 512 << 10, stall / 4, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := DefaultConfig()
-			cfg.PublicURL = "https://media.example.org"
-			g, err := New(cfg, emptyBackend{}, fixedLimiter{true}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
+			g, ln := connGateway(t)
 			l := g.Listener(smallBuffers{ln}, ConnLimits{})
 			l.writeStall = stall
 			type outcome struct {

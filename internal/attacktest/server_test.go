@@ -453,3 +453,65 @@ func (r *report) write(t *testing.T, title string) {
 		t.Fatal(err)
 	}
 }
+
+// smallReceiver sets a 4 KiB receive buffer before connecting, so that the kernel does not grow
+// it and the server's writes soon wait for a read.
+func smallReceiver(d *net.Dialer) *net.Dialer {
+	d.Control = func(_, _ string, rc syscall.RawConn) error {
+		var serr error
+		err := rc.Control(func(fd uintptr) {
+			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4<<10)
+		})
+		if err != nil {
+			return err
+		}
+		return serr
+	}
+	return d
+}
+
+// sampleHeap reads go_memstats_heap_inuse_bytes every interval until ctx ends, then sends the
+// highest it read.
+func (s *server) sampleHeap(ctx context.Context, interval time.Duration) <-chan float64 {
+	out := make(chan float64, 1)
+	peak := 0.0
+	go func() {
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			if v, ok := s.readMetric("go_memstats_heap_inuse_bytes"); ok {
+				peak = max(peak, v)
+			}
+			select {
+			case <-ctx.Done():
+				out <- peak
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return out
+}
+
+// readMetric is metric without failing the test, for goroutines of its own.
+func (s *server) readMetric(name string) (float64, bool) {
+	resp, err := http.Get("http://" + s.admin + "/metrics")
+	if err != nil {
+		return 0, false
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			return f, err == nil
+		}
+	}
+	return 0, false
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
