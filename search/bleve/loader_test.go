@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"iter"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,10 +11,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	blevesearch "github.com/blevesearch/bleve/v2"
 
 	"mediagw/search"
+	"mediagw/search/admintest"
 	"mediagw/search/searchtest"
 )
 
@@ -77,6 +78,56 @@ func entries(t *testing.T, dir string) string {
 	return strings.Join(names, " ")
 }
 
+// TestAdminConformance holds the Loader to search/admintest.
+func TestAdminConformance(t *testing.T) {
+	admintest.Run(t, admintest.Harness{
+		Open: func(t *testing.T, keep int) search.Admin {
+			// A directory no load has made yet: the first load makes it.
+			return NewLoader(filepath.Join(t.TempDir(), "index"), keep)
+		},
+		Unfinished: func(t *testing.T, a search.Admin, before string, by time.Duration) string {
+			at, err := time.Parse(stampLayout, strings.TrimPrefix(before, indexPrefix))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// As a load that died left it: an index begun under the building prefix.
+			name := indexPrefix + at.Add(-by).UTC().Format(stampLayout)
+			m, err := newMapping()
+			if err != nil {
+				t.Fatal(err)
+			}
+			idx, err := blevesearch.New(filepath.Join(a.(*Loader).dir, buildingPrefix+name), m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := idx.Close(); err != nil {
+				t.Fatal(err)
+			}
+			return name
+		},
+		Exclusive: true,
+	})
+}
+
+// TestRollbackServed: a server picks up a rollback on its next Reload.
+func TestRollbackServed(t *testing.T) {
+	dir := t.TempDir()
+	l := NewLoader(dir, 2)
+	a := load(t, l, genItems("a", 3))
+	load(t, l, genItems("b", 4))
+	srv, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	if got, err := l.Rollback(t.Context()); err != nil || got != a.Index {
+		t.Fatalf("Rollback = %s, %v; want %s", got, err, a.Index)
+	}
+	if switched, err := srv.Reload(t.Context()); err != nil || !switched || total(t, srv) != a.Indexed || srv.Version() != a.Index {
+		t.Fatalf("Reload after rollback = %v, %v with %d items; want %s with %d", switched, err, total(t, srv), a.Index, a.Indexed)
+	}
+}
+
 func TestOpenWithoutIndex(t *testing.T) {
 	_, err := Open(t.TempDir())
 	if !errors.Is(err, search.ErrUnavailable) {
@@ -122,91 +173,6 @@ func TestLoadSwitchesAndReload(t *testing.T) {
 	}
 }
 
-func TestLoadKeepsOldIndexes(t *testing.T) {
-	for _, keep := range []int{0, 1, 3} {
-		t.Run(fmt.Sprint("keep ", keep), func(t *testing.T) {
-			dir := t.TempDir()
-			l := NewLoader(dir, keep)
-			var names []string
-			for i := range 5 {
-				names = append(names, load(t, l, genItems(fmt.Sprint(i), 3)).Index)
-			}
-			st, err := l.Status(t.Context())
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, s := range st {
-				if s.Err != nil || s.Docs != 3 {
-					t.Errorf("Status %s: %d docs, %v", s.Name, s.Docs, s.Err)
-				}
-				if s.Live != (s.Name == names[4]) {
-					t.Errorf("Status %s: live %v", s.Name, s.Live)
-				}
-				if s.Version != search.IndexVersion || s.Outdated || s.Unfinished {
-					t.Errorf("Status %s: version %d, outdated %v, unfinished %v; want %d, current and finished", s.Name, s.Version, s.Outdated, s.Unfinished, search.IndexVersion)
-				}
-				got = append(got, s.Name)
-			}
-			want := names[4-keep:]
-			if strings.Join(got, " ") != strings.Join(want, " ") {
-				t.Errorf("kept %v, want %v", got, want)
-			}
-		})
-	}
-}
-
-func TestFailedLoadLeavesCurrent(t *testing.T) {
-	boom := errors.New("line 7: bad")
-	tests := []struct {
-		name  string
-		items func() iter.Seq2[search.Item, error]
-		ctx   func() context.Context
-		want  error
-	}{
-		{"items fail", func() iter.Seq2[search.Item, error] { return searchtest.ThenFail(genItems("x", 2100), boom) }, context.Background, boom},
-		{"items fail at once", func() iter.Seq2[search.Item, error] { return searchtest.ThenFail(nil, boom) }, context.Background, boom},
-		{"cancelled", func() iter.Seq2[search.Item, error] { return search.Values(genItems("x", 2500)) }, func() context.Context {
-			ctx, cancel := context.WithCancel(context.Background())
-			cancel()
-			return ctx
-		}, context.Canceled},
-		{"duplicate ids", func() iter.Seq2[search.Item, error] {
-			return search.Values(append(genItems("x", 5), genItems("x", 2)...))
-		}, context.Background, nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			l := NewLoader(dir, 2)
-			live := load(t, l, genItems("live", 12))
-			before := entries(t, dir)
-			b, err := Open(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer b.Close()
-
-			_, err = l.Load(tt.ctx(), tt.items())
-			if err == nil {
-				t.Fatal("Load succeeded")
-			}
-			if tt.want != nil && !errors.Is(err, tt.want) {
-				t.Errorf("Load: %v, want it to wrap %v", err, tt.want)
-			}
-			if got := current(t, dir); got != live.Index {
-				t.Errorf("current = %s, want %s", got, live.Index)
-			}
-			if after := entries(t, dir); after != before {
-				t.Errorf("directory after the failed load: %s, before: %s", after, before)
-			}
-			if switched, err := b.Reload(t.Context()); err != nil || switched || total(t, b) != 12 {
-				t.Errorf("Reload = %v, %v with %d items; want the live index", switched, err, total(t, b))
-			}
-		})
-	}
-}
-
 func TestOneLoadAtATime(t *testing.T) {
 	dir := t.TempDir()
 	l := NewLoader(dir, 1)
@@ -231,54 +197,6 @@ func TestOneLoadAtATime(t *testing.T) {
 	close(release)
 	if err := <-done; err != nil {
 		t.Fatalf("first load: %v", err)
-	}
-}
-
-func TestRollback(t *testing.T) {
-	dir := t.TempDir()
-	l := NewLoader(dir, 2)
-	if st, err := NewLoader(filepath.Join(dir, "none"), 2).Status(t.Context()); err != nil || len(st) != 0 {
-		t.Errorf("Status of a directory no load made: %v, %v; want no index", st, err)
-	}
-	if _, err := l.Rollback(t.Context()); err == nil {
-		t.Error("Rollback without any index succeeded")
-	}
-	a := load(t, l, genItems("a", 3))
-	if _, err := l.Rollback(t.Context()); err == nil {
-		t.Error("Rollback without an older index succeeded")
-	}
-	b := load(t, l, genItems("b", 4))
-	c := load(t, l, genItems("c", 5))
-
-	srv, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	for _, want := range []search.LoadStats{b, a} {
-		got, err := l.Rollback(t.Context())
-		if err != nil || got != want.Index {
-			t.Fatalf("Rollback = %s, %v; want %s", got, err, want.Index)
-		}
-		if switched, err := srv.Reload(t.Context()); err != nil || !switched || total(t, srv) != want.Indexed {
-			t.Fatalf("Reload after rollback = %v, %v with %d items; want %d", switched, err, total(t, srv), want.Indexed)
-		}
-	}
-	if _, err := l.Rollback(t.Context()); err == nil {
-		t.Error("Rollback past the oldest index succeeded")
-	}
-	// A load after a rollback goes live and keeps the newest old ones.
-	d := load(t, l, genItems("d", 6))
-	st, err := l.Status(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, s := range st {
-		names = append(names, s.Name)
-	}
-	if want := []string{b.Index, c.Index, d.Index}; strings.Join(names, " ") != strings.Join(want, " ") {
-		t.Errorf("indexes %v, want %v", names, want)
 	}
 }
 
@@ -359,19 +277,6 @@ func TestOpenTwice(t *testing.T) {
 	}
 	if err := b1.Ping(t.Context()); !errors.Is(err, search.ErrUnavailable) {
 		t.Errorf("Ping after Close: %v, want search.ErrUnavailable", err)
-	}
-}
-
-func TestNamesSortByTime(t *testing.T) {
-	dir := t.TempDir()
-	l := NewLoader(dir, 5)
-	a := load(t, l, genItems("a", 1)).Index
-	b := load(t, l, genItems("b", 1)).Index
-	if !strings.HasPrefix(a, indexPrefix) || a >= b {
-		t.Errorf("names %s, %s: want %s<UTC time>, increasing", a, b, indexPrefix)
-	}
-	if _, err := os.Stat(filepath.Join(dir, a, "index_meta.json")); err != nil {
-		t.Errorf("index %s: %v", a, err)
 	}
 }
 

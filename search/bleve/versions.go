@@ -47,7 +47,7 @@ func (l *Loader) prune(live string) error {
 // retention is search.Retain over the built indexes, with live the live one: every index
 // listed is finished, since one being built has another prefix until it is.
 func (l *Loader) retention(live string) (search.Retention, error) {
-	names, err := indexNames(l.dir)
+	names, err := indexNames(l.dir, "")
 	if err != nil {
 		return search.Retention{}, err
 	}
@@ -58,16 +58,17 @@ func (l *Loader) retention(live string) (search.Retention, error) {
 	return search.Retain(vs, live, l.keep), nil
 }
 
-// indexNames lists the built indexes in dir, oldest first.
-func indexNames(dir string) ([]string, error) {
+// indexNames lists, oldest first, the indexes in dir whose directories are named prefix and
+// the index's name: the built ones (prefix "") or those being built (buildingPrefix).
+func indexNames(dir, prefix string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("list indexes: %w", err)
 	}
 	var names []string
 	for _, e := range entries {
-		if e.IsDir() && strings.HasPrefix(e.Name(), indexPrefix) {
-			names = append(names, e.Name())
+		if n, ok := strings.CutPrefix(e.Name(), prefix); ok && e.IsDir() && strings.HasPrefix(n, indexPrefix) {
+			names = append(names, n)
 		}
 	}
 	slices.Sort(names)
@@ -75,13 +76,17 @@ func indexNames(dir string) ([]string, error) {
 }
 
 // Status lists the indexes in the directory, oldest first, with their document counts, layout
-// versions and which one is live. Indexes still being built are not listed; a directory no load
-// has made yet holds none.
+// versions and which one is live, and those being built as unfinished (a load runs, or died:
+// the next load removes them); a directory no load has made yet holds none.
 func (l *Loader) Status(context.Context) ([]search.IndexInfo, error) {
-	names, err := indexNames(l.dir)
+	names, err := indexNames(l.dir, "")
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
+	if err != nil {
+		return nil, err
+	}
+	building, err := indexNames(l.dir, buildingPrefix)
 	if err != nil {
 		return nil, err
 	}
@@ -89,13 +94,18 @@ func (l *Loader) Status(context.Context) ([]search.IndexInfo, error) {
 	if err != nil && !errors.Is(err, search.ErrUnavailable) {
 		return nil, err
 	}
-	out := make([]search.IndexInfo, 0, len(names))
+	out := make([]search.IndexInfo, 0, len(names)+len(building))
 	for _, n := range names {
 		info := search.IndexInfo{Name: n, Live: n == cur}
 		info.Docs, info.Version, info.Err = describe(filepath.Join(l.dir, n))
 		info.Outdated = info.Err == nil && info.Version < search.IndexVersion
 		out = append(out, info)
 	}
+	// A load writing one holds it open: it is not read.
+	for _, n := range building {
+		out = append(out, search.IndexInfo{Name: n, Unfinished: true})
+	}
+	slices.SortFunc(out, func(a, b search.IndexInfo) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
 }
 
