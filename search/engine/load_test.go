@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"iter"
 	"net/http"
 	"os"
 	"slices"
@@ -21,6 +20,7 @@ import (
 	"mediagw/catalogue"
 	"mediagw/catalogue/gen"
 	"mediagw/search"
+	"mediagw/search/admintest"
 	"mediagw/search/engine/mappings"
 	"mediagw/search/searchtest"
 )
@@ -92,55 +92,6 @@ func TestLoadWhileReading(t *testing.T) {
 	}
 }
 
-func TestKeepAndRollback(t *testing.T) {
-	items := searchtest.Fixture(t)
-	b := newBackend(t, Config{Keep: 1, Now: stepClock()})
-	a := load(t, b, items)
-	bb := load(t, b, items[:10])
-	c := load(t, b, items[:20])
-
-	st, err := b.Status(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := stamped(t, mappings.Items, []search.IndexInfo{{Name: bb.Index, Docs: 10, Version: search.IndexVersion}, {Name: c.Index, Docs: 20, Live: true, Version: search.IndexVersion}})
-	if !slices.Equal(st, want) {
-		t.Errorf("Status = %+v, want live %s and indices %+v (%s pruned)", st, c.Index, want, a.Index)
-	}
-
-	got, err := b.Rollback(t.Context())
-	if err != nil || got != bb.Index {
-		t.Fatalf("Rollback = %q, %v; want %q", got, err, bb.Index)
-	}
-	if res, err := b.Search(t.Context(), search.Query{Sort: search.SortNewest, Page: 1, PerPage: 50}); err != nil || res.Total != 10 {
-		t.Errorf("after Rollback: total %d, %v; want 10", res.Total, err)
-	}
-	if _, err := b.Rollback(t.Context()); err == nil {
-		t.Error("a second Rollback with no older index kept: no error")
-	}
-	if v, _ := b.Version(t.Context()); v != bb.Index {
-		t.Errorf("after a failed Rollback the alias points at %q, want %q", v, bb.Index)
-	}
-
-	// Age alone decides what a load keeps, as with the embedded index: the newest Keep others.
-	d := load(t, b, items[:30])
-	st, err = b.Status(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	want = stamped(t, mappings.Items, []search.IndexInfo{{Name: c.Index, Docs: 20, Version: search.IndexVersion}, {Name: d.Index, Docs: 30, Live: true, Version: search.IndexVersion}})
-	if !slices.Equal(st, want) {
-		t.Errorf("Status after a load that followed a rollback = %+v, want %+v", st, want)
-	}
-
-	none := newBackend(t, Config{Now: stepClock()})
-	load(t, none, items[:5])
-	load(t, none, items[:6])
-	if names, err := versionNames(t, none); err != nil || len(names) != 1 {
-		t.Errorf("Keep 0: indices %v, %v; want only the live one", names, err)
-	}
-}
-
 // versionNames lists b's versioned indices, oldest first.
 func versionNames(t *testing.T, b *Backend) ([]string, error) {
 	vs, err := b.versions(t.Context())
@@ -149,45 +100,6 @@ func versionNames(t *testing.T, b *Backend) ([]string, error) {
 		names[i] = v.name
 	}
 	return names, err
-}
-
-// TestUnfinishedIndex: an index left by a load that died before it could clean up (killed,
-// out of memory, node lost) is shown as unfinished and is never a rollback target; a load removes
-// it once it is older than any load takes, and leaves a recent one, which may be a load running.
-func TestUnfinishedIndex(t *testing.T) {
-	b := newBackend(t, Config{Keep: 5, Now: stepClock()})
-	items := searchtest.Fixture(t)
-	first := load(t, b, items[:10])
-	live := load(t, b, items[:20])
-	at, err := time.Parse("20060102-150405.000", strings.TrimPrefix(live.Index, b.Alias()+"-")[:15]+"."+live.Index[len(live.Index)-3:])
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Loads that died: as createIndex left their indices, refresh off. One a second before the
-	// live one (between it and first), one two hours before everything.
-	recent, old := indexName(b.Alias(), at.Add(-time.Second)), indexName(b.Alias(), at.Add(-2*time.Hour))
-	for _, name := range []string{recent, old} {
-		if err := b.createIndex(t.Context(), name, b.cfg.Mapping); err != nil {
-			t.Fatal(err)
-		}
-	}
-	st, err := b.Status(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := search.IndexVersion
-	want := stamped(t, mappings.Items, []search.IndexInfo{{Name: old, Unfinished: true, Version: v}, {Name: first.Index, Docs: 10, Version: v}, {Name: recent, Unfinished: true, Version: v}, {Name: live.Index, Docs: 20, Live: true, Version: v}})
-	if !slices.Equal(st, want) {
-		t.Errorf("Status = %+v, want %+v", st, want)
-	}
-	if prev, err := b.Rollback(t.Context()); err != nil || prev != first.Index {
-		t.Errorf("Rollback = %q, %v; want %q, past the unfinished %s", prev, err, first.Index, recent)
-	}
-	next := load(t, b, items[:30])
-	names, err := versionNames(t, b)
-	if err != nil || slices.Contains(names, old) || !slices.Contains(names, recent) || !slices.Contains(names, first.Index) || !slices.Contains(names, next.Index) {
-		t.Errorf("after the next load: indices %v, %v; want %s gone, the recent unfinished %s and the finished ones kept", names, err, old, recent)
-	}
 }
 
 // TestFailedPruneKeepsTheNewIndexLive: when removing old indices fails after the alias moved,
@@ -243,79 +155,63 @@ func TestAliasMovedDespiteAnError(t *testing.T) {
 	}
 }
 
-var errBoom = errors.New("boom")
+// TestAdminConformance holds the engine backend to search/admintest.
+func TestAdminConformance(t *testing.T) {
+	admintest.Run(t, admintest.Harness{
+		Open: func(t *testing.T, keep int) search.Admin { return newBackend(t, Config{Keep: keep, Now: stepClock()}) },
+		Unfinished: func(t *testing.T, a search.Admin, before string, by time.Duration) string {
+			b := a.(*Backend)
+			at, err := time.Parse("20060102-150405-000", strings.TrimPrefix(before, b.Alias()+"-"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// As createIndex leaves an index before the load fills it: refresh off.
+			name := indexName(b.Alias(), at.Add(-by))
+			if err := b.createIndex(t.Context(), name, b.cfg.Mapping); err != nil {
+				t.Fatal(err)
+			}
+			return name
+		},
+	})
+}
 
-// TestLoadFailures: a load that fails or is interrupted leaves the live index as it was and
-// removes what it built.
-func TestLoadFailures(t *testing.T) {
+// TestRollbackServed: searches answer from the version a rollback made live.
+func TestRollbackServed(t *testing.T) {
+	items := searchtest.Fixture(t)
+	b := newBackend(t, Config{Keep: 1, Now: stepClock()})
+	prev := load(t, b, items[:10])
+	load(t, b, items[:20])
+	if got, err := b.Rollback(t.Context()); err != nil || got != prev.Index {
+		t.Fatalf("Rollback = %q, %v; want %q", got, err, prev.Index)
+	}
+	if res, err := b.Search(t.Context(), search.Query{Sort: search.SortNewest, Page: 1, PerPage: 50}); err != nil || res.Total != 10 {
+		t.Errorf("after Rollback: total %d, %v; want 10", res.Total, err)
+	}
+	if v, err := b.Version(t.Context()); err != nil || v != prev.Index {
+		t.Errorf("after Rollback the alias points at %q, %v; want %q", v, err, prev.Index)
+	}
+}
+
+// TestRefusedItem: a load with an item the engine refuses fails naming it, leaves the live index
+// as it was and removes what it built (the other failures: search/admintest).
+func TestRefusedItem(t *testing.T) {
 	items := searchtest.Fixture(t)
 	b := newBackend(t, Config{BatchSize: 10, Now: stepClock()})
 	live := load(t, b, items)
-
-	dup := slices.Clone(items[:20])
-	dup[5].ID = dup[4].ID
 	bad := slices.Clone(items[:20])
 	bad[7].Date = "not-a-date"
-	tests := []struct {
-		name  string
-		items func(cancel context.CancelFunc) iter.Seq2[search.Item, error]
-		check func(t *testing.T, err error)
-	}{
-		{"the items fail", func(context.CancelFunc) iter.Seq2[search.Item, error] {
-			return searchtest.ThenFail(items[:50], errBoom)
-		}, func(t *testing.T, err error) {
-			if !errors.Is(err, errBoom) {
-				t.Errorf("error %v, want one wrapping the items' error", err)
-			}
-		}},
-		{"cancelled", func(cancel context.CancelFunc) iter.Seq2[search.Item, error] {
-			return func(yield func(search.Item, error) bool) {
-				for i, it := range items {
-					if i == 40 {
-						cancel()
-					}
-					if !yield(it, nil) {
-						return
-					}
-				}
-			}
-		}, func(t *testing.T, err error) {
-			if !errors.Is(err, context.Canceled) {
-				t.Errorf("error %v, want one wrapping context.Canceled", err)
-			}
-		}},
-		{"an item the engine refuses", func(context.CancelFunc) iter.Seq2[search.Item, error] { return search.Values(bad) },
-			func(t *testing.T, err error) {
-				if err == nil || !strings.Contains(err.Error(), bad[7].ID) {
-					t.Errorf("error %v, want one naming item %s", err, bad[7].ID)
-				}
-			}},
-		{"duplicate ids", func(context.CancelFunc) iter.Seq2[search.Item, error] { return search.Values(dup) },
-			func(t *testing.T, err error) {
-				if err == nil || !strings.Contains(err.Error(), "19 items, but 20") {
-					t.Errorf("error %v, want one saying the count is short", err)
-				}
-			}},
+	st, err := b.Load(t.Context(), search.Values(bad))
+	if err == nil || !strings.Contains(err.Error(), bad[7].ID) {
+		t.Errorf("Load = %+v, %v; want an error naming item %s", st, err, bad[7].ID)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-			defer cancel()
-			st, err := b.Load(ctx, tt.items(cancel))
-			if err == nil {
-				t.Fatalf("Load succeeded: %+v", st)
-			}
-			tt.check(t, err)
-			if v, err := b.Version(t.Context()); err != nil || v != live.Index {
-				t.Errorf("alias points at %q, %v; want %q", v, err, live.Index)
-			}
-			if names, err := versionNames(t, b); err != nil || !slices.Equal(names, []string{live.Index}) {
-				t.Errorf("indices %v, %v; want only %s", names, err, live.Index)
-			}
-			if res, err := b.Search(t.Context(), search.Query{Sort: search.SortNewest, Page: 1, PerPage: 1}); err != nil || res.Total != len(items) {
-				t.Errorf("after the failed load: total %d, %v; want %d", res.Total, err, len(items))
-			}
-		})
+	if v, err := b.Version(t.Context()); err != nil || v != live.Index {
+		t.Errorf("alias points at %q, %v; want %q", v, err, live.Index)
+	}
+	if names, err := versionNames(t, b); err != nil || !slices.Equal(names, []string{live.Index}) {
+		t.Errorf("indices %v, %v; want only %s", names, err, live.Index)
+	}
+	if res, err := b.Search(t.Context(), search.Query{Sort: search.SortNewest, Page: 1, PerPage: 1}); err != nil || res.Total != len(items) {
+		t.Errorf("after the failed load: total %d, %v; want %d", res.Total, err, len(items))
 	}
 }
 
