@@ -63,8 +63,8 @@ func ctx(t *testing.T) context.Context {
 	return c
 }
 
-// catalogue is n items whose ids and titles start with prefix.
-func catalogue(prefix string, n int) []search.Item {
+// Items is a catalogue of n items whose ids and titles start with prefix, for loads in tests.
+func Items(prefix string, n int) []search.Item {
 	items := make([]search.Item, n)
 	for i := range items {
 		items[i] = search.Item{
@@ -81,7 +81,7 @@ func catalogue(prefix string, n int) []search.Item {
 // load loads n items into a, which must succeed.
 func load(t *testing.T, a search.Admin, prefix string, n int) search.LoadStats {
 	t.Helper()
-	st, err := a.Load(ctx(t), search.Values(catalogue(prefix, n)))
+	st, err := a.Load(ctx(t), search.Values(Items(prefix, n)))
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
@@ -172,14 +172,14 @@ func testFailedLoad(t *testing.T, h Harness) {
 		check func(t *testing.T, err error)
 	}{
 		{"the items fail", func(context.CancelFunc) iter.Seq2[search.Item, error] {
-			return searchtest.ThenFail(catalogue("x", 2100), boom)
+			return searchtest.ThenFail(Items("x", 2100), boom)
 		}, wraps(boom)},
 		{"the items fail at once", func(context.CancelFunc) iter.Seq2[search.Item, error] {
 			return searchtest.ThenFail(nil, boom)
 		}, wraps(boom)},
 		{"cancelled", func(cancel context.CancelFunc) iter.Seq2[search.Item, error] {
 			return func(yield func(search.Item, error) bool) {
-				for i, it := range catalogue("x", 2500) {
+				for i, it := range Items("x", 2500) {
 					if i == 1500 {
 						cancel()
 					}
@@ -190,7 +190,7 @@ func testFailedLoad(t *testing.T, h Harness) {
 			}
 		}, wraps(context.Canceled)},
 		{"duplicate ids", func(context.CancelFunc) iter.Seq2[search.Item, error] {
-			return search.Values(append(catalogue("x", 20), catalogue("x", 2)...))
+			return search.Values(append(Items("x", 20), Items("x", 2)...))
 		}, func(t *testing.T, err error) {
 			if err == nil || !strings.Contains(err.Error(), "duplicate ids") {
 				t.Errorf("Load: %v, want an error saying the count is short (duplicate ids)", err)

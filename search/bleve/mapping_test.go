@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"mediagw/search"
+	"mediagw/search/admintest"
 	"mediagw/search/text"
 )
 
@@ -55,7 +56,7 @@ func FuzzSearchText(f *testing.F) {
 		f.Add(s)
 	}
 	dir := f.TempDir()
-	b, err := NewFromItems(context.Background(), dir, genItems("f", 20))
+	b, err := NewFromItems(context.Background(), dir, admintest.Items("f", 20))
 	if err != nil {
 		f.Fatal(err)
 	}
