@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -21,6 +22,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"mediagw/search"
@@ -103,27 +105,38 @@ func Decompress(r io.Reader) (io.ReadCloser, error) {
 // Reader reads items one line at a time. It is not safe for concurrent use.
 type Reader struct {
 	r *bufio.Reader
-	// mediaDir resolves relative media_path values.
-	mediaDir string
-	line     int
-	raw      []byte
-	seen     map[string]int
-	stats    Stats
+	// media is where media_path values may point; ctx stops hashing them (Next has no context
+	// of its own, and a media file may be large).
+	media Media
+	ctx   context.Context
+	line  int
+	raw   []byte
+	seen  map[string]int
+	stats Stats
+}
+
+// Media is what a line's media_path may name: a regular file under Dir (a link may not leave
+// it) of at most MaxBytes, hashed for the item's sha256. With Dir empty every media_path is
+// refused: the catalogue must not choose which of the loader's files it publishes a digest of.
+type Media struct {
+	Dir      string
+	MaxBytes int64
 }
 
 // NewReader reads catalogue lines from r.
 func NewReader(r io.Reader) *Reader {
 	return &Reader{
 		r:     bufio.NewReaderSize(r, 1<<20),
+		ctx:   context.Background(),
 		seen:  make(map[string]int),
 		stats: Stats{UnknownKeys: make(map[string]int)},
 	}
 }
 
-// WithMediaDir sets the directory that relative media_path values are read from (the catalogue
-// file's own directory, usually).
-func (r *Reader) WithMediaDir(dir string) *Reader {
-	r.mediaDir = dir
+// WithMedia lets media_path values name files of m; hashing one stops when ctx is done, and Next
+// then returns ctx's error.
+func (r *Reader) WithMedia(ctx context.Context, m Media) *Reader {
+	r.ctx, r.media = ctx, m
 	return r
 }
 
@@ -152,10 +165,14 @@ func (r *Reader) Next() (search.Item, error) {
 			continue
 		}
 		r.stats.Lines++
-		item, lerr := r.parse(line)
-		if lerr != nil {
+		item, err := r.parse(line)
+		var lerr *LineError
+		if errors.As(err, &lerr) {
 			r.stats.Rejected++
 			return search.Item{}, lerr
+		}
+		if err != nil {
+			return search.Item{}, fmt.Errorf("line %d: %w", r.line, err)
 		}
 		r.stats.Accepted++
 		return item, nil
@@ -171,7 +188,9 @@ var known = map[string]bool{
 	"duration_seconds": true, "width": true, "height": true, "license": true, "rights": true, "source": true,
 }
 
-func (r *Reader) parse(line []byte) (search.Item, *LineError) {
+// parse returns the line's item, a *LineError for a line that breaks a rule, or another error
+// when the line could not be judged (hashing its media file was cancelled).
+func (r *Reader) parse(line []byte) (search.Item, error) {
 	bad := func(key, format string, args ...any) *LineError {
 		return &LineError{Line: r.line, Key: key, Reason: fmt.Sprintf(format, args...)}
 	}
@@ -262,37 +281,108 @@ func (r *Reader) parse(line []byte) (search.Item, *LineError) {
 	if it.Downloads < 0 {
 		return search.Item{}, bad("downloads", "must be >= 0")
 	}
-	if it.Permalink != "" {
-		if u, err := url.Parse(it.Permalink); err != nil || !u.IsAbs() || u.Host == "" {
-			return search.Item{}, bad("permalink", "%q is not an absolute URL", it.Permalink)
+	// Served as links and encoded in QR codes: a javascript: or data: URL would run in a visitor's page.
+	for key, v := range map[string]string{"permalink": it.Permalink, "media_url": it.MediaURL, "thumbnail_url": it.ThumbnailURL} {
+		if v != "" && !webURL(v) {
+			return search.Item{}, bad(key, "%q is not an http or https URL with a host", v)
 		}
 	}
 	if it.SHA256 != "" && !hexPattern.MatchString(it.SHA256) {
 		return search.Item{}, bad("sha256", "must be 64 hexadecimal digits")
 	}
 	if it.SHA256 == "" && mediaPath != "" {
-		it.SHA256 = r.digest(mediaPath)
+		sum, reason, err := r.digest(mediaPath)
+		if err != nil {
+			return search.Item{}, err
+		}
+		if reason != "" {
+			return search.Item{}, bad("media_path", "%q %s", mediaPath, reason)
+		}
+		it.SHA256 = sum
 	}
 	r.seen[it.ID] = r.line
 	return it, nil
 }
 
-// digest hashes the media file, or returns "" when it cannot be read: the format makes the
-// digest optional, so an unreadable file leaves it unknown rather than rejecting the item.
-func (r *Reader) digest(path string) string {
-	if !filepath.IsAbs(path) && r.mediaDir != "" {
-		path = filepath.Join(r.mediaDir, path)
+// webURL: an absolute http or https URL with a host.
+func webURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// digest hashes the media file at path, relative to the media directory or absolute under it.
+// It returns the reason the line is refused when the file breaks a rule of Media, and an error
+// only when the context ended the hashing.
+func (r *Reader) digest(path string) (sum, reason string, err error) {
+	if r.media.Dir == "" {
+		return "", "is given, but no media directory was named for this load", nil
 	}
-	f, err := os.Open(path)
+	rel := path
+	if filepath.IsAbs(path) {
+		dir, err := filepath.Abs(r.media.Dir)
+		if err != nil {
+			return "", "", fmt.Errorf("media directory: %w", err)
+		}
+		if rel, err = filepath.Rel(dir, path); err != nil {
+			return "", "is not under the media directory", nil
+		}
+	}
+	// os.Root refuses names and links that leave the directory.
+	root, err := os.OpenRoot(r.media.Dir)
 	if err != nil {
-		return ""
+		return "", "", fmt.Errorf("media directory: %w", err)
+	}
+	defer root.Close()
+	st, err := root.Stat(rel)
+	if err != nil {
+		return "", fmt.Sprintf("cannot be read under the media directory: %v", unwrapPath(err)), nil
+	}
+	if !st.Mode().IsRegular() {
+		return "", "is not a regular file", nil
+	}
+	// O_NONBLOCK: a FIFO put in the file's place since the Stat would otherwise block the open.
+	f, err := root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "", fmt.Sprintf("cannot be read under the media directory: %v", unwrapPath(err)), nil
 	}
 	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return ""
+	if fst, err := f.Stat(); err != nil || !os.SameFile(st, fst) {
+		return "", "changed while it was opened", nil
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	if st.Size() > r.media.MaxBytes {
+		return "", fmt.Sprintf("is %d bytes, over the limit of %d", st.Size(), r.media.MaxBytes), nil
+	}
+	h := sha256.New()
+	// The size seen at open bounds the read even if the file grows meanwhile.
+	if _, err := io.Copy(h, io.LimitReader(ctxReader{r.ctx, f}, st.Size())); err != nil {
+		if cerr := r.ctx.Err(); cerr != nil {
+			return "", "", fmt.Errorf("hash media_path %q: %w", path, cerr)
+		}
+		return "", fmt.Sprintf("cannot be read: %v", unwrapPath(err)), nil
+	}
+	return hex.EncodeToString(h.Sum(nil)), "", nil
+}
+
+// unwrapPath drops the *PathError's operation and path, which the line error already names.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// ctxReader stops reading once ctx is done: hashing a large file ends promptly on SIGTERM.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // fields decodes typed values from one line's object, remembering the first type error.
@@ -451,7 +541,7 @@ func ReadAll(path string, reject io.Writer) ([]search.Item, Stats, error) {
 		return nil, Stats{}, err
 	}
 	defer rc.Close()
-	r := NewReader(rc).WithMediaDir(filepath.Dir(path))
+	r := NewReader(rc)
 	var items []search.Item
 	for it, err := range Items(r, reject) {
 		if err != nil {

@@ -3,6 +3,7 @@ package catalogue
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -10,7 +11,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"mediagw/search"
 )
@@ -44,6 +47,14 @@ func TestReaderRejects(t *testing.T) {
 		{"tags not array", `{"id":"a","type":"photo","title":"t","tags":"x"}`, "tags"},
 		{"tags null element", `{"id":"a","type":"photo","title":"t","tags":[null]}`, "tags"},
 		{"relative permalink", `{"id":"a","type":"photo","title":"t","permalink":"/x"}`, "permalink"},
+		{"javascript permalink", `{"id":"a","type":"photo","title":"t","permalink":"javascript://example.com/%0aalert(1)"}`, "permalink"},
+		{"ftp permalink", `{"id":"a","type":"photo","title":"t","permalink":"ftp://example.com/a"}`, "permalink"},
+		{"permalink without a host", `{"id":"a","type":"photo","title":"t","permalink":"https:///a"}`, "permalink"},
+		{"data media_url", `{"id":"a","type":"photo","title":"t","media_url":"data:text/html,<script>alert(1)</script>"}`, "media_url"},
+		{"javascript media_url", `{"id":"a","type":"photo","title":"t","media_url":"JavaScript://x.org/%0aalert(1)"}`, "media_url"},
+		{"file thumbnail_url", `{"id":"a","type":"photo","title":"t","thumbnail_url":"file://host/etc/passwd"}`, "thumbnail_url"},
+		{"relative thumbnail_url", `{"id":"a","type":"photo","title":"t","thumbnail_url":"thumbs/a.jpg"}`, "thumbnail_url"},
+		{"media_path without a media directory", `{"id":"a","type":"photo","title":"t","media_path":"a.jpg"}`, "media_path"},
 		{"bad sha", `{"id":"a","type":"photo","title":"t","sha256":"abc"}`, "sha256"},
 		{"invalid utf8", "{\"id\":\"a\",\"type\":\"photo\",\"title\":\"\xff\"}", ""},
 	}
@@ -69,7 +80,7 @@ func TestReaderRejects(t *testing.T) {
 }
 
 func TestReaderAccepts(t *testing.T) {
-	in := `{"id":"a-1","type":"photo","title":"Élan","category":"world-history","language":"EN","date":"2020-02-29","downloads":3,"tags":[" x ",""],"size_bytes":10,"duration_seconds":1.5,"extra":true,"checksum":null}
+	in := `{"id":"a-1","type":"photo","title":"Élan","category":"world-history","language":"EN","date":"2020-02-29","downloads":3,"tags":[" x ",""],"size_bytes":10,"duration_seconds":1.5,"extra":true,"checksum":null,"permalink":"HTTPS://example.org/a-1","media_url":"http://cdn.example.org/a.jpg","thumbnail_url":"https://cdn.example.org/t/a.jpg"}
 {"id":"a-2","type":"video","title":"t","summary":null,"author":" Jane ","category":"nature","category_name":"Wild Nature","extra":1}
 `
 	r := NewReader(strings.NewReader(in))
@@ -145,13 +156,124 @@ func TestOpenGzipAndMediaDigest(t *testing.T) {
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	items, err := ReadFile(path)
+	rc, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer rc.Close()
+	it, err := NewReader(rc).WithMedia(t.Context(), Media{Dir: dir, MaxBytes: 1 << 20}).Next()
 	const want = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
-	if len(items) != 1 || items[0].SHA256 != want {
-		t.Errorf("items = %+v, want sha256 %s", items, want)
+	if err != nil || it.SHA256 != want {
+		t.Errorf("item %+v, %v; want sha256 %s", it, err, want)
+	}
+}
+
+// TestMediaPath: media_path names a regular file under the media directory the operator named,
+// within the size bound; anything else refuses the line, with its number, and counts it.
+func TestMediaPath(t *testing.T) {
+	dir := t.TempDir()
+	outside := t.TempDir()
+	const hello = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
+	for name, body := range map[string]string{"m.bin": "hello", "sub/n.bin": "hello", "big.bin": "hello, world"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(outside, "secret"), []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"in.lnk": "sub/n.bin", "out.lnk": filepath.Join(outside, "secret"),
+		"up.lnk": "../" + filepath.Base(outside) + "/secret", "zero.lnk": "/dev/zero"} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, path string
+		want       string // the digest, or "" when the line is refused
+	}{
+		{"a file in the directory", "m.bin", hello},
+		{"a file in a subdirectory", "sub/n.bin", hello},
+		{"an absolute path under the directory", filepath.Join(dir, "m.bin"), hello},
+		{"a link staying inside", "in.lnk", hello},
+		{"a link leaving by an absolute target", "out.lnk", ""},
+		{"a link leaving by ..", "up.lnk", ""},
+		{"a link to /dev/zero", "zero.lnk", ""},
+		{"a path leaving by ..", "../" + filepath.Base(outside) + "/secret", ""},
+		{"an absolute path elsewhere", filepath.Join(outside, "secret"), ""},
+		{"a system file", "/etc/hostname", ""},
+		{"a device", "/dev/zero", ""},
+		{"a FIFO", "fifo", ""},
+		{"a directory", "sub", ""},
+		{"a missing file", "none.bin", ""},
+		{"a file over the size bound", "big.bin", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			line, _ := json.Marshal(map[string]string{"id": "a", "type": "photo", "title": "t", "media_path": tt.path})
+			r := NewReader(strings.NewReader("\n"+string(line)+"\n")).WithMedia(t.Context(), Media{Dir: dir, MaxBytes: 5})
+			done := make(chan struct{})
+			var (
+				it  search.Item
+				err error
+			)
+			go func() { defer close(done); it, err = r.Next() }()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("Next blocked on the media file")
+			}
+			if tt.want != "" {
+				if err != nil || it.SHA256 != tt.want {
+					t.Errorf("item %+v, %v; want sha256 %s", it, err, tt.want)
+				}
+				return
+			}
+			var lerr *LineError
+			if !errors.As(err, &lerr) || lerr.Line != 2 || lerr.Key != "media_path" {
+				t.Fatalf("Next() = %+v, %v; want a line 2 media_path error", it, err)
+			}
+			if st := r.Stats(); st.Rejected != 1 || st.Accepted != 0 {
+				t.Errorf("stats %+v, want the line counted as rejected", st)
+			}
+		})
+	}
+}
+
+// TestMediaDigestCancelled: hashing a large media file stops when the context ends (SIGTERM for
+// mediactl load), and the error is the context's, not a refused line.
+func TestMediaDigestCancelled(t *testing.T) {
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "huge.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Sparse: 16 GiB to hash, next to nothing on disk.
+	if err := f.Truncate(16 << 30); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	r := NewReader(strings.NewReader(`{"id":"a","type":"photo","title":"t","media_path":"huge.bin"}`+"\n")).
+		WithMedia(ctx, Media{Dir: dir, MaxBytes: 32 << 30})
+	errc := make(chan error, 1)
+	go func() { _, err := r.Next(); errc <- err }()
+	time.Sleep(50 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-errc:
+		var lerr *LineError
+		if !errors.Is(err, context.Canceled) || errors.As(err, &lerr) {
+			t.Errorf("Next() = %v, want the context's cancellation", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("hashing went on after the context was cancelled")
 	}
 }
 
@@ -207,6 +329,8 @@ func TestRealCatalogue(t *testing.T) {
 func FuzzReader(f *testing.F) {
 	f.Add([]byte(`{"id":"a","type":"photo","title":"t","date":"2020-01-01","downloads":1}`))
 	f.Add([]byte(`{"id":"a","tags":[1]}`))
+	f.Add([]byte(`{"id":"a","type":"photo","title":"t","permalink":"javascript://example.com/%0aalert(1)","media_path":"/dev/zero"}`))
+	f.Add([]byte(`{"id":"a","type":"photo","title":"t","media_url":"https://example.org/a","thumbnail_url":"data:,x"}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		r := NewReader(bytes.NewReader(line))
 		for {
@@ -220,6 +344,11 @@ func FuzzReader(f *testing.F) {
 			}
 			if err == nil && (it.ID == "" || it.Title == "") {
 				t.Fatalf("accepted an item without id or title: %+v", it)
+			}
+			for _, u := range []string{it.Permalink, it.MediaURL, it.ThumbnailURL} {
+				if l := strings.ToLower(u); err == nil && u != "" && !strings.HasPrefix(l, "http://") && !strings.HasPrefix(l, "https://") {
+					t.Fatalf("accepted a link that is not http(s): %q", u)
+				}
 			}
 		}
 	})

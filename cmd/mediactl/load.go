@@ -3,11 +3,12 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"iter"
 	"os"
-	"path/filepath"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,6 +21,24 @@ import (
 	"mediagw/search"
 )
 
+// defaultMediaMaxMB bounds the media file hashed for a line: a large video, not a disk image.
+const defaultMediaMaxMB = 4096
+
+// catalogueFlags are the flags of the commands that read a catalogue: validate and load.
+func catalogueFlags(fs *flag.FlagSet, e *env) {
+	e.media.MaxBytes = defaultMediaMaxMB << 20
+	fs.StringVar(&e.rejects, "rejects", "", "write bad lines, unchanged, to this file and go on with the good ones")
+	fs.StringVar(&e.media.Dir, "media-dir", "", "directory a line's media_path must lie under (regular files; links may not leave it) to be hashed for its sha256; empty refuses every media_path")
+	fs.Func("media-max-mb", fmt.Sprintf("largest media file hashed, in MiB; a larger one refuses its line (default %d)", defaultMediaMaxMB), func(v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1 || n > 1<<40/(1<<20) {
+			return errors.New("must be a whole number of MiB from 1 to 1048576")
+		}
+		e.media.MaxBytes = n << 20
+		return nil
+	})
+}
+
 // source is an open catalogue file whose progress through the raw bytes can be read while it loads.
 type source struct {
 	path   string
@@ -30,7 +49,8 @@ type source struct {
 	reader *catalogue.Reader
 }
 
-func openSource(path string) (*source, error) {
+// openSource opens the catalogue at path; hashing its lines' media files stops when ctx is done.
+func openSource(ctx context.Context, e *env, path string) (*source, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open catalogue: %w", err)
@@ -47,7 +67,7 @@ func openSource(path string) (*source, error) {
 		return nil, fmt.Errorf("open catalogue %s: %w", path, err)
 	}
 	s.rc = rc
-	s.reader = catalogue.NewReader(rc).WithMediaDir(filepath.Dir(path))
+	s.reader = catalogue.NewReader(rc).WithMedia(ctx, e.media)
 	return s, nil
 }
 
@@ -86,12 +106,12 @@ func summary(e *env, st catalogue.Stats) {
 	}
 }
 
-func runValidate(_ context.Context, e *env, args []string) error {
+func runValidate(ctx context.Context, e *env, args []string) error {
 	path, err := oneFile(args)
 	if err != nil {
 		return err
 	}
-	src, err := openSource(path)
+	src, err := openSource(ctx, e, path)
 	if err != nil {
 		return err
 	}
@@ -143,7 +163,7 @@ func runLoad(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer b.Close()
-	src, err := openSource(path)
+	src, err := openSource(ctx, e, path)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"mediagw/catalogue"
 	"mediagw/cmd/internal/buildinfo"
 	"mediagw/config"
 )
@@ -23,8 +24,10 @@ const usage = `usage: mediactl COMMAND [flags] [args]
 
 commands:
   gen       -n N [-seed S] -o FILE   write a generated catalogue (gzip when FILE ends in .gz)
-  validate  [-rejects FILE] FILE     check a catalogue; every bad line is reported
-  load      [-rejects FILE] FILE     build a new index from FILE and make it live
+  validate  [-rejects FILE] [-media-dir DIR] FILE
+                                     check a catalogue; every bad line is reported
+  load      [-rejects FILE] [-media-dir DIR] FILE
+                                     build a new index from FILE and make it live
   reindex   [-mapping FILE] [-rate N]
                                      build a new index from the live one (OpenSearch: with the
                                      index definition FILE), copying at most N items/s, and make it live
@@ -73,6 +76,7 @@ type env struct {
 	log            *zap.Logger
 	// command flags
 	rejects     string
+	media       catalogue.Media
 	n           int
 	seed        int64
 	out         string
@@ -88,8 +92,8 @@ var commands = []command{
 		fs.Int64Var(&e.seed, "seed", 1, "seed: the same seed and n give the same file")
 		fs.StringVar(&e.out, "o", "", "output file (.gz compresses); - for standard output")
 	}},
-	{name: "validate", run: runValidate, flags: rejectsFlag},
-	{name: "load", run: runLoad, flags: rejectsFlag},
+	{name: "validate", run: runValidate, flags: catalogueFlags},
+	{name: "load", run: runLoad, flags: catalogueFlags},
 	{name: "reindex", run: runReindex, flags: func(fs *flag.FlagSet, e *env) {
 		fs.StringVar(&e.mapping, "mapping", "", "OpenSearch index definition (settings and mappings) of the new index; empty: -opensearch-mapping, or the built-in one")
 		fs.Float64Var(&e.rate, "rate", 0, "items copied per second at most, to spare an engine that also serves; 0: as fast as it goes")
@@ -98,10 +102,6 @@ var commands = []command{
 	{name: "rollback", run: runRollback},
 	{name: "bench", run: runBench, flags: benchFlagSet},
 	{name: "passthrough", run: runPassthrough, flags: passthroughFlagSet},
-}
-
-func rejectsFlag(fs *flag.FlagSet, e *env) {
-	fs.StringVar(&e.rejects, "rejects", "", "write bad lines, unchanged, to this file and go on with the good ones")
 }
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
