@@ -52,7 +52,10 @@ type Config struct {
 	PublicURL          string
 	BasePath           string
 	Attribution        string
-	BackendTimeout     time.Duration
+	// DemoAPIs are the origins (scheme://host[:port]) the search page may be pointed at with ?api=,
+	// besides its own.
+	DemoAPIs       []string
+	BackendTimeout time.Duration
 	// Cache says whether answers are cached in memory (search/cache); CacheTTL is how long a search
 	// or item answer is kept.
 	Cache    bool
@@ -217,6 +220,19 @@ var Settings = []Setting{
 		}},
 	{"MEDIA_ATTRIBUTION", "attribution", "Catalogue metadata: CC0 1.0, from the collections credited in each item's source.", "attribution text in every response",
 		func(c *Config, v string) error { c.Attribution = v; return nil }},
+	{"MEDIA_DEMO_APIS", "demo-apis", "", "comma-separated origins (https://host[:port]) the search page at {base}demo/ may call when its URL says ?api=, besides its own; any other ?api= is refused",
+		func(c *Config, v string) error {
+			c.DemoAPIs = nil
+			for _, part := range SplitList(v) {
+				u, err := url.Parse(part)
+				if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+					strings.Trim(u.Path, "/") != "" || u.RawQuery != "" || u.Fragment != "" {
+					return fmt.Errorf("%q is not an origin such as https://api.example.org", part)
+				}
+				c.DemoAPIs = append(c.DemoAPIs, u.Scheme+"://"+strings.ToLower(u.Host))
+			}
+			return nil
+		}},
 	{"MEDIA_BACKEND_TIMEOUT", "backend-timeout", "5s", "deadline of one search-engine call; past it the client gets 504",
 		func(c *Config, v string) error { return positiveDuration(v, &c.BackendTimeout) }},
 	{"MEDIA_CACHE", "cache", "on", "on caches answers in memory per index version (categories, authors, recent searches and items) and shares identical concurrent engine calls; off asks the engine every time",

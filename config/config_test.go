@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/netip"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -82,6 +83,14 @@ func TestFlagsOverrideEnv(t *testing.T) {
 	}
 }
 
+// MEDIA_DEMO_APIS holds origins as the browser writes them, for the page and its CSP to compare.
+func TestDemoAPIs(t *testing.T) {
+	c, _, err := Load("mediagw", nil, env(map[string]string{"MEDIA_DEMO_APIS": "https://API.example.org/, http://127.0.0.1:18181"}), io.Discard)
+	if want := []string{"https://api.example.org", "http://127.0.0.1:18181"}; err != nil || !slices.Equal(c.DemoAPIs, want) {
+		t.Errorf("DemoAPIs = %q, %v; want %q", c.DemoAPIs, err, want)
+	}
+}
+
 func TestInvalid(t *testing.T) {
 	tests := []struct{ env, value string }{
 		{"MEDIA_ADDR", "8080"},
@@ -110,6 +119,11 @@ func TestInvalid(t *testing.T) {
 		{"MEDIA_ADMIT_WAIT", "0s"},
 		{"MEDIA_ADMIT_WAIT", "10"},
 		{"MEDIA_CACHE_MAX_MB", "lots"},
+		{"MEDIA_DEMO_APIS", "api.example.org"},
+		{"MEDIA_DEMO_APIS", "https://api.example.org/v1/"},
+		{"MEDIA_DEMO_APIS", "javascript://api.example.org"},
+		{"MEDIA_DEMO_APIS", "https://user:pw@api.example.org"},
+		{"MEDIA_DEMO_APIS", "https://api.example.org/?a=b"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.env+"="+tt.value, func(t *testing.T) {

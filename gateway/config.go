@@ -42,6 +42,9 @@ type Config struct {
 	OpenAPI []byte
 	// Demo, when not nil, is the search page served at {base}demo/ (package demo).
 	Demo fs.FS
+	// DemoAPIs are the origins besides its own the search page may call (?api=): the page reads
+	// them from {base}demo/apis.json, and its Content-Security-Policy allows no other.
+	DemoAPIs []string
 	// Metrics, when not nil, receives the request metrics (see metrics.go), whose own time
 	// subtracts what the backend's metering (search/meter) adds to each request's
 	// search.EngineClock; nil records none.

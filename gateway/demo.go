@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"mime"
@@ -18,9 +19,15 @@ import (
 // within minutes, while a visitor's own navigation reuses them.
 const demoMaxAge = 5 * time.Minute
 
-// demoCSP lets the page load only its own files and the API's QR codes, and call any API origin
-// (the page may be pointed at another one with ?api=).
-const demoCSP = "default-src 'self'; img-src 'self' data:; connect-src *; style-src 'self'; script-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+// demoCSP lets the page load only its own files and the API's QR codes, and call only its own
+// origin and the operator's allowed APIs (?api=): a link cannot make it show another site's answers.
+func demoCSP(apis []string) string {
+	connect := strings.Join(append([]string{"'self'"}, apis...), " ")
+	return "default-src 'self'; img-src 'self' data:; connect-src " + connect + "; style-src 'self'; script-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+}
+
+// demoAPIsFile is the page's list of the API origins it may call besides its own.
+const demoAPIsFile = "apis.json"
 
 // demoFile is one file of the search page, encoded once.
 type demoFile struct {
@@ -28,10 +35,17 @@ type demoFile struct {
 	body        *encodedBody
 }
 
-// loadDemo reads every file of files once, at start.
-func loadDemo(files fs.FS) (map[string]demoFile, error) {
-	out := map[string]demoFile{}
-	err := fs.WalkDir(files, ".", func(name string, d fs.DirEntry, err error) error {
+// loadDemo reads every file of files once, at start, and adds apis.json, the origins besides its
+// own the page may call.
+func loadDemo(files fs.FS, apis []string) (map[string]demoFile, error) {
+	list, err := json.Marshal(struct {
+		APIs []string `json:"apis"`
+	}{append([]string{}, apis...)})
+	if err != nil {
+		return nil, fmt.Errorf("gateway: the search page's APIs: %w", err)
+	}
+	out := map[string]demoFile{demoAPIsFile: {contentType: "application/json", body: newEncodedBody(list)}}
+	err = fs.WalkDir(files, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -42,6 +56,9 @@ func loadDemo(files fs.FS) (map[string]demoFile, error) {
 		ct := mime.TypeByExtension(path.Ext(name))
 		if ct == "" {
 			ct = "application/octet-stream"
+		}
+		if name == demoAPIsFile {
+			return fmt.Errorf("%s is made from the settings, not a file of the page", name)
 		}
 		out[name] = demoFile{contentType: ct, body: newEncodedBody(raw)}
 		return nil
@@ -67,7 +84,7 @@ func (g *Gateway) demoPage(c *echo.Context) error {
 		return notFound("the search page has no file " + query.Shorten(name))
 	}
 	h := c.Response().Header()
-	h.Set("Content-Security-Policy", demoCSP)
+	h.Set("Content-Security-Policy", g.demoCSP)
 	h.Set("Referrer-Policy", "no-referrer")
 	return g.send(c, reply{status: http.StatusOK, contentType: f.contentType, body: f.body.raw, maxAge: demoMaxAge, compressible: true, kept: f.body})
 }

@@ -52,6 +52,8 @@ type Gateway struct {
 	openAPIBody *encodedBody
 	// demo holds the search page's files, by path; nil when none is served.
 	demo map[string]demoFile
+	// demoCSP is the search page's Content-Security-Policy, naming the API origins it may call.
+	demoCSP string
 }
 
 // apiResource is one resource of the base path: its resource parameter and its handler, which
@@ -111,9 +113,10 @@ func New(cfg Config, backend search.Backend, limiter Limiter, logger *zap.Logger
 	}
 	if cfg.Demo != nil {
 		var err error
-		if g.demo, err = loadDemo(cfg.Demo); err != nil {
+		if g.demo, err = loadDemo(cfg.Demo, cfg.DemoAPIs); err != nil {
 			return nil, err
 		}
+		g.demoCSP = demoCSP(cfg.DemoAPIs)
 	}
 	if cfg.Metrics != nil {
 		g.metrics = newMetrics()

@@ -45,13 +45,14 @@ fi
 export MEDIA_INDEX_DIR=$WORK/index MEDIA_BACKEND=embedded
 "$WORK/bin/mediactl" load "$CATALOGUE" >&2
 
-# One server with a limit no test reaches, one whose limit a test runs into.
-serve() { # serve PORT ADMIN_PORT LIMIT
-	MEDIA_ADDR=127.0.0.1:$1 MEDIA_ADMIN_ADDR=127.0.0.1:$2 MEDIA_RATE_LIMIT=$3 MEDIA_PUBLIC_URL=http://127.0.0.1:$1 \
+# One server with a limit no test reaches, one whose limit a test runs into; the first's search
+# page may call the second (?api=), and no other origin.
+serve() { # serve PORT ADMIN_PORT LIMIT [DEMO_APIS]
+	MEDIA_ADDR=127.0.0.1:$1 MEDIA_ADMIN_ADDR=127.0.0.1:$2 MEDIA_RATE_LIMIT=$3 MEDIA_PUBLIC_URL=http://127.0.0.1:$1 MEDIA_DEMO_APIS=${4:-} \
 		REDIS_URL= MEDIA_LOG_LEVEL=warn "$WORK/bin/mediagw" >"$WORK/mediagw-$1.log" 2>&1 &
 	PIDS+=($!)
 }
-serve 18180 19180 100000
+serve 18180 19180 100000 http://127.0.0.1:18181
 serve 18181 19181 12
 for port in 18180 18181; do
 	for _ in $(seq 100); do curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
@@ -59,4 +60,4 @@ done
 
 export MEDIAGW_URL=http://127.0.0.1:18180/ MEDIAGW_LIMITED_URL=http://127.0.0.1:18181/ CHROMIUM SCREENSHOTS=$REPO/docs/screenshots
 mkdir -p "$SCREENSHOTS"
-cd demo && node --test test/browser.test.mjs
+cd demo && node --test test/guard.test.mjs test/browser.test.mjs

@@ -159,6 +159,7 @@ func gatewayConfig(cfg config.Config, reg prometheus.Registerer) gateway.Config 
 	gcfg.RequestTimeout = cfg.BackendTimeout
 	gcfg.OpenAPI = openapi.Document
 	gcfg.Demo = demo.Files()
+	gcfg.DemoAPIs = cfg.DemoAPIs
 	gcfg.Metrics = reg
 	return gcfg
 }

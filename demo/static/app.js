@@ -1,10 +1,12 @@
 // The search page: everything it shows comes from the public API through the typed client, and
 // everything it shows follows from its URL, so a view can be shared and the back button works.
 import { ApiError, Client, itemTypes, sorts } from "./client.js";
+import { allowedAPIs, apiBase, matchedHTML } from "./guard.js";
 // The API answers on the base path this page is served under ({base}demo/ -> {base}); ?api=
-// points the page at another origin's API.
+// points the page at another API, on its own origin or one the operator allows (guard.ts).
 const pageURL = new URL(location.href);
-const client = new Client(pageURL.searchParams.get("api") ?? new URL("../", pageURL).href);
+const chosenAPI = apiBase(pageURL, pageURL.searchParams.has("api") ? await allowedAPIs(pageURL) : []);
+const client = new Client(chosenAPI ?? new URL("../", pageURL).href);
 const $ = (sel) => document.querySelector(sel);
 const form = $("#search");
 const qInput = $("#q");
@@ -22,11 +24,11 @@ function el(tag, props = {}, ...kids) {
     e.append(...kids);
     return e;
 }
-/** A link to this page with params, keeping ?api=. */
+/** A link to this page with params, keeping an accepted ?api=. */
 function pageLink(params) {
     const u = new URL("./", location.href);
     const api = pageURL.searchParams.get("api");
-    if (api)
+    if (api && chosenAPI)
         u.searchParams.set("api", api);
     for (const [k, v] of Object.entries(params))
         if (v !== undefined && v !== "")
@@ -88,15 +90,6 @@ async function call(p, signal) {
             showError(err);
         return null;
     }
-}
-/** matchedHTML shows the API's snippet, whose text is HTML-escaped, keeping only <mark>. */
-function matchedHTML(snippet) {
-    const t = document.createElement("template");
-    t.innerHTML = snippet;
-    for (const e of t.content.querySelectorAll("*"))
-        if (e.tagName !== "MARK")
-            e.replaceWith(e.textContent ?? "");
-    return t.content;
 }
 function result(it) {
     const li = el("li");
@@ -236,6 +229,11 @@ async function render() {
     document.title = title;
     message.hidden = true;
     message.removeAttribute("data-status");
+    if (!chosenAPI) {
+        message.hidden = false;
+        message.dataset.status = "api-refused";
+        message.textContent = `This page does not call ${pageURL.searchParams.get("api")}: it shows this site's own API instead.`;
+    }
     fillForm(p);
     const id = p.get("id");
     const v = p.get("view");

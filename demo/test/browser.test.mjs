@@ -250,6 +250,48 @@ test("a page on another origin calls the API and reads RateLimit, Link and ETag"
   assert.ok(got.total > 0);
 });
 
+test("?api= naming an origin the operator did not allow is refused: the page shows its own API and says so", async (t) => {
+  let asked = 0;
+  const fake = http.createServer((_, res) => {
+    asked++;
+    res.setHeader("Access-Control-Allow-Origin", "*");
+    res.setHeader("Content-Type", "application/json");
+    res.end(JSON.stringify({ data: [{ id: "fake", title: "Log in at evil.example" }] }));
+  });
+  await new Promise((ok) => fake.listen(0, "127.0.0.1", ok));
+  t.after(() => fake.close());
+  const p = await page(t);
+  await p.goto(`${api}demo/?q=thames&api=${encodeURIComponent(`http://127.0.0.1:${fake.address().port}/`)}`);
+  await p.locator("#results > li").first().waitFor();
+  const want = await apiGet({ resource: "items", q: "thames" });
+  assert.deepEqual(await resultIDs(p), want.data.map((d) => d.id));
+  assert.match(await p.locator('#message[data-status="api-refused"]').textContent(), /does not call http:\/\/127\.0\.0\.1:\d+\//);
+  assert.ok(!(await p.locator("#results a.title").first().getAttribute("href")).includes("api="), "links keep the refused ?api=");
+  assert.equal(asked, 0, "the page called the origin it refused");
+});
+
+test("?api= naming an origin of MEDIA_DEMO_APIS is followed", async (t) => {
+  const p = await page(t);
+  await p.goto(`${api}demo/?q=river&api=${encodeURIComponent(limited)}`);
+  await shown(p);
+  // The limited server's own limit: its answers are the ones shown.
+  assert.match(await p.textContent("#standing"), /of 12 requests left/);
+  assert.equal(await p.locator("#message").isVisible(), false);
+});
+
+test("highlights keep bare <mark> only: no attribute, element or comment of a snippet reaches the page", async (t) => {
+  const p = await page(t);
+  await p.goto(`${api}demo/`);
+  await shown(p);
+  const html = await p.evaluate(async () => {
+    const { matchedHTML } = await import(new URL("guard.js", location.href).href);
+    const div = document.createElement("div");
+    div.append(matchedHTML('<mark onmouseover="alert(1)" style="color:red" class="x">a</mark> <b>b</b><img src=x onerror="alert(2)"><mark><mark id=y>c</mark></mark>&lt;mark&gt;<!--c--><svg><mark onload=alert(3)>d</mark></svg>'));
+    return div.innerHTML;
+  });
+  assert.equal(html, "<mark>a</mark> b<mark><mark>c</mark></mark>&lt;mark&gt;d");
+});
+
 test("past the rate limit the page says when to try again", async (t) => {
   const p = await page(t);
   const message = p.locator('#message[data-status="429"]');
