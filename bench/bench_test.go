@@ -221,7 +221,9 @@ func TestDirectRequestsAreWhatTheGatewayAsks(t *testing.T) {
 		var want []byte
 		switch r.Kind {
 		case KindItems:
-			want, err = engine.SearchRequest(rec.query)
+			var req engine.SearchRequest
+			req, err = engine.NewSearchRequest(rec.query)
+			want = req.Body
 		case KindItem:
 			want, err = engine.ItemRequest(rec.id)
 		case KindCategories, KindAuthors:

@@ -376,7 +376,7 @@ func (m *mixer) page(perPage int) int {
 	default:
 		p = 11 + m.rng.IntN(90) // deep-ish: the visitor kept clicking next
 	}
-	return min(p, 10000/perPage)
+	return min(p, search.DeepestPage(perPage))
 }
 
 // search draws one search as the gateway would parse it, defaults filled in.
@@ -410,11 +410,6 @@ func (m *mixer) search() search.Query {
 			q.From, q.To = fmt.Sprintf("%04d-01-01", from), fmt.Sprintf("%04d-12-31", to)
 		}
 	}
-	if q.Text != "" {
-		q.Sort = search.SortRelevance
-	} else {
-		q.Sort = search.SortNewest
-	}
 	if m.chance(sortExplicit) {
 		q.Sort = []search.Sort{search.SortNewest, search.SortNewest, search.SortDownloads, search.SortDownloads, search.SortAZ, search.SortOldest}[m.rng.IntN(6)]
 	}
@@ -425,18 +420,22 @@ func (m *mixer) search() search.Query {
 		}
 	}
 	q.Page = m.page(q.PerPage)
+	q.Normalize() // the default sort, as the gateway's codec fills it
 	return q
 }
 
 func (m *mixer) searchPath() string { return "/" + url.PathEscape(m.alias) + "/_search" }
 
 func (m *mixer) itemsRequest(q search.Query) (*Request, error) {
-	body, err := engine.SearchRequest(q)
+	req, err := engine.NewSearchRequest(q)
 	if err != nil {
 		return nil, err
 	}
+	if req.Searches > 0 {
+		return nil, fmt.Errorf("bench: a search of %d engine searches (facets apart) is no direct request", req.Searches)
+	}
 	return &Request{Kind: KindItems, Query: query.Encode(q),
-		Direct: Direct{Method: "POST", Path: m.searchPath(), Body: body}}, nil
+		Direct: Direct{Method: "POST", Path: m.searchPath(), Body: req.Body}}, nil
 }
 
 func (m *mixer) itemRequest(id string) (*Request, error) {

@@ -250,7 +250,7 @@ func (g *Gateway) walkLinks(q search.Query, next string) links {
 // pageLinks builds the links of one numbered page. last is the last page a client may ask for:
 // the last page of results, but never past the paging depth limit; with no results it is page 1.
 func (g *Gateway) pageLinks(q search.Query, totalPages int) links {
-	last := min(max(totalPages, 1), search.MaxDepth/q.PerPage)
+	last := min(max(totalPages, 1), search.DeepestPage(q.PerPage))
 	// Only the page differs between the links: the rest is encoded once, either side of where
 	// url.Values.Encode puts page in its key order, so the links read as query.Values has them.
 	before, after := url.Values{}, url.Values{}

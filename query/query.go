@@ -351,10 +351,10 @@ func ParseItems(rq Raw) (search.Query, []FieldError) {
 		// YYYY-MM-DD of real dates compare as text as they do as days.
 		bad("from", q.From, "must not be after to ("+q.To+")")
 	}
-	if !failed("page") && !failed("per_page") && q.Page > search.MaxDepth/q.PerPage {
+	if !failed("page") && !failed("per_page") && q.Page > search.DeepestPage(q.PerPage) {
 		// Like every message it follows the parameter's name in the detail: "page must be at most …".
 		bad("page", rq.values["page"][0], fmt.Sprintf("must be at most %d with per_page=%d, since page × per_page may not pass %d: narrow the query with q or filters, or walk through every match with cursor=* instead of page (each page's links.next carries the cursor of the next)",
-			search.MaxDepth/q.PerPage, q.PerPage, search.MaxDepth))
+			search.DeepestPage(q.PerPage), q.PerPage, search.MaxDepth))
 	}
 	if q.Cursor != "" {
 		switch {

@@ -126,18 +126,23 @@ func ParseLanguage(s string) (string, bool) {
 	return code, ok
 }
 
-// DefaultSort is the order of a query that names none: relevance with text, newest without
-// (white space alone is no text).
+// DefaultSort is the order of a query that names none: relevance with text, newest without. The
+// text is the query codec's, white space around it trimmed, so white space alone is no text.
 func DefaultSort(text string) Sort {
-	if strings.TrimSpace(text) != "" {
+	if text != "" {
 		return SortRelevance
 	}
 	return SortNewest
 }
 
+// DeepestPage is the last page a client may ask for at perPage items a page: page × per_page may
+// not pass MaxDepth.
+func DeepestPage(perPage int) int { return MaxDepth / perPage }
+
 // Normalize fills in the defaults of the contract: page 1, DefaultPerPage items, and
 // DefaultSort. Relevance without text is newest, since every score is then equal; saying so keeps
-// two queries that return the same pages equal.
+// two queries that return the same pages equal. The query codec calls it once; the backends take
+// the query as it leaves (search.Backend), and decide nothing of it again.
 func (q *Query) Normalize() {
 	if q.Page < 1 {
 		q.Page = 1

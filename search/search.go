@@ -145,6 +145,7 @@ const DefaultTimeout = 5 * time.Second
 // encoded lists while the answer stays the same.
 type Backend interface {
 	// Search returns one page of the items matching q, in q.Sort order, with the exact total.
+	// q is normalized (Query.Normalize, which the query codec applies): no backend does it again.
 	// A walk's cursor that does not fit q is an error wrapping ErrCursorInvalid; one from an
 	// index version no longer served, ErrCursorExpired.
 	Search(ctx context.Context, q Query) (Result, error)

@@ -239,7 +239,6 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 	if err := ctx.Err(); err != nil {
 		return search.Result{}, fmt.Errorf("search: %w", err)
 	}
-	q.Normalize()
 	page, perPage := q.Page, q.PerPage
 	cur, walking, err := q.Walk()
 	if err != nil {
@@ -257,7 +256,7 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 	if err != nil {
 		return search.Result{}, fmt.Errorf("search: %w", err)
 	}
-	order := sortOrder(q.Sort, hasText)
+	order := sortOrder(q.Sort)
 	from := (page - 1) * perPage
 	if walking {
 		from = 0
@@ -278,7 +277,7 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 	if !hasText && q.Facets == 0 && (walking || h.built(q.Sort) != nil) {
 		hits, total, err = h.rankedPage(ctx, q, cur, from, bq, order)
 	} else {
-		if pageOrder, ok := h.pageOrder(q.Sort, hasText); ok && !walking {
+		if pageOrder, ok := h.pageOrder(q.Sort); ok && !walking {
 			// Without a cursor to make (position), the rankings can sort the page.
 			req.SortByCustom(pageOrder)
 		}
@@ -481,8 +480,9 @@ func buildQuery(m mapping.IndexMapping, q search.Query, titleBonus []float64, fu
 	return bq, hasText, nil
 }
 
-// sortOrder is the contract's total order for s. Without text, relevance means newest.
-func sortOrder(s search.Sort, hasText bool) bsearch.SortOrder {
+// sortOrder is the contract's total order for s, of a normalized query (search.Query.Normalize:
+// relevance has text).
+func sortOrder(s search.Sort) bsearch.SortOrder {
 	dateDesc := &bsearch.SortField{Field: fieldDateSort, Type: bsearch.SortFieldAsString, Desc: true, Missing: bsearch.SortFieldMissingLast}
 	byID := &bsearch.SortDocID{}
 	switch s {
@@ -501,10 +501,8 @@ func sortOrder(s search.Sort, hasText bool) bsearch.SortOrder {
 			&bsearch.SortField{Field: fieldTitleSort, Type: bsearch.SortFieldAsString, Missing: bsearch.SortFieldMissingLast},
 			byID,
 		}
-	case search.SortRelevance, "":
-		if hasText {
-			return bsearch.SortOrder{&bsearch.SortScore{Desc: true}, dateDesc, byID}
-		}
+	case search.SortRelevance:
+		return bsearch.SortOrder{&bsearch.SortScore{Desc: true}, dateDesc, byID}
 	}
 	return bsearch.SortOrder{dateDesc, byID}
 }

@@ -48,6 +48,7 @@ func TestPagesSortedByRankings(t *testing.T) {
 				for _, page := range []int{1, 3} {
 					q := f
 					q.Text, q.Sort, q.Page, q.PerPage = text, s, page, 7
+					q.Normalize() // as the query codec does
 					got, err := be.Search(context.Background(), q)
 					if err != nil {
 						t.Fatal(err)
@@ -65,14 +66,13 @@ func TestPagesSortedByRankings(t *testing.T) {
 // sortedByFields is q's page and total as Bleve sorts q's matches by sortOrder.
 func sortedByFields(t *testing.T, be *Backend, q search.Query) ([]string, int) {
 	t.Helper()
-	q.Normalize()
 	h := be.cur
-	bq, hasText, err := buildQuery(h.idx.Mapping(), q, h.facets.titleBonus, h.fuzzy)
+	bq, _, err := buildQuery(h.idx.Mapping(), q, h.facets.titleBonus, h.fuzzy)
 	if err != nil {
 		t.Fatal(err)
 	}
 	req := blevesearch.NewSearchRequestOptions(bq, q.PerPage, (q.Page-1)*q.PerPage, false)
-	req.SortByCustom(sortOrder(q.Sort, hasText))
+	req.SortByCustom(sortOrder(q.Sort))
 	res, err := h.idx.SearchInContext(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)

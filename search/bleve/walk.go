@@ -117,7 +117,7 @@ func (h *handle) ranking(ctx context.Context, s search.Sort) (*ranking, error) {
 		return nil, err
 	}
 	req := blevesearch.NewSearchRequestOptions(query.NewMatchAllQuery(), int(n), 0, false)
-	req.SortByCustom(sortOrder(s, false))
+	req.SortByCustom(sortOrder(s))
 	req.Score = blevesearch.ScoreNone
 	res, err := h.idx.SearchInContext(ctx, req)
 	if err != nil {
@@ -138,13 +138,13 @@ func (h *handle) ranking(ctx context.Context, s search.Sort) (*ranking, error) {
 	return r, nil
 }
 
-// pageOrder is sortOrder(s, hasText) for a page without a cursor, read from the rankings: the
+// pageOrder is sortOrder(s) for a page without a cursor, read from the rankings: the
 // same order, but Bleve's collector no longer reads every match's sort fields from the doc
 // values and its id for the tie-break, which cost most of a search. Its sort values are places,
 // not the fields' values, so it cannot make a cursor's position. It reports false while the
 // ranking it needs is still being built.
-func (h *handle) pageOrder(s search.Sort, hasText bool) (bsearch.SortOrder, bool) {
-	if hasText && (s == search.SortRelevance || s == "") {
+func (h *handle) pageOrder(s search.Sort) (bsearch.SortOrder, bool) {
+	if s == search.SortRelevance {
 		// The score, then newest: sortOrder's tie-break (date descending, id) is newest's order.
 		r := h.built(search.SortNewest)
 		return bsearch.SortOrder{&bsearch.SortScore{Desc: true}, rankSort{r}}, r != nil

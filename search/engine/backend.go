@@ -522,15 +522,14 @@ type pageAnswer struct {
 // index the walk started on (the index behind the alias when it did), since another index,
 // a reload of the same items included, may order them otherwise.
 func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, error) {
-	q.Normalize()
-	cur, walking, err := walkOf(q)
+	req, err := NewSearchRequest(q)
 	if err != nil {
 		return search.Result{}, fmt.Errorf("opensearch search: %w", err)
 	}
-	body, searches, err := searchRequest(q, cur)
+	cur, walking := req.walk, req.walking
 	var resp pageAnswer
-	if searches > 0 {
-		answers, err := b.doMultiSearch(ctx, "search", body, err, searches)
+	if req.Searches > 0 {
+		answers, err := b.doMultiSearch(ctx, "search", req.Body, nil, req.Searches)
 		if err != nil {
 			return search.Result{}, err
 		}
@@ -542,7 +541,7 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 	} else {
 		// Decoded into room for a page, the hits are not copied again as their slice grows.
 		resp.Hits.Hits = make([]hit, 0, q.PerPage)
-		if err := b.doSearch(ctx, "search", body, err, &resp); err != nil {
+		if err := b.doSearch(ctx, "search", req.Body, nil, &resp); err != nil {
 			return search.Result{}, err
 		}
 	}

@@ -189,7 +189,7 @@ func boolQuery(q search.Query) obj {
 			"field_value_factor": obj{"field": "title_bonus", "missing": 0},
 			"boost_mode":         "sum",
 		}}}
-	} else if strings.TrimSpace(q.Text) != "" {
+	} else if q.Text != "" {
 		// Text with nothing searchable in it (only punctuation) matches nothing.
 		b["must"] = []any{obj{"match_none": obj{}}}
 	}
@@ -290,7 +290,7 @@ func sortClauses(q search.Query) []any {
 	byID := obj{"id": obj{"order": "asc"}}
 	switch q.Sort {
 	case search.SortRelevance:
-		// q is normalized (Search, SearchRequest): relevance has text.
+		// q is normalized (search.Query.Normalize): relevance has text.
 		return []any{obj{"_score": obj{"order": "desc"}}, dateDesc, byID}
 	case search.SortOldest:
 		return []any{dateAsc, byID}

@@ -11,24 +11,35 @@ import (
 	"mediagw/search"
 )
 
-// The request bodies the backend sends, exported so a load harness can send the very same
-// requests straight to the engine and compare.
-
-// SearchRequest is the body Search sends for q: the JSON body of a search to <alias>/_search, or,
-// for a search without text that asks for facets (facetsApart), the body of <alias>/_msearch of
-// its page's search and its facets'. A walk's cursor that does not fit q is an error wrapping
-// search.ErrCursorInvalid.
-func SearchRequest(q search.Query) ([]byte, error) {
-	q.Normalize()
-	cur, _, err := walkOf(q)
-	if err != nil {
-		return nil, err
-	}
-	body, _, err := searchRequest(q, cur)
-	return body, err
+// SearchRequest is what Search sends to the engine for a query: rendered once by NewSearchRequest,
+// which a load harness (bench) calls too to send the very same request straight to the engine.
+type SearchRequest struct {
+	// Body is the JSON body of a search of <alias>/_search, or, when Searches > 0, the body of an
+	// <alias>/_msearch of the page's search and its facets' (facetsApart).
+	Body []byte
+	// Searches is the number of searches in an _msearch body; 0 for a _search's.
+	Searches int
+	// walk is the query's walk and walking whether it is one (search.Query.Walk).
+	walk    search.Cursor
+	walking bool
 }
 
-// searchRequest is the body of q's search, q normalized, and the number of searches in it when
+// NewSearchRequest renders q, a normalized query (the query codec's, search.Query.Normalize), as
+// the engine's request. A walk's cursor that does not fit q is an error wrapping
+// search.ErrCursorInvalid.
+func NewSearchRequest(q search.Query) (SearchRequest, error) {
+	cur, walking, err := walkOf(q)
+	if err != nil {
+		return SearchRequest{}, err
+	}
+	body, searches, err := searchRequest(q, cur)
+	if err != nil {
+		return SearchRequest{}, err
+	}
+	return SearchRequest{Body: body, Searches: searches, walk: cur, walking: walking}, nil
+}
+
+// searchRequest is the body of q's search and the number of searches in it when
 // it is an _msearch's (0 when not): the page's first, then its facets'.
 func searchRequest(q search.Query, cur search.Cursor) ([]byte, int, error) {
 	if !facetsApart(q) {
@@ -68,7 +79,8 @@ func walkOf(q search.Query) (search.Cursor, bool, error) {
 	return cur, walking, nil
 }
 
-// ItemRequest is the JSON body Item sends to <alias>/_search for id: a search on the id field.
+// ItemRequest is the JSON body Item sends to <alias>/_search for id, a search on the id field; a
+// load harness sends it straight to the engine too.
 func ItemRequest(id string) ([]byte, error) {
 	return marshal(obj{
 		"query":            obj{"bool": obj{"filter": []any{obj{"term": obj{"id": id}}}}},

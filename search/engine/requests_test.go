@@ -13,13 +13,13 @@ import (
 
 func TestRequestsAreTheBackendsBodies(t *testing.T) {
 	q := search.Query{Text: "harbour", Type: "photo", Sort: search.SortRelevance, Page: 2, PerPage: 20}
-	got, err := SearchRequest(q)
+	got, err := searchBodyOf(q)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want, _ := json.Marshal(searchBody(q))
 	if string(got) != string(want) {
-		t.Errorf("SearchRequest = %s, want %s", got, want)
+		t.Errorf("searchBodyOf = %s, want %s", got, want)
 	}
 }
 
@@ -149,7 +149,7 @@ func BenchmarkSearchRequest(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		if _, err := SearchRequest(qs[i%len(qs)]); err != nil {
+		if _, err := searchBodyOf(qs[i%len(qs)]); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -258,7 +258,7 @@ func TestFacetRequests(t *testing.T) {
 		}), map[string][]string{"filtered_category": {"facet_category"}, "facet_year": nil}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			body, err := SearchRequest(tc.q)
+			body, err := searchBodyOf(tc.q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -322,13 +322,13 @@ func TestFacetSearches(t *testing.T) {
 		}), []string{"type", "category language year"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			body, err := SearchRequest(tc.q)
+			body, err := searchBodyOf(tc.q)
 			if err != nil {
 				t.Fatal(err)
 			}
 			plain := tc.q
 			plain.Facets = 0
-			page, err := SearchRequest(plain)
+			page, err := searchBodyOf(plain)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -459,4 +459,11 @@ func TestCompletionsCountNothing(t *testing.T) {
 			t.Errorf("completeBody(%q, 8): track_total_hits %v, size %v; want false, 8", text, body["track_total_hits"], body["size"])
 		}
 	}
+}
+
+// searchBodyOf is NewSearchRequest's body of q normalized, as the query codec hands it on.
+func searchBodyOf(q search.Query) ([]byte, error) {
+	q.Normalize()
+	req, err := NewSearchRequest(q)
+	return req.Body, err
 }
