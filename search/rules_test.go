@@ -93,11 +93,22 @@ func TestQueryNormalize(t *testing.T) {
 		{Query{Text: "x"}, Query{Text: "x", Page: 1, PerPage: DefaultPerPage, Sort: SortRelevance}},
 		{Query{Sort: SortRelevance}, Query{Page: 1, PerPage: DefaultPerPage, Sort: SortNewest}},
 		{Query{Text: "x", Sort: SortAZ, Page: 3, PerPage: 7}, Query{Text: "x", Sort: SortAZ, Page: 3, PerPage: 7}},
+		{Query{Text: "x", Sort: SortRelevance, Page: -2, PerPage: -1}, Query{Text: "x", Sort: SortRelevance, Page: 1, PerPage: DefaultPerPage}},
+		{Query{Sort: SortDownloads, Page: 2}, Query{Sort: SortDownloads, Page: 2, PerPage: DefaultPerPage}},
 	} {
 		got := tt.in
 		got.Normalize()
 		if got != tt.want {
 			t.Errorf("%+v.Normalize() = %+v, want %+v", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestDeepestPage: the last page a client may ask for keeps page × per_page within MaxDepth.
+func TestDeepestPage(t *testing.T) {
+	for _, tt := range []struct{ perPage, want int }{{1, MaxDepth}, {20, 500}, {50, 200}, {30, 333}} {
+		if got := DeepestPage(tt.perPage); got != tt.want || got*tt.perPage > MaxDepth {
+			t.Errorf("DeepestPage(%d) = %d, want %d", tt.perPage, got, tt.want)
 		}
 	}
 }

@@ -163,6 +163,8 @@ func visitors(b benchFlags) int {
 	return b.visitors
 }
 
+// benchMix runs mediactl bench: the targets of -mode, the requests it replays, the run, and its
+// tables (and saved results).
 func benchMix(ctx context.Context, e *env) error {
 	b := e.bench
 	if b.catalogue == "" {
@@ -172,31 +174,7 @@ func benchMix(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	var targets []bench.Target
-	switch b.mode {
-	case "mix":
-		targets, err = benchTargets(e)
-	default:
-		// Gateways only: the engine has no direct form of the extras.
-		if b.via != "" {
-			return fmt.Errorf("%w: -via measures the mix's direct requests: -mode mix only", errUsage)
-		}
-		var gateways []*bench.Gateway
-		gateways, err = benchGateways(e)
-		for _, g := range gateways {
-			targets = append(targets, g)
-			if b.mode == "extras" {
-				extras := g.WithExtras(g.Name() + "+extras")
-				targets = append(targets, extras)
-				if u, ok := metrics[g.Name()]; ok {
-					metrics[extras.Name()] = u
-				}
-			}
-		}
-		if err == nil && len(targets) == 0 {
-			err = fmt.Errorf("%w: -mode %s measures gateways: give -gateway URL", errUsage, b.mode)
-		}
-	}
+	targets, err := modeTargets(e, metrics)
 	if err != nil {
 		return err
 	}
@@ -208,22 +186,7 @@ func benchMix(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	n := mix.Count()
-	loop := fmt.Sprintf("closed loop, %d connections", b.conc)
-	if b.qps > 0 {
-		loop = fmt.Sprintf("open loop at %.0f req/s over %d connections", b.qps, b.conc)
-	}
-	fmt.Fprintf(e.stdout, "mix: %d requests (%d distinct) from %d items: items %d, item %d, categories %d, authors %d, suggest %d; seed %d\n",
-		len(mix.Seq), mix.Distinct, len(corpus.IDs), n[bench.KindItems], n[bench.KindItem], n[bench.KindCategories], n[bench.KindAuthors], n[bench.KindSuggest], b.seed)
-	measured := fmt.Sprintf("%s measured per target in %d rounds after %s warm-up", b.duration, b.rounds, b.warmup)
-	if b.requests > 0 {
-		measured = fmt.Sprintf("the same %d requests measured on each target in %d rounds", b.requests, b.rounds)
-		if b.warmup > 0 {
-			measured += " after one round's to warm up"
-		}
-	}
-	fmt.Fprintf(e.stdout, "run: %s; %s; visitors %s\n", loop, measured, visitorsNote(b))
-
+	describeRun(e, mix, corpus)
 	procs, err := parsePIDs(b.cpu)
 	if err != nil {
 		return err
@@ -247,21 +210,8 @@ func benchMix(ctx context.Context, e *env) error {
 	if runErr != nil && !errors.Is(runErr, context.Canceled) {
 		return runErr
 	}
-	if err := bench.WriteTable(e.stdout, results); err != nil {
+	if err := writeResults(e, results, reports); err != nil {
 		return err
-	}
-	if b.mode == "extras" {
-		for i := 0; i+1 < len(results); i += 2 {
-			if err := bench.WriteExtrasCost(e.stdout, bench.CompareExtras(results[i], results[i+1])); err != nil {
-				return err
-			}
-		}
-	}
-	if len(reports) > 0 {
-		fmt.Fprintln(e.stdout)
-		if err := bench.WriteRSSTable(e.stdout, reports); err != nil {
-			return err
-		}
 	}
 	if b.save != "" && runErr == nil {
 		label := cmp.Or(b.label, b.mode)
@@ -271,6 +221,78 @@ func benchMix(ctx context.Context, e *env) error {
 		}
 	}
 	return runErr
+}
+
+// modeTargets are the targets -mode measures: the gateways and the engine for the mix; the
+// gateways alone otherwise (the engine has no direct form of the extras), each beside itself
+// with the extras for -mode extras, whose metrics it shares.
+func modeTargets(e *env, metrics map[string]string) ([]bench.Target, error) {
+	b := e.bench
+	if b.mode == "mix" {
+		return benchTargets(e)
+	}
+	if b.via != "" {
+		return nil, fmt.Errorf("%w: -via measures the mix's direct requests: -mode mix only", errUsage)
+	}
+	gateways, err := benchGateways(e)
+	if err != nil {
+		return nil, err
+	}
+	var targets []bench.Target
+	for _, g := range gateways {
+		targets = append(targets, g)
+		if b.mode == "extras" {
+			extras := g.WithExtras(g.Name() + "+extras")
+			targets = append(targets, extras)
+			if u, ok := metrics[g.Name()]; ok {
+				metrics[extras.Name()] = u
+			}
+		}
+	}
+	if len(targets) == 0 {
+		return nil, fmt.Errorf("%w: -mode %s measures gateways: give -gateway URL", errUsage, b.mode)
+	}
+	return targets, nil
+}
+
+// describeRun writes what the run replays and how: the mix's make-up, the loop and the rounds.
+func describeRun(e *env, mix *bench.Mix, corpus *bench.Corpus) {
+	b := e.bench
+	n := mix.Count()
+	loop := fmt.Sprintf("closed loop, %d connections", b.conc)
+	if b.qps > 0 {
+		loop = fmt.Sprintf("open loop at %.0f req/s over %d connections", b.qps, b.conc)
+	}
+	fmt.Fprintf(e.stdout, "mix: %d requests (%d distinct) from %d items: items %d, item %d, categories %d, authors %d, suggest %d; seed %d\n",
+		len(mix.Seq), mix.Distinct, len(corpus.IDs), n[bench.KindItems], n[bench.KindItem], n[bench.KindCategories], n[bench.KindAuthors], n[bench.KindSuggest], b.seed)
+	measured := fmt.Sprintf("%s measured per target in %d rounds after %s warm-up", b.duration, b.rounds, b.warmup)
+	if b.requests > 0 {
+		measured = fmt.Sprintf("the same %d requests measured on each target in %d rounds", b.requests, b.rounds)
+		if b.warmup > 0 {
+			measured += " after one round's to warm up"
+		}
+	}
+	fmt.Fprintf(e.stdout, "run: %s; %s; visitors %s\n", loop, measured, visitorsNote(b))
+}
+
+// writeResults writes the run's tables: the targets', the extras' cost (-mode extras, each
+// gateway beside itself with the extras) and the processes' memory.
+func writeResults(e *env, results []*bench.Result, reports []bench.RSSReport) error {
+	if err := bench.WriteTable(e.stdout, results); err != nil {
+		return err
+	}
+	if e.bench.mode == "extras" {
+		for i := 0; i+1 < len(results); i += 2 {
+			if err := bench.WriteExtrasCost(e.stdout, bench.CompareExtras(results[i], results[i+1])); err != nil {
+				return err
+			}
+		}
+	}
+	if len(reports) > 0 {
+		fmt.Fprintln(e.stdout)
+		return bench.WriteRSSTable(e.stdout, reports)
+	}
+	return nil
 }
 
 // benchRequests is the sequence of requests -mode replays: the mix; its searches alone (extras);
