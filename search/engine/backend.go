@@ -152,24 +152,24 @@ type Backend struct {
 func New(cfg Config) (*Backend, error) {
 	cfg = cfg.withDefaults()
 	if len(cfg.URLs) == 0 {
-		return nil, errors.New("opensearch: no URL")
+		return nil, fmt.Errorf("%s: no URL", cfg.Product)
 	}
 	if strings.ToLower(cfg.Alias) != cfg.Alias || strings.ContainsAny(cfg.Alias, `\/*?"<>| ,#:`) || strings.HasPrefix(cfg.Alias, "_") {
-		return nil, fmt.Errorf("opensearch: alias %q: use lower-case letters, digits, - and _", cfg.Alias)
+		return nil, fmt.Errorf("%s: alias %q: use lower-case letters, digits, - and _", cfg.Product, cfg.Alias)
 	}
 	if err := mappings.Check(cfg.Mapping); err != nil {
-		return nil, fmt.Errorf("opensearch: index definition: %w", err)
+		return nil, fmt.Errorf("%s: index definition: %w", cfg.Product, err)
 	}
 	refresh, err := mappings.RefreshInterval(cfg.Mapping)
 	if err != nil {
-		return nil, fmt.Errorf("opensearch: index definition: %w", err)
+		return nil, fmt.Errorf("%s: index definition: %w", cfg.Product, err)
 	}
 	// The definition must say its version: Status compares it with search.IndexVersion.
 	if _, err := mappings.ReadMeta(cfg.Mapping); err != nil {
-		return nil, fmt.Errorf("opensearch: index definition: %w", err)
+		return nil, fmt.Errorf("%s: index definition: %w", cfg.Product, err)
 	}
 	if _, ok := majors[cfg.Product]; !ok {
-		return nil, fmt.Errorf("opensearch: product %q: use %s or %s", cfg.Product, Elasticsearch, OpenSearch)
+		return nil, fmt.Errorf("engine: product %q: use %s or %s", cfg.Product, Elasticsearch, OpenSearch)
 	}
 	tr := cfg.Transport
 	if tr == nil {
@@ -192,7 +192,7 @@ func New(cfg Config) (*Backend, error) {
 	writes.DisableRetry = true
 	client, err := opensearchapi.NewClient(opensearchapi.Config{Client: writes})
 	if err != nil {
-		return nil, fmt.Errorf("opensearch: %w", err)
+		return nil, fmt.Errorf("%s: %w", cfg.Product, err)
 	}
 	// A read that reached no node, or a node that could not serve it, may succeed on another at
 	// once; one that is merely slow would only double the load, and the deadline bounds it anyway.
@@ -206,7 +206,7 @@ func New(cfg Config) (*Backend, error) {
 	readClient, err := opensearchapi.NewClient(opensearchapi.Config{Client: reads})
 	if err != nil {
 		client.Close()
-		return nil, fmt.Errorf("opensearch: %w", err)
+		return nil, fmt.Errorf("%s: %w", cfg.Product, err)
 	}
 	return &Backend{cfg: cfg, client: client, reads: readClient, limits: maps.Clone(defaultLimits), refreshInterval: refresh}, nil
 }
@@ -220,14 +220,14 @@ func NewTransport(cfg Config) (*http.Transport, error) {
 	if cfg.CAFile != "" {
 		pem, err := os.ReadFile(cfg.CAFile)
 		if err != nil {
-			return nil, fmt.Errorf("opensearch: CA file: %w", err)
+			return nil, fmt.Errorf("%s: CA file: %w", cfg.Product, err)
 		}
 		pool, err := x509.SystemCertPool()
 		if err != nil {
 			pool = x509.NewCertPool()
 		}
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("opensearch: CA file %s: no PEM certificate in it", cfg.CAFile)
+			return nil, fmt.Errorf("%s: CA file %s: no PEM certificate in it", cfg.Product, cfg.CAFile)
 		}
 		tlsConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	}
@@ -248,6 +248,14 @@ func NewTransport(cfg Config) (*http.Transport, error) {
 		ReadBufferSize:  64 << 10,
 		WriteBufferSize: 16 << 10,
 	}, nil
+}
+
+// name is the engine's name in errors: the product Detect found, else the configured one.
+func (b *Backend) name() Product {
+	if e := b.engine.Load(); e != nil && e.Product != "" {
+		return e.Product
+	}
+	return b.cfg.Product
 }
 
 // Alias is the alias the backend reads.
@@ -281,15 +289,15 @@ func answerStatus[R interface{ Inspect() opensearchapi.Inspect }](resp *R) int {
 }
 
 // failed classifies the error of a client call (see classify) by the status of its answer.
-func failed[R interface{ Inspect() opensearchapi.Inspect }](ctx context.Context, op string, resp *R, err error) error {
-	return classify(ctx, op, answerStatus(resp), err)
+func failed[R interface{ Inspect() opensearchapi.Inspect }](ctx context.Context, engine Product, op string, resp *R, err error) error {
+	return classify(ctx, engine, op, answerStatus(resp), err)
 }
 
 func jsonBody(v any) *bytes.Reader {
 	b, err := json.Marshal(v)
 	if err != nil {
 		// Bodies are built from maps of strings and numbers; they always encode.
-		panic(fmt.Sprintf("opensearch: encode request: %v", err))
+		panic(fmt.Sprintf("engine: encode request: %v", err))
 	}
 	return bytes.NewReader(b)
 }
@@ -307,12 +315,12 @@ type answerShards struct {
 }
 
 // failure is the error of an answer some shards did not contribute to, or nil.
-func (a *answerShards) failure(op string) error {
+func (a *answerShards) failure(engine Product, op string) error {
 	if a.Shards.Failed == 0 {
 		return nil
 	}
 	// A partial answer would give wrong totals and skip items between pages.
-	ee := &EngineError{Op: op, Status: http.StatusServiceUnavailable, Type: "shard_failure", shardFailure: true}
+	ee := &EngineError{Engine: engine, Op: op, Status: http.StatusServiceUnavailable, Type: "shard_failure", shardFailure: true}
 	if len(a.Shards.Failures) > 0 {
 		ee.Type = a.Shards.Failures[0].Reason.Type
 	}
@@ -346,7 +354,7 @@ func sortValues(raw json.RawMessage) ([]any, error) {
 	dec.UseNumber()
 	var out []any
 	if err := dec.Decode(&out); err != nil {
-		return nil, fmt.Errorf("opensearch search: sort values of the last hit: %w", err)
+		return nil, fmt.Errorf("sort values of the last hit: %w", err)
 	}
 	return out, nil
 }
@@ -355,15 +363,15 @@ func sortValues(raw json.RawMessage) ([]any, error) {
 // is) to the alias's _search, and decodes the answer into out, a pointer to a struct. An answer
 // that lacks shards (a node holding a copy went away during the search) is asked for again, up to
 // ReadRetries times: by then the engine reads the shard's other copy.
-func (b *Backend) doSearch(ctx context.Context, op string, body []byte, err error, out interface{ failure(string) error }) error {
+func (b *Backend) doSearch(ctx context.Context, op string, body []byte, err error, out interface{ failure(Product, string) error }) error {
 	if err != nil {
-		return fmt.Errorf("opensearch %s: encode request: %w", op, err)
+		return fmt.Errorf("%s %s: encode request: %w", b.name(), op, err)
 	}
 	return b.doSearchIn(ctx, b.cfg.Alias, op, body, out)
 }
 
 // doSearchIn is doSearch of an encoded body, sent to index (an index or the alias).
-func (b *Backend) doSearchIn(ctx context.Context, index, op string, body []byte, out interface{ failure(string) error }) error {
+func (b *Backend) doSearchIn(ctx context.Context, index, op string, body []byte, out interface{ failure(Product, string) error }) error {
 	ctx, cancel := b.bound(ctx, b.cfg.Timeout)
 	defer cancel()
 	for attempt := 0; ; attempt++ {
@@ -382,12 +390,12 @@ func (b *Backend) askAgain(ctx context.Context, attempt int, err error) bool {
 	return errors.As(err, &ee) && ee.shardFailure && attempt < b.cfg.ReadRetries && ctx.Err() == nil
 }
 
-func (b *Backend) searchOnce(ctx context.Context, index, op string, body []byte, out interface{ failure(string) error }) error {
+func (b *Backend) searchOnce(ctx context.Context, index, op string, body []byte, out interface{ failure(Product, string) error }) error {
 	req := &opensearchapi.SearchReq{Indices: []string{index}, Body: bytes.NewReader(body)}
 	if err := b.read(ctx, op, req, out); err != nil {
 		return err
 	}
-	return out.failure(op)
+	return out.failure(b.name(), op)
 }
 
 // read sends req, a read, and decodes its answer into out; an error answer is classified (classify).
@@ -397,10 +405,10 @@ func (b *Backend) read(ctx context.Context, op string, req opensearch.Request, o
 		err = opensearch.ParseError(resp)
 	}
 	if err != nil {
-		return classify(ctx, op, statusOf(resp), err)
+		return classify(ctx, b.name(), op, statusOf(resp), err)
 	}
 	if err := decodeBody(resp, out); err != nil {
-		return fmt.Errorf("opensearch %s: decode answer: %w", op, err)
+		return fmt.Errorf("%s %s: decode answer: %w", b.name(), op, err)
 	}
 	return nil
 }
@@ -442,7 +450,7 @@ type multiAnswer struct {
 // whole call's, classified as doSearch's would be.
 func (b *Backend) doMultiSearch(ctx context.Context, op string, body []byte, err error, n int) ([]pageAnswer, error) {
 	if err != nil {
-		return nil, fmt.Errorf("opensearch %s: encode request: %w", op, err)
+		return nil, fmt.Errorf("%s %s: encode request: %w", b.name(), op, err)
 	}
 	ctx, cancel := b.bound(ctx, b.cfg.Timeout)
 	defer cancel()
@@ -461,14 +469,14 @@ func (b *Backend) multiSearchOnce(ctx context.Context, op string, body []byte, n
 		return nil, err
 	}
 	if len(a.Responses) != n {
-		return nil, fmt.Errorf("opensearch %s: %d answers to %d searches", op, len(a.Responses), n)
+		return nil, fmt.Errorf("%s %s: %d answers to %d searches", b.name(), op, len(a.Responses), n)
 	}
 	out := make([]pageAnswer, n)
 	for i, r := range a.Responses {
 		if r.Error != nil {
-			return nil, classify(ctx, op, r.Status, &opensearch.StructError{Err: *r.Error, Status: r.Status})
+			return nil, classify(ctx, b.name(), op, r.Status, &opensearch.StructError{Err: *r.Error, Status: r.Status})
 		}
-		if err := r.failure(op); err != nil {
+		if err := r.failure(b.name(), op); err != nil {
 			return nil, err
 		}
 		out[i] = r.pageAnswer
@@ -524,7 +532,7 @@ type pageAnswer struct {
 func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, error) {
 	req, err := NewSearchRequest(q)
 	if err != nil {
-		return search.Result{}, fmt.Errorf("opensearch search: %w", err)
+		return search.Result{}, fmt.Errorf("%s search: %w", b.name(), err)
 	}
 	cur, walking := req.walk, req.walking
 	var resp pageAnswer
@@ -587,7 +595,7 @@ func (b *Backend) walkIndex(ctx context.Context, cur search.Cursor, index string
 		return "", err
 	}
 	if index != cur.Version {
-		return "", fmt.Errorf("opensearch search: index %s: %w", cur.Version, search.ErrCursorExpired)
+		return "", fmt.Errorf("%s search: index %s: %w", b.name(), cur.Version, search.ErrCursorExpired)
 	}
 	return index, nil
 }
@@ -626,7 +634,7 @@ func (b *Backend) countList(ctx context.Context, l List) ([]TermCount, error) {
 		}
 		done, err := c.answer(a)
 		if err != nil {
-			return nil, fmt.Errorf("opensearch %w", err)
+			return nil, fmt.Errorf("%s %w", b.name(), err)
 		}
 		if done {
 			return c.Values(), nil
@@ -696,12 +704,12 @@ func (b *Backend) Ping(ctx context.Context) error {
 	case status == http.StatusOK:
 		return nil
 	case status == http.StatusNotFound:
-		return fmt.Errorf("opensearch ping: %w: no index behind alias %s", search.ErrUnavailable, b.cfg.Alias)
+		return fmt.Errorf("%s ping: %w: no index behind alias %s", b.name(), search.ErrUnavailable, b.cfg.Alias)
 	case err == nil:
 		err = errors.New("unexpected answer")
 		fallthrough
 	default:
-		return classify(ctx, "ping", status, err)
+		return classify(ctx, b.name(), "ping", status, err)
 	}
 }
 
@@ -713,7 +721,7 @@ func (b *Backend) Version(ctx context.Context) (string, error) {
 		return "", err
 	}
 	if len(live) == 0 {
-		return "", fmt.Errorf("opensearch version: %w: no index behind alias %s", search.ErrUnavailable, b.cfg.Alias)
+		return "", fmt.Errorf("%s version: %w: no index behind alias %s", b.name(), search.ErrUnavailable, b.cfg.Alias)
 	}
 	return live[0], nil
 }
@@ -728,7 +736,7 @@ func (b *Backend) aliasTargets(ctx context.Context) ([]string, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, classify(ctx, "get alias", status, err)
+		return nil, classify(ctx, b.name(), "get alias", status, err)
 	}
 	var names []string
 	for name := range resp.GetIndices() {

@@ -243,7 +243,7 @@ func (b *Backend) bulkOnce(ctx context.Context, index string, body []byte, lines
 		err = opensearch.ParseError(resp)
 	}
 	if err != nil {
-		return nil, classify(rctx, "bulk", statusOf(resp), err)
+		return nil, classify(rctx, b.name(), "bulk", statusOf(resp), err)
 	}
 	var res bulkResponse
 	if err := decodeBody(resp, &res); err != nil {

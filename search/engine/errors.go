@@ -11,9 +11,11 @@ import (
 	"mediagw/search"
 )
 
-// EngineError is an error answer from OpenSearch, reduced to its status and error type: the
+// EngineError is an error answer from the engine, reduced to its status and error type: the
 // engine's reason text can quote user input and internals, so it is left out, even of logs.
 type EngineError struct {
+	// Engine is the product that answered; empty where the caller does not know it.
+	Engine Product
 	// Op is what the backend was doing ("search", "bulk", ...).
 	Op     string
 	Status int
@@ -24,10 +26,14 @@ type EngineError struct {
 }
 
 func (e *EngineError) Error() string {
-	if e.Type == "" {
-		return fmt.Sprintf("opensearch %s: status %d", e.Op, e.Status)
+	what := e.Op
+	if e.Engine != "" {
+		what = string(e.Engine) + " " + e.Op
 	}
-	return fmt.Sprintf("opensearch %s: status %d (%s)", e.Op, e.Status, e.Type)
+	if e.Type == "" {
+		return fmt.Sprintf("%s: status %d", what, e.Status)
+	}
+	return fmt.Sprintf("%s: status %d (%s)", what, e.Status, e.Type)
 }
 
 // EngineFault reports whether the error is the engine's own (a 5xx) rather than the question's
@@ -37,18 +43,19 @@ func (e *EngineError) EngineFault() bool { return e.Status >= http.StatusInterna
 // classify maps an error of the client to what callers branch on: a deadline wraps
 // context.DeadlineExceeded, an engine that cannot be reached, is overloaded or has no index under
 // the alias wraps search.ErrUnavailable, and any other engine answer is an *EngineError.
-// status is the HTTP status of the answer, or 0 when there was none.
-func classify(ctx context.Context, op string, status int, err error) error {
+// engine is the product asked (Backend.name), status the HTTP status of the answer, or 0 when
+// there was none.
+func classify(ctx context.Context, engine Product, op string, status int, err error) error {
 	if err == nil {
 		return nil
 	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return fmt.Errorf("opensearch %s: %w", op, context.DeadlineExceeded)
+		return fmt.Errorf("%s %s: %w", engine, op, context.DeadlineExceeded)
 	case errors.Is(err, context.Canceled), errors.Is(ctx.Err(), context.Canceled):
-		return fmt.Errorf("opensearch %s: %w", op, context.Canceled)
+		return fmt.Errorf("%s %s: %w", engine, op, context.Canceled)
 	}
-	ee := &EngineError{Op: op, Status: status}
+	ee := &EngineError{Engine: engine, Op: op, Status: status}
 	var se *opensearch.StructError
 	if errors.As(err, &se) {
 		ee.Type = se.Err.Type
@@ -58,7 +65,7 @@ func classify(ctx context.Context, op string, status int, err error) error {
 	}
 	if ee.Status == 0 {
 		// No answer at all: refused, reset, DNS, TLS, no live connection.
-		return fmt.Errorf("opensearch %s: %w: %w", op, search.ErrUnavailable, err)
+		return fmt.Errorf("%s %s: %w: %w", engine, op, search.ErrUnavailable, err)
 	}
 	switch {
 	case ee.Type == "index_not_found_exception":

@@ -52,7 +52,7 @@ func TestClassify(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := classify(tt.ctx, "search", tt.status, tt.err)
+			err := classify(tt.ctx, OpenSearch, "search", tt.status, tt.err)
 			if tt.want != nil && !errors.Is(err, tt.want) {
 				t.Errorf("classify = %v, want one wrapping %v", err, tt.want)
 			}
@@ -71,8 +71,34 @@ func TestClassify(t *testing.T) {
 			}
 		})
 	}
-	if err := classify(context.Background(), "search", 0, nil); err != nil {
+	if err := classify(context.Background(), OpenSearch, "search", 0, nil); err != nil {
 		t.Errorf("classify(nil) = %v", err)
+	}
+}
+
+// TestErrorsNameTheEngine: an error says which engine answered, never OpenSearch for Elasticsearch.
+func TestErrorsNameTheEngine(t *testing.T) {
+	for _, p := range []Product{Elasticsearch, OpenSearch} {
+		t.Run(string(p), func(t *testing.T) {
+			var partial answerShards
+			partial.Shards.Failed = 1
+			errs := []error{
+				classify(context.Background(), p, "search", 400, errors.New("bad request")),
+				classify(context.Background(), p, "search", 0, errors.New("connection refused")),
+				classify(context.Background(), p, "search", 0, context.DeadlineExceeded),
+				partial.failure(p, "search"),
+			}
+			if _, err := New(Config{Product: p}); err != nil {
+				errs = append(errs, err)
+			} else {
+				t.Error("New without a URL: no error")
+			}
+			for _, err := range errs {
+				if msg := err.Error(); !strings.Contains(msg, string(p)+" search:") && !strings.HasPrefix(msg, string(p)+":") {
+					t.Errorf("error %q does not name %s", msg, p)
+				}
+			}
+		})
 	}
 }
 

@@ -393,7 +393,7 @@ func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alte
 	for i, s := range slots {
 		bs := a.Aggregations[strconv.Itoa(s.agg)].Alts.Buckets
 		if s.bucket >= len(bs) {
-			return nil, fmt.Errorf("opensearch totals: %d buckets for word %d, want %d", len(bs), s.agg, s.bucket+1)
+			return nil, fmt.Errorf("%s totals: %d buckets for word %d, want %d", b.name(), len(bs), s.agg, s.bucket+1)
 		}
 		out[i] = bs[s.bucket].DocCount
 	}

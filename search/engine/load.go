@@ -118,7 +118,7 @@ func (b *Backend) createIndex(ctx context.Context, name string, def []byte) erro
 	defer cancel()
 	resp, err := b.client.Indices.Create(ctx, opensearchapi.IndicesCreateReq{Index: name, Body: bytes.NewReader(def)})
 	if err != nil {
-		return fmt.Errorf("create index %s: %w", name, failed(ctx, "create index", resp, err))
+		return fmt.Errorf("create index %s: %w", name, failed(ctx, b.name(), "create index", resp, err))
 	}
 	return nil
 }
@@ -128,7 +128,7 @@ func (b *Backend) putSettings(ctx context.Context, name string, settings obj) er
 	defer cancel()
 	resp, err := b.client.Indices.Settings.Put(ctx, opensearchapi.SettingsPutReq{Indices: []string{name}, Body: jsonBody(settings)})
 	if err != nil {
-		return fmt.Errorf("settings of %s: %w", name, failed(ctx, "put settings", resp, err))
+		return fmt.Errorf("settings of %s: %w", name, failed(ctx, b.name(), "put settings", resp, err))
 	}
 	return nil
 }
@@ -138,7 +138,7 @@ func (b *Backend) refresh(ctx context.Context, name string) error {
 	defer cancel()
 	resp, err := b.client.Indices.Refresh(ctx, &opensearchapi.IndicesRefreshReq{Index: []string{name}})
 	if err != nil {
-		return fmt.Errorf("refresh %s: %w", name, failed(ctx, "refresh", resp, err))
+		return fmt.Errorf("refresh %s: %w", name, failed(ctx, b.name(), "refresh", resp, err))
 	}
 	return nil
 }
@@ -148,7 +148,7 @@ func (b *Backend) count(ctx context.Context, name string) (int64, error) {
 	defer cancel()
 	resp, err := b.client.Indices.Count(ctx, &opensearchapi.IndicesCountReq{Indices: []string{name}})
 	if err != nil {
-		return 0, fmt.Errorf("count %s: %w", name, failed(ctx, "count", resp, err))
+		return 0, fmt.Errorf("count %s: %w", name, failed(ctx, b.name(), "count", resp, err))
 	}
 	return int64(resp.Count), nil
 }
@@ -165,7 +165,7 @@ func (b *Backend) deleteIndices(ctx context.Context, names ...string) error {
 	resp, err := b.client.Indices.Delete(ctx, opensearchapi.IndicesDeleteReq{Indices: names,
 		Params: opensearchapi.IndicesDeleteParams{IgnoreUnavailable: &ignore}})
 	if err != nil {
-		return fmt.Errorf("delete %s: %w", strings.Join(names, ","), failed(ctx, "delete index", resp, err))
+		return fmt.Errorf("delete %s: %w", strings.Join(names, ","), failed(ctx, b.name(), "delete index", resp, err))
 	}
 	return nil
 }

@@ -170,18 +170,18 @@ func (b *Backend) getJSON(ctx context.Context, path string, v any) (http.Header,
 		where = redactedURL(resp.Request.URL)
 	}
 	if err != nil {
-		return nil, where, classify(ctx, "engine detect", 0, err)
+		return nil, where, classify(ctx, b.name(), "engine detect", 0, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return nil, where, classify(ctx, "engine detect", resp.StatusCode, err)
+		return nil, where, classify(ctx, b.name(), "engine detect", resp.StatusCode, err)
 	}
 	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
 		return nil, where, &AuthError{URL: where, Status: resp.StatusCode, Reason: errorReason(body)}
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, where, classify(ctx, "engine detect "+path, resp.StatusCode,
+		return nil, where, classify(ctx, b.name(), "engine detect "+path, resp.StatusCode,
 			fmt.Errorf("%s answers %s: %s", where, resp.Status, errorReason(body)))
 	}
 	if err := json.Unmarshal(body, v); err != nil {

@@ -147,7 +147,7 @@ func (b *Backend) pageSize(ctx context.Context, index string) (int, error) {
 	defer cancel()
 	resp, err := b.client.Indices.Settings.Get(ctx, &opensearchapi.SettingsGetReq{Indices: []string{index}, Settings: []string{"index.max_result_window"}})
 	if err != nil {
-		return 0, fmt.Errorf("settings of %s: %w", index, failed(ctx, "get settings", resp, err))
+		return 0, fmt.Errorf("settings of %s: %w", index, failed(ctx, b.name(), "get settings", resp, err))
 	}
 	var settings struct {
 		Index struct {

@@ -289,7 +289,7 @@ func TestReindexFailures(t *testing.T) {
 		{name: "older mapping version", def: older, untouched: true, want: "older than this mediagw's"},
 		// Elasticsearch 8 and 9 name the refusal document_parsing_exception, OpenSearch mapper_parsing_exception.
 		{name: "documents refused", def: refused, want: "failed to parse field [title]"},
-		{name: "a page read is refused", def: mappings.Items, before: failOnce(http.MethodPost, "/_search", http.StatusBadRequest), want: "opensearch reindex read"},
+		{name: "a page read is refused", def: mappings.Items, before: failOnce(http.MethodPost, "/_search", http.StatusBadRequest), want: "reindex read: status 400"},
 		{name: "a bulk request is refused", def: mappings.Items, before: failOnce(http.MethodPost, "/_bulk", http.StatusBadRequest), want: "bulk"},
 		{name: "the alias cannot move", def: mappings.Items, before: failOnce(http.MethodPost, "/_aliases", http.StatusInternalServerError), want: "aliases"},
 	}

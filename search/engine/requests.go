@@ -285,8 +285,9 @@ func (c *Counter) Answer(body []byte) (done bool, err error) {
 	if err := gojson.Unmarshal(body, a); err != nil {
 		return false, fmt.Errorf("%s: decode answer: %w", c.list, err)
 	}
-	// A partial answer (some shards failed) would pass for a complete list.
-	if err := a.failure(c.list.String()); err != nil {
+	// A partial answer (some shards failed) would pass for a complete list. Its error names the
+	// list; the caller, which sent the request, knows the engine.
+	if err := a.failure("", c.list.String()); err != nil {
 		return false, err
 	}
 	return c.answer(a)

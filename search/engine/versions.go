@@ -46,7 +46,7 @@ func (b *Backend) moveAlias(ctx context.Context, live []string, name string) err
 	defer cancel()
 	resp, err := b.client.Aliases(ctx, opensearchapi.AliasesReq{Body: jsonBody(obj{"actions": actions})})
 	if err != nil {
-		return fmt.Errorf("point alias %s at %s: %w", b.cfg.Alias, name, failed(ctx, "aliases", resp, err))
+		return fmt.Errorf("point alias %s at %s: %w", b.cfg.Alias, name, failed(ctx, b.name(), "aliases", resp, err))
 	}
 	return nil
 }
@@ -68,7 +68,7 @@ func (b *Backend) versions(ctx context.Context) ([]version, error) {
 	defer cancel()
 	resp, err := b.client.Indices.Get(ctx, opensearchapi.IndicesGetReq{Indices: []string{b.cfg.Alias + "-*"}})
 	if err != nil {
-		return nil, fmt.Errorf("list indices: %w", failed(ctx, "list indices", resp, err))
+		return nil, fmt.Errorf("list indices: %w", failed(ctx, b.name(), "list indices", resp, err))
 	}
 	// The wildcard also matches indices of other aliases that share the prefix ("items-old-…").
 	own := regexp.MustCompile(`^` + regexp.QuoteMeta(b.cfg.Alias) + `-\d{8}-\d{6}-\d{3}$`)
