@@ -32,26 +32,25 @@ type Config struct {
 	ReadTimeout    time.Duration
 	MaxHeaderBytes int
 	// Backend is one of Backends.
-	Backend         string
-	IndexDir        string
-	OpenSearchURL   string
-	OpenSearchIndex string
-	// OpenSearchMapping is an operator's own index definition file; empty means the built-in one.
-	OpenSearchMapping string
-	// OpenSearchDiscover is how often the client asks the cluster for its nodes; 0 never.
-	OpenSearchDiscover time.Duration
-	// OpenSearchAuth and ElasticsearchAuth are the credentials and CA file of each engine.
-	OpenSearchAuth     EngineAuth
-	ElasticsearchURL   string
-	ElasticsearchIndex string
-	ElasticsearchAuth  EngineAuth
-	RedisURL           string
-	RateLimit          int
-	RateWindow         time.Duration
-	TrustedProxies     []netip.Prefix
-	PublicURL          string
-	BasePath           string
-	Attribution        string
+	Backend  string
+	IndexDir string
+	// EngineURL (comma-separated nodes) and EngineIndex (the alias) say where the search engine
+	// is, OpenSearch or Elasticsearch alike: one group of settings serves both.
+	EngineURL   string
+	EngineIndex string
+	// EngineMapping is an operator's own index definition file; empty means the built-in one.
+	EngineMapping string
+	// EngineDiscover is how often the client asks the cluster for its nodes; 0 never.
+	EngineDiscover time.Duration
+	// EngineAuth is the engine's credentials and CA file.
+	EngineAuth     EngineAuth
+	RedisURL       string
+	RateLimit      int
+	RateWindow     time.Duration
+	TrustedProxies []netip.Prefix
+	PublicURL      string
+	BasePath       string
+	Attribution    string
 	// DemoAPIs are the origins (scheme://host[:port]) the search page may be pointed at with ?api=,
 	// besides its own.
 	DemoAPIs       []string
@@ -146,32 +145,22 @@ var Settings = []Setting{
 		}},
 	{"MEDIA_INDEX_DIR", "index-dir", "var/index", "directory of the embedded index versions",
 		func(c *Config, v string) error { c.IndexDir = v; return nonEmpty(v) }},
-	{"OPENSEARCH_URL", "opensearch-url", "http://127.0.0.1:9200", "OpenSearch base URL (comma-separated for several nodes)",
-		func(c *Config, v string) error { c.OpenSearchURL = v; return checkURLs(v) }},
-	{"OPENSEARCH_INDEX", "opensearch-index", "media", "OpenSearch alias the API reads; loads create <alias>-<timestamp> behind it",
-		func(c *Config, v string) error { c.OpenSearchIndex = v; return nonEmpty(v) }},
-	{"OPENSEARCH_MAPPING", "opensearch-mapping", "", "index settings and mappings file for new indices, on OpenSearch or Elasticsearch; empty uses the built-in mappings/items.json",
-		func(c *Config, v string) error { c.OpenSearchMapping = v; return nil }},
-	{"OPENSEARCH_DISCOVER", "opensearch-discover", "0", "how often to ask OpenSearch for its nodes (sniffing: at start, then at this interval) and spread requests over them; 0 uses only the URLs given. Only where the nodes' own addresses are reachable",
-		func(c *Config, v string) error { return nonNegativeDuration(v, &c.OpenSearchDiscover) }},
-	{"OPENSEARCH_USERNAME", "opensearch-username", "", "user name for HTTP basic authentication to OpenSearch (the security plugin's internal users)",
-		func(c *Config, v string) error { c.OpenSearchAuth.Username = v; return nil }},
-	{"OPENSEARCH_PASSWORD", "opensearch-password", "", "password of OPENSEARCH_USERNAME",
-		func(c *Config, v string) error { c.OpenSearchAuth.Password = v; return nil }},
-	{"OPENSEARCH_CA_FILE", "opensearch-ca-file", "", "PEM file of the certificate authorities that sign OpenSearch's HTTPS certificates, trusted besides the system's",
-		func(c *Config, v string) error { c.OpenSearchAuth.CAFile = v; return nil }},
-	{"ELASTICSEARCH_URL", "elasticsearch-url", "http://127.0.0.1:9200", "Elasticsearch base URL (comma-separated for several nodes)",
-		func(c *Config, v string) error { c.ElasticsearchURL = v; return checkURLs(v) }},
-	{"ELASTICSEARCH_INDEX", "elasticsearch-index", "media", "Elasticsearch alias the API reads; loads create <alias>-<timestamp> behind it",
-		func(c *Config, v string) error { c.ElasticsearchIndex = v; return nonEmpty(v) }},
-	{"ELASTICSEARCH_USERNAME", "elasticsearch-username", "", "user name for HTTP basic authentication to Elasticsearch",
-		func(c *Config, v string) error { c.ElasticsearchAuth.Username = v; return nil }},
-	{"ELASTICSEARCH_PASSWORD", "elasticsearch-password", "", "password of ELASTICSEARCH_USERNAME",
-		func(c *Config, v string) error { c.ElasticsearchAuth.Password = v; return nil }},
-	{"ELASTICSEARCH_API_KEY", "elasticsearch-api-key", "", "Elasticsearch API key (the encoded form), sent as Authorization: ApiKey; instead of a user name and password",
-		func(c *Config, v string) error { c.ElasticsearchAuth.APIKey = v; return nil }},
-	{"ELASTICSEARCH_CA_FILE", "elasticsearch-ca-file", "", "PEM file of the certificate authorities that sign Elasticsearch's HTTPS certificates (its http_ca.crt), trusted besides the system's",
-		func(c *Config, v string) error { c.ElasticsearchAuth.CAFile = v; return nil }},
+	{"MEDIA_ENGINE_URL", "engine-url", "http://127.0.0.1:9200", "base URL of the search engine, OpenSearch or Elasticsearch (comma-separated for several nodes)",
+		func(c *Config, v string) error { c.EngineURL = v; return checkURLs(v) }},
+	{"MEDIA_ENGINE_INDEX", "engine-index", "media", "the engine's alias the API reads; loads create <alias>-<timestamp> behind it",
+		func(c *Config, v string) error { c.EngineIndex = v; return nonEmpty(v) }},
+	{"MEDIA_ENGINE_MAPPING", "engine-mapping", "", "index settings and mappings file for new indices; empty uses the built-in search/engine/mappings/items.json",
+		func(c *Config, v string) error { c.EngineMapping = v; return nil }},
+	{"MEDIA_ENGINE_DISCOVER", "engine-discover", "0", "how often to ask the engine for its nodes (sniffing: at start, then at this interval) and spread requests over them; 0 uses only the URLs given. Only where the nodes' own addresses are reachable",
+		func(c *Config, v string) error { return nonNegativeDuration(v, &c.EngineDiscover) }},
+	{"MEDIA_ENGINE_USERNAME", "engine-username", "", "user name for HTTP basic authentication to the engine (Elasticsearch's users, OpenSearch's security plugin's internal users)",
+		func(c *Config, v string) error { c.EngineAuth.Username = v; return nil }},
+	{"MEDIA_ENGINE_PASSWORD", "engine-password", "", "password of MEDIA_ENGINE_USERNAME",
+		func(c *Config, v string) error { c.EngineAuth.Password = v; return nil }},
+	{"MEDIA_ENGINE_API_KEY", "engine-api-key", "", "API key sent as Authorization: ApiKey (Elasticsearch's encoded form), instead of a user name and password",
+		func(c *Config, v string) error { c.EngineAuth.APIKey = v; return nil }},
+	{"MEDIA_ENGINE_CA_FILE", "engine-ca-file", "", "PEM file of the certificate authorities that sign the engine's HTTPS certificates (such as Elasticsearch's http_ca.crt), trusted besides the system's",
+		func(c *Config, v string) error { c.EngineAuth.CAFile = v; return nil }},
 	{"REDIS_URL", "redis-url", "", "Redis for the shared rate limit (redis://, rediss://, unix://, Sentinel with ?master_name=, redis+cluster://); empty keeps the limit in process",
 		func(c *Config, v string) error {
 			c.RedisURL = v
@@ -268,6 +257,29 @@ var Settings = []Setting{
 		}},
 }
 
+// Alias is an older name of a setting that is still read: Env stands for Of when MEDIA_BACKEND is
+// one of Backends. Where the setting's own name is given too, the two must agree.
+type Alias struct {
+	Env, Of  string
+	Backends []string
+}
+
+// Aliases are the names the engine settings had when each engine had its own group: OPENSEARCH_*
+// for OpenSearch (and the embedded backend, whose benchmark baseline is OpenSearch),
+// ELASTICSEARCH_* for Elasticsearch, OPENSEARCH_MAPPING for every backend. The README lists them.
+var Aliases = func() []Alias {
+	openSearch := []string{BackendOpenSearch, BackendEmbedded}
+	elasticsearch := []string{BackendElasticsearch}
+	var out []Alias
+	for _, suffix := range []string{"URL", "INDEX", "DISCOVER", "USERNAME", "PASSWORD", "CA_FILE"} {
+		out = append(out, Alias{"OPENSEARCH_" + suffix, "MEDIA_ENGINE_" + suffix, openSearch})
+	}
+	for _, suffix := range []string{"URL", "INDEX", "USERNAME", "PASSWORD", "API_KEY", "CA_FILE"} {
+		out = append(out, Alias{"ELASTICSEARCH_" + suffix, "MEDIA_ENGINE_" + suffix, elasticsearch})
+	}
+	return append(out, Alias{"OPENSEARCH_MAPPING", "MEDIA_ENGINE_MAPPING", Backends})
+}()
+
 // Load reads the settings from getenv, then from args (flags override variables), and validates
 // them. It returns the remaining arguments. The error names the setting and what is wrong with it.
 func Load(name string, args []string, getenv func(string) string, output io.Writer) (Config, []string, error) {
@@ -296,20 +308,54 @@ func Register(fs *flag.FlagSet, getenv func(string) string) func() (Config, erro
 		fs.Lookup(s.Flag).DefValue = RedactSetting(s.Env, v)
 	}
 	return func() (Config, error) {
+		flagged := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { flagged[f.Name] = true })
+		names, err := resolveAliases(values, flagged, getenv)
+		if err != nil {
+			return Config{}, err
+		}
 		var c Config
 		for i, s := range Settings {
 			if err := s.set(&c, values[i]); err != nil {
-				return Config{}, fmt.Errorf("invalid %s (-%s) %q: %w", s.Env, s.Flag, RedactSetting(s.Env, values[i]), err)
+				return Config{}, fmt.Errorf("invalid %s %q: %w", names[s.Env], RedactSetting(s.Env, values[i]), err)
 			}
 		}
-		if err := c.OpenSearchAuth.check(); err != nil {
-			return Config{}, fmt.Errorf("invalid OPENSEARCH_USERNAME, OPENSEARCH_PASSWORD: %w", err)
-		}
-		if err := c.ElasticsearchAuth.check(); err != nil {
-			return Config{}, fmt.Errorf("invalid ELASTICSEARCH_USERNAME, ELASTICSEARCH_PASSWORD, ELASTICSEARCH_API_KEY: %w", err)
+		if err := c.EngineAuth.check(); err != nil {
+			return Config{}, fmt.Errorf("invalid %s, %s, %s: %w", names["MEDIA_ENGINE_USERNAME"], names["MEDIA_ENGINE_PASSWORD"],
+				names["MEDIA_ENGINE_API_KEY"], err)
 		}
 		return c, nil
 	}
+}
+
+// resolveAliases puts the value of each alias that applies to the configured backend in values,
+// where the setting's own variable (from getenv) and flag (in flagged) left it unset, and refuses
+// an alias whose value differs from the one given. It returns each setting's name for errors: the
+// variable and the flag, or the alias the value came from.
+func resolveAliases(values []string, flagged map[string]bool, getenv func(string) string) (map[string]string, error) {
+	index := make(map[string]int, len(Settings))
+	names := make(map[string]string, len(Settings))
+	given := make(map[string]bool, len(Settings))
+	for i, s := range Settings {
+		index[s.Env] = i
+		names[s.Env] = fmt.Sprintf("%s (-%s)", s.Env, s.Flag)
+		given[s.Env] = flagged[s.Flag] || getenv(s.Env) != ""
+	}
+	backend := values[index["MEDIA_BACKEND"]]
+	for _, a := range Aliases {
+		v := getenv(a.Env)
+		if v == "" || !slices.Contains(a.Backends, backend) {
+			continue
+		}
+		i := index[a.Of]
+		if given[a.Of] && values[i] != v {
+			return nil, fmt.Errorf("%s and its old name %s disagree (%q, %q): set %s only", names[a.Of], a.Env,
+				RedactSetting(a.Of, values[i]), RedactSetting(a.Of, v), a.Of)
+		}
+		values[i], given[a.Of] = v, true
+		names[a.Of] = fmt.Sprintf("%s (old name of %s)", a.Env, names[a.Of])
+	}
+	return names, nil
 }
 
 // ParsePrefixes parses a comma-separated list of IP addresses and CIDR prefixes.

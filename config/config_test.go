@@ -44,8 +44,7 @@ func TestDefaultsOfTheirOwners(t *testing.T) {
 		got, want any
 	}{
 		{"MEDIA_BACKEND", c.Backend, BackendEmbedded},
-		{"OPENSEARCH_INDEX", c.OpenSearchIndex, engine.DefaultAlias},
-		{"ELASTICSEARCH_INDEX", c.ElasticsearchIndex, engine.DefaultAlias},
+		{"MEDIA_ENGINE_INDEX", c.EngineIndex, engine.DefaultAlias},
 		{"MEDIA_KEEP_INDICES", c.KeepIndices, search.DefaultKeep},
 		{"MEDIA_BACKEND_TIMEOUT", c.BackendTimeout, search.DefaultTimeout},
 		{"MEDIA_RATE_LIMIT", c.RateLimit, ratelimit.DefaultPolicy.Limit},
@@ -95,6 +94,7 @@ func TestInvalid(t *testing.T) {
 	tests := []struct{ env, value string }{
 		{"MEDIA_ADDR", "8080"},
 		{"MEDIA_BACKEND", "elastic"},
+		{"MEDIA_ENGINE_URL", "localhost"},
 		{"OPENSEARCH_URL", "localhost"},
 		{"REDIS_URL", "nowhere"},
 		{"REDIS_URL", "http://127.0.0.1:6379"},
@@ -110,10 +110,10 @@ func TestInvalid(t *testing.T) {
 		{"MEDIA_KEEP_INDICES", "-1"},
 		{"MEDIA_CACHE", "yes"},
 		{"MEDIA_CACHE_TTL", "0s"},
-		{"ELASTICSEARCH_URL", "127.0.0.1:9200"},
-		{"ELASTICSEARCH_INDEX", " "},
+		{"MEDIA_ENGINE_INDEX", " "},
+		{"MEDIA_ENGINE_DISCOVER", "-1s"},
 		// A user name needs its password.
-		{"ELASTICSEARCH_USERNAME", "mediagw-gateway"},
+		{"MEDIA_ENGINE_USERNAME", "mediagw-gateway"},
 		{"OPENSEARCH_PASSWORD", "s3cret"},
 		{"MEDIA_MAX_INFLIGHT", "-1"},
 		{"MEDIA_ADMIT_WAIT", "0s"},
@@ -149,6 +149,85 @@ func TestREADMEListsEverySetting(t *testing.T) {
 		}
 		row := fmt.Sprintf("| `%s` | `-%s` | `%s` |", s.Env, s.Flag, def)
 		if !strings.Contains(string(readme), row) {
+			t.Errorf("README.md lacks the row starting %s", row)
+		}
+	}
+}
+
+// TestAliases: the engine settings' old names are read for the backend they named, and one that
+// disagrees with the new name stops the start with an error naming both.
+func TestAliases(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		// want is the configuration's engine part; err, when set, a piece of the error instead.
+		want Config
+		err  string
+	}{
+		{name: "new names", env: map[string]string{"MEDIA_BACKEND": "elasticsearch", "MEDIA_ENGINE_URL": "http://es:9200",
+			"MEDIA_ENGINE_INDEX": "items", "MEDIA_ENGINE_DISCOVER": "1m", "MEDIA_ENGINE_API_KEY": "k"},
+			want: Config{EngineURL: "http://es:9200", EngineIndex: "items", EngineDiscover: time.Minute, EngineAuth: EngineAuth{APIKey: "k"}}},
+		{name: "OpenSearch's old names", env: map[string]string{"MEDIA_BACKEND": "opensearch", "OPENSEARCH_URL": "http://os:9200",
+			"OPENSEARCH_INDEX": "items", "OPENSEARCH_DISCOVER": "1m", "OPENSEARCH_USERNAME": "u", "OPENSEARCH_PASSWORD": "p",
+			"OPENSEARCH_CA_FILE": "ca.pem", "OPENSEARCH_MAPPING": "m.json",
+			// The other engine's names do not apply.
+			"ELASTICSEARCH_URL": "http://es:9200", "ELASTICSEARCH_INDEX": "other"},
+			want: Config{EngineURL: "http://os:9200", EngineIndex: "items", EngineDiscover: time.Minute, EngineMapping: "m.json",
+				EngineAuth: EngineAuth{Username: "u", Password: "p", CAFile: "ca.pem"}}},
+		{name: "Elasticsearch's old names", env: map[string]string{"MEDIA_BACKEND": "elasticsearch", "ELASTICSEARCH_URL": "http://es:9200",
+			"ELASTICSEARCH_INDEX": "items", "ELASTICSEARCH_API_KEY": "k", "ELASTICSEARCH_CA_FILE": "ca.pem", "OPENSEARCH_MAPPING": "m.json",
+			"OPENSEARCH_URL": "http://os:9200", "OPENSEARCH_INDEX": "other"},
+			want: Config{EngineURL: "http://es:9200", EngineIndex: "items", EngineMapping: "m.json",
+				EngineAuth: EngineAuth{APIKey: "k", CAFile: "ca.pem"}}},
+		{name: "the embedded backend's baseline reads OpenSearch's", env: map[string]string{"OPENSEARCH_URL": "http://os:9200",
+			"ELASTICSEARCH_URL": "http://es:9200"},
+			want: Config{EngineURL: "http://os:9200", EngineIndex: "media"}},
+		{name: "old and new agree", env: map[string]string{"MEDIA_BACKEND": "opensearch", "OPENSEARCH_URL": "http://os:9200",
+			"MEDIA_ENGINE_URL": "http://os:9200"},
+			want: Config{EngineURL: "http://os:9200", EngineIndex: "media"}},
+		{name: "the backend from a flag picks the names", env: map[string]string{"OPENSEARCH_URL": "http://os:9200",
+			"ELASTICSEARCH_URL": "http://es:9200"}, args: []string{"-backend", "elasticsearch"},
+			want: Config{EngineURL: "http://es:9200", EngineIndex: "media"}},
+		{name: "old and new disagree", env: map[string]string{"MEDIA_BACKEND": "opensearch", "OPENSEARCH_INDEX": "a",
+			"MEDIA_ENGINE_INDEX": "b"}, err: `MEDIA_ENGINE_INDEX (-engine-index) and its old name OPENSEARCH_INDEX disagree ("b", "a")`},
+		{name: "a flag and an old name disagree", env: map[string]string{"MEDIA_BACKEND": "elasticsearch", "ELASTICSEARCH_URL": "http://a:9200"},
+			args: []string{"-engine-url", "http://b:9200"}, err: "MEDIA_ENGINE_URL (-engine-url) and its old name ELASTICSEARCH_URL disagree"},
+		{name: "disagreeing secrets stay hidden", env: map[string]string{"MEDIA_BACKEND": "elasticsearch", "ELASTICSEARCH_PASSWORD": "s3cret-a",
+			"MEDIA_ENGINE_PASSWORD": "s3cret-b"}, err: `MEDIA_ENGINE_PASSWORD (-engine-password) and its old name ELASTICSEARCH_PASSWORD disagree ("xxxxx", "xxxxx")`},
+		{name: "a bad value is named by the old name it came from", env: map[string]string{"OPENSEARCH_URL": "localhost"},
+			err: "invalid OPENSEARCH_URL (old name of MEDIA_ENGINE_URL (-engine-url))"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, _, err := Load("mediagw", tt.args, env(tt.env), io.Discard)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) || strings.Contains(err.Error(), "s3cret") {
+					t.Errorf("error = %v, want one saying %s", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := Config{EngineURL: c.EngineURL, EngineIndex: c.EngineIndex, EngineMapping: c.EngineMapping,
+				EngineDiscover: c.EngineDiscover, EngineAuth: c.EngineAuth}
+			if got.EngineURL != tt.want.EngineURL || got.EngineIndex != tt.want.EngineIndex || got.EngineMapping != tt.want.EngineMapping ||
+				got.EngineDiscover != tt.want.EngineDiscover || got.EngineAuth != tt.want.EngineAuth {
+				t.Errorf("engine settings = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// The README documents every old name beside the setting it stands for.
+func TestREADMEListsEveryAlias(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range Aliases {
+		if row := fmt.Sprintf("| `%s` | `%s` |", a.Env, a.Of); !strings.Contains(string(readme), row) {
 			t.Errorf("README.md lacks the row starting %s", row)
 		}
 	}

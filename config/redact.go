@@ -26,7 +26,7 @@ func SplitList(s string) []string {
 const redacted = "xxxxx"
 
 // secretSettings are the settings whose whole value is a secret.
-var secretSettings = []string{"OPENSEARCH_PASSWORD", "ELASTICSEARCH_PASSWORD", "ELASTICSEARCH_API_KEY"}
+var secretSettings = []string{"MEDIA_ENGINE_PASSWORD", "MEDIA_ENGINE_API_KEY"}
 
 // RedactSetting is the value of the setting env fit for an error message, a log line or -h: a
 // secret setting's value hidden whole (empty stays empty), any other's as Redact hides it.

@@ -132,12 +132,12 @@ func TestRedact(t *testing.T) {
 func TestUsageHidesSecrets(t *testing.T) {
 	var out bytes.Buffer
 	_, _, err := Load("mediagw", []string{"-h"}, env(map[string]string{
-		"OPENSEARCH_URL": "https://admin:s3cret@host-a:9200,https://admin:s3cret@ho st:9200",
-		"REDIS_URL":      "redis://:s3cret@host:6379/0",
+		"MEDIA_ENGINE_URL": "https://admin:s3cret@host-a:9200,https://admin:s3cret@ho st:9200",
+		"REDIS_URL":        "redis://:s3cret@host:6379/0",
 		// Secrets whole, wherever they come from.
-		"OPENSEARCH_PASSWORD":    "s3cret-os",
-		"ELASTICSEARCH_PASSWORD": "s3cret-es",
-		"ELASTICSEARCH_API_KEY":  "s3cretKeyBase64==",
+		"MEDIA_ENGINE_PASSWORD": "s3cret",
+		"MEDIA_ENGINE_API_KEY":  "s3cretKeyBase64==",
+		"OPENSEARCH_PASSWORD":   "s3cret-os",
 	}), &out)
 	if !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("err = %v, want flag.ErrHelp", err)
@@ -155,18 +155,20 @@ func TestEngineAuth(t *testing.T) {
 		env  map[string]string
 		want string // in the error; empty for none
 	}{
-		{"user and password", map[string]string{"ELASTICSEARCH_USERNAME": "u", "ELASTICSEARCH_PASSWORD": "s3cret"}, ""},
-		{"API key", map[string]string{"ELASTICSEARCH_API_KEY": "s3cret"}, ""},
-		{"user and key", map[string]string{"ELASTICSEARCH_USERNAME": "u", "ELASTICSEARCH_PASSWORD": "s3cret", "ELASTICSEARCH_API_KEY": "s3cret"}, "either"},
-		{"password alone", map[string]string{"ELASTICSEARCH_PASSWORD": "s3cret"}, "go together"},
-		{"OpenSearch user alone", map[string]string{"OPENSEARCH_USERNAME": "u"}, "OPENSEARCH_USERNAME"},
+		{"user and password", map[string]string{"MEDIA_ENGINE_USERNAME": "u", "MEDIA_ENGINE_PASSWORD": "s3cret"}, ""},
+		{"API key", map[string]string{"MEDIA_ENGINE_API_KEY": "s3cret"}, ""},
+		{"user and key", map[string]string{"MEDIA_ENGINE_USERNAME": "u", "MEDIA_ENGINE_PASSWORD": "s3cret", "MEDIA_ENGINE_API_KEY": "s3cret"}, "either"},
+		{"password alone", map[string]string{"MEDIA_ENGINE_PASSWORD": "s3cret"}, "go together"},
+		{"old name's user alone", map[string]string{"OPENSEARCH_USERNAME": "u"}, "OPENSEARCH_USERNAME"},
+		{"old names' user and key", map[string]string{"MEDIA_BACKEND": "elasticsearch", "ELASTICSEARCH_USERNAME": "u",
+			"ELASTICSEARCH_PASSWORD": "s3cret", "ELASTICSEARCH_API_KEY": "s3cret"}, "ELASTICSEARCH_API_KEY"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, _, err := Load("mediagw", nil, env(tt.env), io.Discard)
 			if tt.want == "" {
-				if err != nil || c.ElasticsearchAuth.Password+c.ElasticsearchAuth.APIKey != "s3cret" {
-					t.Errorf("Load: %+v, %v", c.ElasticsearchAuth, err)
+				if err != nil || c.EngineAuth.Password+c.EngineAuth.APIKey != "s3cret" {
+					t.Errorf("Load: %+v, %v", c.EngineAuth, err)
 				}
 				return
 			}
@@ -185,7 +187,7 @@ func TestHiddenErrorIs(t *testing.T) {
 	}
 }
 
-// OPENSEARCH_URL is validated as its users split it: empty parts (a trailing comma) are dropped.
+// MEDIA_ENGINE_URL is validated as its users split it: empty parts (a trailing comma) are dropped.
 func TestURLListSplitsLikeSplitList(t *testing.T) {
 	tests := []struct {
 		value string
@@ -196,12 +198,12 @@ func TestURLListSplitsLikeSplitList(t *testing.T) {
 		{",http://a:9200", []string{"http://a:9200"}},
 	}
 	for _, tt := range tests {
-		c, _, err := Load("mediagw", nil, env(map[string]string{"OPENSEARCH_URL": tt.value}), io.Discard)
+		c, _, err := Load("mediagw", nil, env(map[string]string{"MEDIA_ENGINE_URL": tt.value}), io.Discard)
 		if err != nil {
-			t.Errorf("OPENSEARCH_URL=%q: %v", tt.value, err)
+			t.Errorf("MEDIA_ENGINE_URL=%q: %v", tt.value, err)
 			continue
 		}
-		if got := SplitList(c.OpenSearchURL); !slices.Equal(got, tt.want) {
+		if got := SplitList(c.EngineURL); !slices.Equal(got, tt.want) {
 			t.Errorf("SplitList(%q) = %q, want %q", tt.value, got, tt.want)
 		}
 	}

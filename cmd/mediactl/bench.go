@@ -421,8 +421,8 @@ func benchLoad(ctx context.Context, e *env) error {
 		return err
 	}
 	mapping := mappings.Items
-	if e.cfg.OpenSearchMapping != "" {
-		if mapping, err = mappings.Read(e.cfg.OpenSearchMapping); err != nil {
+	if e.cfg.EngineMapping != "" {
+		if mapping, err = mappings.Read(e.cfg.EngineMapping); err != nil {
 			return err
 		}
 	}

@@ -95,7 +95,7 @@ var commands = []command{
 	{name: "validate", run: runValidate, flags: catalogueFlags},
 	{name: "load", run: runLoad, flags: catalogueFlags},
 	{name: "reindex", run: runReindex, flags: func(fs *flag.FlagSet, e *env) {
-		fs.StringVar(&e.mapping, "mapping", "", "OpenSearch index definition (settings and mappings) of the new index; empty: -opensearch-mapping, or the built-in one")
+		fs.StringVar(&e.mapping, "mapping", "", "index definition (settings and mappings) of the new index; empty: -engine-mapping, or the built-in one")
 		fs.Float64Var(&e.rate, "rate", 0, "items copied per second at most, to spare an engine that also serves; 0: as fast as it goes")
 	}},
 	{name: "status", run: runStatus},

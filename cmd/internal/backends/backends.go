@@ -52,16 +52,17 @@ var openers = map[string]opener{
 		// share them, each answer later and the heap larger.
 		inflightPerCPU: 1,
 	},
-	config.BackendOpenSearch: engineOpener(func(cfg config.Config) engine.Config {
-		return engine.Config{Product: engine.OpenSearch, URLs: config.SplitList(cfg.OpenSearchURL), Alias: cfg.OpenSearchIndex,
-			Username: cfg.OpenSearchAuth.Username, Password: cfg.OpenSearchAuth.Password, CAFile: cfg.OpenSearchAuth.CAFile,
-			DiscoverInterval: cfg.OpenSearchDiscover}
-	}),
-	config.BackendElasticsearch: engineOpener(func(cfg config.Config) engine.Config {
-		a := cfg.ElasticsearchAuth
-		return engine.Config{Product: engine.Elasticsearch, URLs: config.SplitList(cfg.ElasticsearchURL), Alias: cfg.ElasticsearchIndex,
-			Username: a.Username, Password: a.Password, APIKey: a.APIKey, CAFile: a.CAFile}
-	}),
+	config.BackendOpenSearch:    engineOpener(engineSettings(engine.OpenSearch)),
+	config.BackendElasticsearch: engineOpener(engineSettings(engine.Elasticsearch)),
+}
+
+// engineSettings reads the engine settings (MEDIA_ENGINE_*), the same for either product p.
+func engineSettings(p engine.Product) func(config.Config) engine.Config {
+	return func(cfg config.Config) engine.Config {
+		a := cfg.EngineAuth
+		return engine.Config{Product: p, URLs: config.SplitList(cfg.EngineURL), Alias: cfg.EngineIndex,
+			Username: a.Username, Password: a.Password, APIKey: a.APIKey, CAFile: a.CAFile, DiscoverInterval: cfg.EngineDiscover}
+	}
 }
 
 // engineOpener is the opener of an engine backend whose settings conf reads.
@@ -186,8 +187,8 @@ func EngineAddress(cfg config.Config) (url, alias string) {
 func newEngine(cfg config.Config, conf func(config.Config) engine.Config, tune ...func(*engine.Config)) (*engine.Backend, error) {
 	oc := conf(cfg)
 	oc.Timeout, oc.Keep = cfg.BackendTimeout, cfg.KeepIndices
-	if cfg.OpenSearchMapping != "" {
-		m, err := mappings.Read(cfg.OpenSearchMapping)
+	if cfg.EngineMapping != "" {
+		m, err := mappings.Read(cfg.EngineMapping)
 		if err != nil {
 			return nil, err
 		}

@@ -17,6 +17,7 @@ import (
 	"mediagw/config"
 	"mediagw/internal/servicetest"
 	"mediagw/search"
+	"mediagw/search/engine"
 	"mediagw/search/searchtest"
 )
 
@@ -100,8 +101,7 @@ func TestEmbedded(t *testing.T) {
 // TestEngineInfo: serving from an engine says which, and which version, in mediagw_engine_info.
 func TestEngineInfo(t *testing.T) {
 	e := servicetest.TestEngine(t)
-	cfg := config.Config{Backend: e.Name, OpenSearchURL: e.URL(t), ElasticsearchURL: e.URL(t), OpenSearchIndex: "media",
-		ElasticsearchIndex: "media", BackendTimeout: 5 * time.Second}
+	cfg := config.Config{Backend: e.Name, EngineURL: e.URL(t), EngineIndex: "media", BackendTimeout: 5 * time.Second}
 	reg := prometheus.NewRegistry()
 	_, closeBackend, err := Open(t.Context(), cfg, zap.NewNop(), reg, 0)
 	if err != nil {
@@ -128,17 +128,32 @@ func TestEngineInfo(t *testing.T) {
 	t.Error("no mediagw_engine_info")
 }
 
-// TestOpenSearchSettings: the backend takes the configured alias and refuses a mapping file that
-// is not an index definition, before contacting any engine.
-func TestOpenSearchSettings(t *testing.T) {
-	cfg := config.Config{Backend: config.BackendOpenSearch, OpenSearchURL: "http://127.0.0.1:1", OpenSearchIndex: "some-alias"}
-	b, err := Engine(cfg)
-	if err != nil || b.Alias() != "some-alias" {
-		t.Fatalf("OpenSearch: alias %v, %v", b, err)
-	}
-	b.Close()
-	cfg.OpenSearchMapping = filepath.Join(t.TempDir(), "missing.json")
-	if _, err := OpenAdmin(cfg); err == nil || !strings.Contains(err.Error(), "mapping file") {
-		t.Errorf("OpenAdmin with a missing mapping file: %v", err)
+// TestEngineSettings: both engines take every engine setting alike, and the backend takes the
+// configured alias and refuses a mapping file that is not an index definition, before contacting
+// any engine.
+func TestEngineSettings(t *testing.T) {
+	for _, tt := range []struct {
+		backend string
+		product engine.Product
+	}{{config.BackendOpenSearch, engine.OpenSearch}, {config.BackendElasticsearch, engine.Elasticsearch}} {
+		t.Run(tt.backend, func(t *testing.T) {
+			cfg := config.Config{Backend: tt.backend, EngineURL: "http://127.0.0.1:1, http://127.0.0.1:2", EngineIndex: "some-alias",
+				EngineDiscover: time.Minute, EngineAuth: config.EngineAuth{APIKey: "k", CAFile: "ca.pem"}}
+			got := EngineConfig(cfg)
+			if got.Product != tt.product || !slices.Equal(got.URLs, []string{"http://127.0.0.1:1", "http://127.0.0.1:2"}) ||
+				got.Alias != "some-alias" || got.DiscoverInterval != time.Minute || got.APIKey != "k" || got.CAFile != "ca.pem" {
+				t.Errorf("EngineConfig = %+v", got)
+			}
+			cfg.EngineAuth = config.EngineAuth{}
+			b, err := Engine(cfg)
+			if err != nil || b.Alias() != "some-alias" {
+				t.Fatalf("alias %v, %v", b, err)
+			}
+			b.Close()
+			cfg.EngineMapping = filepath.Join(t.TempDir(), "missing.json")
+			if _, err := OpenAdmin(cfg); err == nil || !strings.Contains(err.Error(), "mapping file") {
+				t.Errorf("OpenAdmin with a missing mapping file: %v", err)
+			}
+		})
 	}
 }
