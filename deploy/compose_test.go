@@ -270,9 +270,9 @@ func TestComposeGateways(t *testing.T) {
 				t.Errorf("%s: %s=%q: %s", name, k, *v, problem)
 			}
 		}
-		u, err := url.Parse(env(s, "OPENSEARCH_URL"))
+		u, err := url.Parse(env(s, "MEDIA_ENGINE_URL"))
 		if err != nil || p.Services[u.Hostname()].Name == "" {
-			t.Errorf("%s: OPENSEARCH_URL %q does not name a service", name, env(s, "OPENSEARCH_URL"))
+			t.Errorf("%s: MEDIA_ENGINE_URL %q does not name a service", name, env(s, "MEDIA_ENGINE_URL"))
 		}
 	}
 	for _, g := range gateways {

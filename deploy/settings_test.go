@@ -130,7 +130,7 @@ func TestSettingsParsed(t *testing.T) {
 		got[s.env] = true
 	}
 	// A few the deployment depends on; if config.go renamed them the manifests need a change too.
-	for _, env := range []string{"MEDIA_ADDR", "MEDIA_ADMIN_ADDR", "MEDIA_BACKEND", "OPENSEARCH_URL", "REDIS_URL",
+	for _, env := range []string{"MEDIA_ADDR", "MEDIA_ADMIN_ADDR", "MEDIA_BACKEND", "MEDIA_ENGINE_URL", "REDIS_URL",
 		"MEDIA_TRUSTED_PROXIES", "MEDIA_SHUTDOWN_DELAY", "MEDIA_SHUTDOWN_GRACE"} {
 		if !got[env] {
 			t.Errorf("config.Settings has no %s", env)

@@ -154,7 +154,7 @@ func ParseRedisURL(raw string) (RedisConfig, error) {
 		}
 		return RedisConfig{}, fmt.Errorf("%w: %w", ErrInvalidURL, err)
 	}
-	// Hosts separated by commas, as OPENSEARCH_URL takes them, are addr options: go-redis would
+	// Hosts separated by commas, as MEDIA_ENGINE_URL takes them, are addr options: go-redis would
 	// read them as one address ("[h1:p1,h2]:p2") that never answers, and the limit would stay in
 	// process for good.
 	hosts := strings.Split(u.Host, ",")

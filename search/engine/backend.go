@@ -80,7 +80,7 @@ type Config struct {
 	Now func() time.Time
 }
 
-// DefaultAlias is the alias readers query when the configuration names none (OPENSEARCH_INDEX).
+// DefaultAlias is the alias readers query when the configuration names none (MEDIA_ENGINE_INDEX).
 const DefaultAlias = "media"
 
 func (c Config) withDefaults() Config {

@@ -161,7 +161,7 @@ func TestDetectAnswers(t *testing.T) {
 	}
 }
 
-// TestAPIKey: ELASTICSEARCH_API_KEY goes as "Authorization: ApiKey <key>" on every request, in
+// TestAPIKey: MEDIA_ENGINE_API_KEY goes as "Authorization: ApiKey <key>" on every request, in
 // place of basic authentication, checked against a recorded exchange: creating an API key needs the
 // security index, which the integ-test zip cannot make (it lacks analysis-common).
 func TestAPIKey(t *testing.T) {
