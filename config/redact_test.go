@@ -215,9 +215,9 @@ func TestRedactArgs(t *testing.T) {
 	for _, tc := range []struct{ in, want []string }{
 		{[]string{"mediagw", "-redis-url", "redis://default:S3cretPW@redis:6379/0"}, []string{"mediagw", "-redis-url", "redis://default:xxxxx@redis:6379/0"}},
 		{[]string{"mediagw", "--redis-url=redis://default:S3cretPW@redis:6379/0"}, []string{"mediagw", "--redis-url=redis://default:xxxxx@redis:6379/0"}},
-		{[]string{"mediagw", "-opensearch-password", "S3cretPW", "-rate-limit", "5"}, []string{"mediagw", "-opensearch-password", "xxxxx", "-rate-limit", "5"}},
-		{[]string{"mediagw", "--elasticsearch-api-key=S3cretPW"}, []string{"mediagw", "--elasticsearch-api-key=xxxxx"}},
-		{[]string{"mediagw", "-opensearch-url", "https://admin:S3cretPW@os:9200"}, []string{"mediagw", "-opensearch-url", "https://admin:xxxxx@os:9200"}},
+		{[]string{"mediagw", "-engine-password", "S3cretPW", "-rate-limit", "5"}, []string{"mediagw", "-engine-password", "xxxxx", "-rate-limit", "5"}},
+		{[]string{"mediagw", "--engine-api-key=S3cretPW"}, []string{"mediagw", "--engine-api-key=xxxxx"}},
+		{[]string{"mediagw", "-engine-url", "https://admin:S3cretPW@os:9200"}, []string{"mediagw", "-engine-url", "https://admin:xxxxx@os:9200"}},
 		{[]string{"mediagw", "-addr", ":8080"}, []string{"mediagw", "-addr", ":8080"}},
 	} {
 		got := RedactArgs(tc.in)

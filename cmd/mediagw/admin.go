@@ -39,7 +39,7 @@ func adminMux(reg *prometheus.Registry, withPprof bool) *http.ServeMux {
 }
 
 // redactedCmdline is pprof.Cmdline with the secrets a command line may hold (-redis-url's
-// password, -opensearch-password) hidden.
+// password, -engine-password) hidden.
 func redactedCmdline(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")

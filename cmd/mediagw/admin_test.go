@@ -19,7 +19,7 @@ import (
 func TestAdminPprof(t *testing.T) {
 	args := os.Args
 	t.Cleanup(func() { os.Args = args })
-	os.Args = []string{"mediagw", "-redis-url", "redis://default:S3cretPW@redis:6379/0", "-opensearch-password=S3cretPW"}
+	os.Args = []string{"mediagw", "-redis-url", "redis://default:S3cretPW@redis:6379/0", "-engine-password=S3cretPW"}
 	for _, tc := range []struct {
 		pprof bool
 		path  string
@@ -48,7 +48,7 @@ func TestAdminPprof(t *testing.T) {
 		}
 		body, _ := io.ReadAll(rec.Body)
 		got := strings.Split(string(body), "\x00")
-		want := []string{"mediagw", "-redis-url", "redis://default:xxxxx@redis:6379/0", "-opensearch-password=xxxxx"}
+		want := []string{"mediagw", "-redis-url", "redis://default:xxxxx@redis:6379/0", "-engine-password=xxxxx"}
 		if strings.Join(got, " ") != strings.Join(want, " ") {
 			t.Errorf("cmdline %q, want %q", got, want)
 		}
