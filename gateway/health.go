@@ -1,7 +1,10 @@
 package gateway
 
 import (
+	"context"
 	"net/http"
+	"sync"
+	"time"
 
 	"github.com/labstack/echo/v5"
 )
@@ -15,15 +18,15 @@ func (g *Gateway) healthz(c *echo.Context) error {
 	return g.sendStatus(c)
 }
 
-// readyz fails only when the search engine does not answer; a limiter problem never makes a
-// replica unready, since the limiter falls back by itself.
+// readyz fails only when the search engine does not answer (as checked within readyFresh); a
+// limiter problem never makes a replica unready, since the limiter falls back by itself.
 func (g *Gateway) readyz(c *echo.Context) error {
 	if g.draining.Load() {
 		return unavailable("this replica is shutting down", nil)
 	}
 	ctx, cancel := g.backendCtx(c)
 	defer cancel()
-	if err := g.backend.Ping(ctx); err != nil {
+	if err := g.ready.check(ctx, g.backend.Ping); err != nil {
 		ae := backendError(ctx, err)
 		if ae.Type == problemInternal {
 			// Whatever the engine's failure, for a probe it means "not ready".
@@ -32,6 +35,34 @@ func (g *Gateway) readyz(c *echo.Context) error {
 		return ae
 	}
 	return g.sendStatus(c)
+}
+
+// readyFresh is how long a readiness check answers /readyz: probes from every load balancer and
+// kubelet, or anyone on the public port, cost the engine one call a second at most.
+const readyFresh = time.Second
+
+// readiness is the last readiness check: its outcome and when it ended. Requests that find it
+// stale wait for one of them to check again, and share its outcome.
+type readiness struct {
+	mu  sync.Mutex
+	at  time.Time
+	err error
+}
+
+// check returns the last check's outcome while fresh, else pings.
+func (r *readiness) check(ctx context.Context, ping func(context.Context) error) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.at.IsZero() && time.Since(r.at) < readyFresh {
+		return r.err
+	}
+	err := ping(ctx)
+	if ctx.Err() != nil {
+		// This request's own end (its client gone) says nothing of the engine to the others.
+		return err
+	}
+	r.err, r.at = err, time.Now()
+	return err
 }
 
 func (g *Gateway) sendStatus(c *echo.Context) error {

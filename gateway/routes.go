@@ -42,6 +42,8 @@ type Gateway struct {
 	// metrics is nil when the config asked for none.
 	metrics  *metrics
 	draining atomic.Bool
+	// ready is the last readiness check (health.go).
+	ready readiness
 	// sampler thins the log lines of failed requests (logcap.go).
 	sampler *errorSampler
 
