@@ -16,16 +16,21 @@ const snippetLead = 60
 // Matched returns, for each searched field of it that a word of text matches, the field's text
 // HTML-escaped with every matching word in <mark>…</mark>, cut to MaxSnippetRunes around the first
 // match; nil when nothing matches. A word matches as the engines match it: folded (text.Fold), equal
-// or within its typo allowance (TypoAllowance). It is computed from the item alone, so both
+// or within its typo allowance (TypoAllowance) if TypoWords gives it one. It is computed from the item alone, so both
 // backends highlight alike. Lists (tags, keywords) are joined with ", ".
 func Matched(it Item, q string) map[string]string {
 	words := text.Words(q)
 	if len(words) == 0 {
 		return nil
 	}
-	query := make([][]rune, len(words))
+	query := make([]queryWord, len(words))
+	typos := TypoWords(words)
 	for i, w := range words {
-		query[i] = []rune(text.Fold(w))
+		folded := []rune(text.Fold(w))
+		query[i] = queryWord{folded, 0}
+		if typos[i] {
+			query[i].allowance = TypoAllowance(string(folded))
+		}
 	}
 	var out map[string]string
 	for _, f := range []struct{ name, text string }{
@@ -46,17 +51,23 @@ func Matched(it Item, q string) map[string]string {
 	return out
 }
 
+// queryWord is a word of a search, folded, with the edits it may differ by.
+type queryWord struct {
+	folded    []rune
+	allowance int
+}
+
 // span is a matched word of a text, in bytes.
 type span struct{ start, end int }
 
 // snippet marks the words of text that match a query word, or reports that none does.
-func snippet(field string, query [][]rune) (string, bool) {
+func snippet(field string, query []queryWord) (string, bool) {
 	var marks []span
 	for sp := range text.Spans(field) {
 		start, end := sp.Start, sp.End
 		folded := []rune(text.Fold(field[start:end]))
 		for _, q := range query {
-			if editsWithin(q, folded, TypoAllowance(string(q))) {
+			if editsWithin(q.folded, folded, q.allowance) {
 				marks = append(marks, span{start, end})
 				break
 			}

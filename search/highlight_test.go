@@ -19,6 +19,8 @@ func TestMatched(t *testing.T) {
 		{"title, folded", Item{Title: "Élan on the Thames"}, "elan thames", map[string]string{"title": "<mark>Élan</mark> on the <mark>Thames</mark>"}},
 		{"typo within the allowance", Item{Title: "The Forest"}, "forrest", map[string]string{"title": "The <mark>Forest</mark>"}},
 		{"short words must be exact", Item{Title: "an ox"}, "ax", nil},
+		// Past search.MaxTypoWords words, the shorter ones must match exactly, as in the engines.
+		{"typo words bounded", Item{Title: "The Forest"}, "forst aaaaaaa bbbbbbb ccccccc ddddddd eeeeeee fffffff", nil},
 		{"escaped", Item{Summary: `<b>Thames</b> & "co"`}, "thames", map[string]string{"summary": "&lt;b&gt;<mark>Thames</mark>&lt;/b&gt; &amp; &#34;co&#34;"}},
 		{"lists joined", Item{Tags: []string{"river", "London"}, Keywords: []string{"Thames"}}, "london thames",
 			map[string]string{"tags": "river, <mark>London</mark>", "keywords": "<mark>Thames</mark>"}},

@@ -1,6 +1,10 @@
 package search
 
-import "unicode/utf8"
+import (
+	"cmp"
+	"slices"
+	"unicode/utf8"
+)
 
 // The typo allowance: how many edits (a letter inserted, deleted or changed) a word of a search
 // may differ by and still match, by its length in runes. It is OpenSearch's fuzziness AUTO:3,6,
@@ -25,4 +29,31 @@ func TypoAllowance(word string) int {
 	default:
 		return 2
 	}
+}
+
+// MaxTypoWords is how many words of one search may match within their typo allowance; the others
+// must match exactly. Each word given an allowance is a walk of every searched field's terms (a
+// fuzzy clause per field), so a search of 28 random words, what q's 200 characters hold, cost a
+// hundred times a typical one; known-item searches type up to six words (search/searchtest), and
+// a pasted long title, spelt right, finds its item exactly.
+const MaxTypoWords = 6
+
+// TypoWords reports, for the words of a search (text.Words), which may match within their typo
+// allowance: the MaxTypoWords longest of those that have one (the earlier of equal length first),
+// since a typo is likelier in a long word, whose expansion is also the smaller.
+func TypoWords(words []string) []bool {
+	out := make([]bool, len(words))
+	var allowed []int
+	for i, w := range words {
+		if TypoAllowance(w) > 0 {
+			allowed = append(allowed, i)
+		}
+	}
+	slices.SortStableFunc(allowed, func(a, b int) int {
+		return cmp.Compare(utf8.RuneCountInString(words[b]), utf8.RuneCountInString(words[a]))
+	})
+	for _, i := range allowed[:min(len(allowed), MaxTypoWords)] {
+		out[i] = true
+	}
+	return out
 }

@@ -19,13 +19,16 @@ import (
 
 // textQuery requires every word of text in some searched field and scores an item by
 // search.Clauses' rule: for each word the best clause it matches, summed, plus the item's title
-// bonus (titleBonus by document number; nil leaves it out). Its typo clauses keep their candidates
-// in fuzzy (nil: nowhere). It reports whether text held any term; text with none is no query (nil).
+// bonus (titleBonus by document number; nil leaves it out). Only the words search.TypoWords
+// allows have typo clauses, which keep their candidates in fuzzy (nil: nowhere). It reports
+// whether text held any term; text with none is no query (nil).
 func textQuery(m mapping.IndexMapping, s string, titleBonus []float64, fuzzy *fuzzyCache) (query.Query, bool) {
 	var words []query.Query
-	for _, w := range text.Words(s) {
+	all := text.Words(s)
+	typos := search.TypoWords(all)
+	for i, w := range all {
 		if terms := text.Terms(w); len(terms) > 0 {
-			words = append(words, wordQuery(terms, fuzzy))
+			words = append(words, wordQuery(terms, typos[i], fuzzy))
 		}
 	}
 	if len(words) == 0 {
@@ -47,24 +50,24 @@ func textQuery(m mapping.IndexMapping, s string, titleBonus []float64, fuzzy *fu
 }
 
 // wordQuery matches the terms of one word (several for CJK bigrams, all in one field) in any
-// searched field, exactly or within the typo allowance, scoring the best clause matched. Its typo
-// clauses keep their candidates in fuzzy (nil: nowhere).
-func wordQuery(terms []string, fuzzy *fuzzyCache) query.Query {
+// searched field, exactly or (typo) within the typo allowance, scoring the best clause matched. Its
+// typo clauses keep their candidates in fuzzy (nil: nowhere).
+func wordQuery(terms []string, typo bool, fuzzy *fuzzyCache) query.Query {
 	dis := make([]query.Query, 0, len(search.Clauses))
 	for _, c := range search.Clauses {
 		field := textFields[c.Field]
 		parts := make([]query.Query, len(terms))
-		typo := false
+		fuzzed := false
 		for i, t := range terms {
-			if n := search.TypoAllowance(t); c.Typo && n > 0 {
-				parts[i], typo = fuzzyQuery{fuzzyKey: fuzzyKey{term: t, field: field, fuzziness: n}, cache: fuzzy}, true
+			if n := search.TypoAllowance(t); typo && c.Typo && n > 0 {
+				parts[i], fuzzed = fuzzyQuery{fuzzyKey: fuzzyKey{term: t, field: field, fuzziness: n}, cache: fuzzy}, true
 				continue
 			}
 			tq := query.NewTermQuery(t)
 			tq.SetField(field)
 			parts[i] = tq
 		}
-		if c.Typo && !typo {
+		if c.Typo && !fuzzed {
 			// No term may differ: the clause would match as the exact one, which scores more.
 			continue
 		}

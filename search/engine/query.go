@@ -180,8 +180,9 @@ func boolQuery(q search.Query) obj {
 		// Every word must match, each in any field, as in the embedded index: a query per word,
 		// all of them required.
 		must := make([]any, len(words))
+		typos := search.TypoWords(words)
 		for i, w := range words {
-			must[i] = wordQuery(w)
+			must[i] = wordQuery(w, typos[i])
 		}
 		// The score adds the item's title bonus, stored by the loader (search.TitleBonus).
 		b["must"] = []any{obj{"function_score": obj{
@@ -219,7 +220,7 @@ func filterClauses(q search.Query) []any {
 	return filters
 }
 
-// wordQuery matches one word of the text in any searched field, exactly or within the typo
+// wordQuery matches one word of the text in any searched field, exactly or (typo) within the typo
 // allowance, scoring the best of search.Clauses it matches: constant scores under dis_max, so the
 // engine's score is the rule's sum, not BM25's, as in search/bleve. A word may have several terms
 // (CJK bigrams, search/text.Terms); those must all be in the one field that matches.
@@ -227,11 +228,15 @@ func filterClauses(q search.Query) []any {
 // It is wordClauses of w's terms, encoded. The clauses differ from word to word only by the
 // terms, so they are encoded once (wordTemplate) and the terms set between their parts, rather
 // than building and encoding every clause's objects per word (BenchmarkSearchRequest).
-func wordQuery(w string) json.RawMessage {
-	t := wordTemplates.Load()
+func wordQuery(w string, typo bool) json.RawMessage {
+	cached := &wordTemplates[0]
+	if typo {
+		cached = &wordTemplates[1]
+	}
+	t := cached.Load()
 	if t == nil || t.rule != typoRule {
-		t = newWordTemplate(typoRule)
-		wordTemplates.Store(t)
+		t = newWordTemplate(typoRule, typo)
+		cached.Store(t)
 	}
 	terms, err := marshal(strings.Join(text.Terms(w), " "))
 	if err != nil {
@@ -240,20 +245,21 @@ func wordQuery(w string) json.RawMessage {
 	return bytes.Join(t.parts, terms)
 }
 
-// wordTemplate is wordClauses of a placeholder under a typo rule, encoded and cut where the
-// placeholder stood.
+// wordTemplate is wordClauses of a placeholder under a typo rule (or exact), encoded and cut where
+// the placeholder stood.
 type wordTemplate struct {
 	rule  fuzzyRule
 	parts [][]byte
 }
 
-var wordTemplates atomic.Pointer[wordTemplate]
+// wordTemplates are the templates of exact words ([0]) and of words with a typo allowance ([1]).
+var wordTemplates [2]atomic.Pointer[wordTemplate]
 
 // wordPlaceholder stands for a word's terms in wordTemplate, whose constant parts never hold it.
 const wordPlaceholder = "\x00terms\x00"
 
-func newWordTemplate(rule fuzzyRule) *wordTemplate {
-	encoded, err := marshal(wordClauses(wordPlaceholder, rule))
+func newWordTemplate(rule fuzzyRule, typo bool) *wordTemplate {
+	encoded, err := marshal(wordClauses(wordPlaceholder, rule, typo))
 	placeholder, perr := marshal(wordPlaceholder)
 	if err != nil || perr != nil {
 		panic(fmt.Sprintf("encode the word query's template: %v, %v", err, perr)) // constant objects
@@ -261,10 +267,14 @@ func newWordTemplate(rule fuzzyRule) *wordTemplate {
 	return &wordTemplate{rule: rule, parts: bytes.Split(encoded, placeholder)}
 }
 
-// wordClauses is wordQuery as objects, for the terms of a word joined by spaces, under rule.
-func wordClauses(terms string, rule fuzzyRule) obj {
-	clauses := make([]any, len(search.Clauses))
-	for i, c := range search.Clauses {
+// wordClauses is wordQuery as objects, for the terms of a word joined by spaces, under rule; an
+// exact word (not typo) has no typo clauses, which would match what its exact ones match, for less.
+func wordClauses(terms string, rule fuzzyRule, typo bool) obj {
+	clauses := make([]any, 0, len(search.Clauses))
+	for _, c := range search.Clauses {
+		if c.Typo && !typo {
+			continue
+		}
 		m := obj{
 			"query":    terms,
 			"operator": "and",
@@ -274,10 +284,10 @@ func wordClauses(terms string, rule fuzzyRule) obj {
 		if c.Typo {
 			rule.set(m)
 		}
-		clauses[i] = obj{"constant_score": obj{
+		clauses = append(clauses, obj{"constant_score": obj{
 			"filter": obj{"match": obj{indexFields[c.Field]: m}},
 			"boost":  c.Score,
-		}}
+		}})
 	}
 	return obj{"dis_max": obj{"queries": clauses}}
 }

@@ -165,7 +165,7 @@ func TestCounterRefusesPartialAnswers(t *testing.T) {
 // TestSearchedFieldsAreIndexed: a word is searched in every field search.Clauses names, by its
 // index name, at the clause's score.
 func TestSearchedFieldsAreIndexed(t *testing.T) {
-	queries := wordClauses("lisbon", typoRule)["dis_max"].(obj)["queries"].([]any)
+	queries := wordClauses("lisbon", typoRule, true)["dis_max"].(obj)["queries"].([]any)
 	if len(queries) != len(search.Clauses) {
 		t.Fatalf("%d clauses, want %d", len(queries), len(search.Clauses))
 	}
@@ -404,12 +404,14 @@ func TestWordQueryIsItsClauses(t *testing.T) {
 		typoRule = rule
 		for _, w := range []string{"harbour", "<b>a&b</b>", "l'été", "東京", "line\u2028sep\u2029", "bad\xffutf-8",
 			`quote"back\slash`, "tab\tnew\nline\x00", "🙂", "", "\x00terms\x00"} {
-			want, err := json.Marshal(wordClauses(strings.Join(text.Terms(w), " "), rule))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := wordQuery(w); string(got) != string(want) {
-				t.Errorf("rule %v, word %q:\n got %s\nwant %s", rule, w, got, want)
+			for _, typo := range []bool{false, true} {
+				want, err := json.Marshal(wordClauses(strings.Join(text.Terms(w), " "), rule, typo))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := wordQuery(w, typo); string(got) != string(want) {
+					t.Errorf("rule %v, word %q, typo %v:\n got %s\nwant %s", rule, w, typo, got, want)
+				}
 			}
 		}
 	}

@@ -1,0 +1,55 @@
+package bleve
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"mediagw/search"
+	"mediagw/search/searchtest"
+)
+
+// TestCostlyQueryCost: a search of 28 random six-letter words, the most words q's 200 characters
+// hold, costs the real catalogue's index little more than a pasted title does, since only
+// search.MaxTypoWords of its words are given a typo allowance. It prints the figures.
+func TestCostlyQueryCost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads the whole real catalogue")
+	}
+	items, _ := searchtest.RealKnownItems(t)
+	b := openFromItems(t, items)
+	rng := rand.New(rand.NewPCG(43, 2))
+	median := func(texts []string) time.Duration {
+		var took []time.Duration
+		for _, text := range texts {
+			start := time.Now()
+			if _, err := b.Search(t.Context(), search.Query{Text: text, Sort: search.SortRelevance, Page: 1, PerPage: 10}); err != nil {
+				t.Fatalf("Search(%.40q…): %v", text, err)
+			}
+			took = append(took, time.Since(start))
+		}
+		slices.Sort(took)
+		return took[len(took)/2]
+	}
+	var random, titles []string
+	for range 15 {
+		words := make([]string, 28)
+		for i := range words {
+			w := make([]byte, 6)
+			for j := range w {
+				w[j] = byte('a' + rng.IntN(26))
+			}
+			words[i] = string(w)
+		}
+		random = append(random, strings.Join(words, " "))
+	}
+	for _, it := range items {
+		if len(strings.Fields(it.Title)) >= 6 && len(titles) < 15 {
+			titles = append(titles, it.Title)
+		}
+	}
+	r, p := median(random), median(titles)
+	t.Logf("median search: 28 random words %v, a pasted title %v", r, p)
+}
