@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -37,11 +36,12 @@ func (g *Gateway) observe(next echo.HandlerFunc) echo.HandlerFunc {
 			visitor: visitorKey(req.RemoteAddr, req.Header.Values(echo.HeaderXForwardedFor), req.Header.Get(echo.HeaderXRealIP), g.cfg.TrustedProxies),
 		}
 		c.Set(stateKey, st)
+		// The backend's admission shares its slots out by visitor (search/admit).
+		ctx := search.WithVisitor(req.Context(), st.visitor)
 		if g.metrics != nil {
-			var ctx context.Context
-			ctx, st.engine = search.WithEngineClock(req.Context())
-			c.SetRequest(req.WithContext(ctx))
+			ctx, st.engine = search.WithEngineClock(ctx)
 		}
+		c.SetRequest(req.WithContext(ctx))
 		h := c.Response().Header()
 		h.Set(echo.HeaderXRequestID, id)
 		corsHeaders(h)
