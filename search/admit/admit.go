@@ -4,7 +4,8 @@
 // *OverloadedError (search.ErrOverloaded). Work beyond what the machine can do only makes every
 // answer later and the process bigger: 150 heavy searches at once took 5 s each and up to 380 MiB
 // on two CPUs, where a bound answers the admitted ones in their own time and the others at once
-// (docs/attack.md).
+// (docs/attack.md). No one visitor (search.VisitorOf) fills the slots: past its share, or once it
+// has kept the engine busy lately, its calls run only while half the slots stay free (share.go).
 //
 // It sits below the cache (search/cache): answers from memory are never refused, and a call
 // several visitors share takes one slot. Ping, Item, the words and the version checks pass unadmitted: a
@@ -96,9 +97,10 @@ const (
 // Backend admits the calls of the backend it wraps. It is safe for concurrent use, and a
 // prometheus.Collector of its admissions.
 type Backend struct {
-	*layer.Backend[struct{}]
-	opts Options
-	sem  *semaphore.Weighted
+	*layer.Backend[release]
+	opts   Options
+	sem    *semaphore.Weighted
+	shares *shares
 	// waiting counts the calls waiting for a slot.
 	waiting atomic.Int64
 
@@ -113,6 +115,8 @@ func New(next search.Backend, opts Options) *Backend {
 	b := &Backend{
 		opts: opts,
 		sem:  semaphore.NewWeighted(int64(opts.Limit)),
+		// No one visitor fills the slots (share.go).
+		shares: newShares(opts.Limit),
 		admissions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mediagw_admission_total",
 			Help: "Engine calls by how they were admitted: admitted (a slot was free), queued (waited for one), refused (none came free in time, or too many waited already: 503).",
@@ -126,7 +130,7 @@ func New(next search.Backend, opts Options) *Backend {
 			Help: "How many engine calls may run at once (MEDIA_MAX_INFLIGHT).",
 		}),
 	}
-	b.Backend = layer.Wrap(next, layer.Hook[struct{}](hook{b}))
+	b.Backend = layer.Wrap(next, layer.Hook[release](hook{b}))
 	b.limit.Set(float64(opts.Limit))
 	for _, r := range []string{resultAdmitted, resultQueued, resultRefused} {
 		b.admissions.WithLabelValues(r)
@@ -142,18 +146,21 @@ var unadmitted = [layer.Version + 1]bool{layer.Item: true, layer.Ping: true, lay
 // hook admits each call that needs a slot.
 type hook struct{ b *Backend }
 
-// Begin takes a slot for the call, or refuses it.
-func (h hook) Begin(ctx context.Context, op layer.Op) (struct{}, error) {
+// release gives an admitted call's slot back.
+type release func()
+
+// Begin takes a slot for the call within its visitor's share, or refuses it.
+func (h hook) Begin(ctx context.Context, op layer.Op) (release, error) {
 	if unadmitted[op] {
-		return struct{}{}, nil
+		return nil, nil
 	}
-	return struct{}{}, h.b.acquire(ctx)
+	return h.b.admit(ctx)
 }
 
 // End gives the call's slot back.
-func (h hook) End(_ context.Context, op layer.Op, _ struct{}, _ error) {
-	if !unadmitted[op] {
-		h.b.release()
+func (h hook) End(_ context.Context, _ layer.Op, r release, _ error) {
+	if r != nil {
+		r()
 	}
 }
 

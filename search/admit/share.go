@@ -1,0 +1,180 @@
+package admit
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"mediagw/search"
+)
+
+// The engine time after which a visitor is heavy, and how fast its account of that time fades:
+// half of it goes every heavyHalfLife. A visitor searching at a person's pace (4-35 ms a search,
+// a search or two a second) stays well under heavyAfter; one sending searches of 28 random words
+// (a few hundred ms each) one after another passes it within a few.
+const (
+	heavyAfter    = 500 * time.Millisecond
+	heavyHalfLife = 5 * time.Second
+	// minSweep is how many visitors the account holds before it forgets idle ones.
+	minSweep = 1024
+)
+
+// shares keeps any one visitor (search.VisitorOf) from filling the slots: a visitor holds at most
+// share of them (max(1, Limit/4)), and so does a heavy one, which has lately kept the engine busy
+// for more than heavyAfter, sending costly searches one after another however few at once. Past
+// that, a visitor's call runs only on a slot free now that leaves half the slots to the others,
+// and is refused at once otherwise (ShareError): two visitors sending the costliest searches one
+// after another on two slots hold one, and the others' searches keep answering.
+type shares struct {
+	limit, share int
+	now          func() time.Time
+
+	mu sync.Mutex
+	// running counts the calls holding a slot, a visitor's or not.
+	running  int
+	visitors map[string]*account
+	sweepAt  int
+}
+
+// account is one visitor's calls running and engine time, decayed to at.
+type account struct {
+	held int
+	busy time.Duration
+	at   time.Time
+}
+
+func newShares(limit int) *shares {
+	return &shares{limit: limit, share: max(1, limit/4), now: time.Now, visitors: map[string]*account{}, sweepAt: minSweep}
+}
+
+// ShareError is the error of a call refused because its visitor held its share of the slots, or
+// had lately kept the engine busy, while the others might need them. It is a search.ErrOverloaded.
+type ShareError struct {
+	Share int
+	Heavy bool
+	Retry time.Duration
+}
+
+func (e *ShareError) Error() string {
+	if e.Heavy {
+		return fmt.Sprintf("the visitor's calls kept the engine busy lately: past its share of %d engine calls while the others may need them", e.Share)
+	}
+	return fmt.Sprintf("the visitor holds its share of %d engine calls in progress", e.Share)
+}
+
+// Unwrap makes the error a search.ErrOverloaded.
+func (e *ShareError) Unwrap() error { return search.ErrOverloaded }
+
+// RetryAfter is how long a client should wait before asking again.
+func (e *ShareError) RetryAfter() time.Duration { return e.Retry }
+
+// decayed is a's engine time as of now.
+func (a *account) decayed(now time.Time) time.Duration {
+	if !now.After(a.at) {
+		return a.busy
+	}
+	f := math.Exp2(-float64(now.Sub(a.at)) / float64(heavyHalfLife))
+	a.busy, a.at = time.Duration(float64(a.busy)*f), now
+	return a.busy
+}
+
+// enter counts a call of visitor in. Within its share it must take its turn as anyone's (took
+// false): the caller then acquires a slot and calls started, or left if it got none. Past its
+// share it takes a slot at once with try (took true), if the calls running leave half the slots to
+// others; otherwise it is refused (err).
+func (s *shares) enter(visitor string, try func() bool, retry time.Duration) (took bool, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.visitors[visitor]
+	if a == nil {
+		s.sweep()
+		a = &account{at: s.now()}
+		s.visitors[visitor] = a
+	}
+	heavy := a.decayed(s.now()) > heavyAfter
+	if a.held < s.share && !heavy {
+		a.held++
+		return false, nil
+	}
+	if s.running+1 > max(1, s.limit/2) || !try() {
+		return false, &ShareError{Share: s.share, Heavy: heavy, Retry: retry}
+	}
+	a.held++
+	s.running++
+	return true, nil
+}
+
+// started counts a call that took its turn as anyone's and got a slot.
+func (s *shares) started() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.running++
+}
+
+// left counts out a call of visitor that took its turn as anyone's and got no slot.
+func (s *shares) left(visitor string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.visitors[visitor].held--
+}
+
+// ended counts out a call of visitor that held a slot for took.
+func (s *shares) ended(visitor string, took time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.running--
+	a := s.visitors[visitor]
+	a.held--
+	a.decayed(s.now())
+	a.busy += took
+}
+
+// sweep forgets the visitors with nothing running and next to no engine time once the account
+// holds sweepAt of them, so that it stays as small as the visitors who use the engine.
+func (s *shares) sweep() {
+	if len(s.visitors) < s.sweepAt {
+		return
+	}
+	now := s.now()
+	for v, a := range s.visitors {
+		if a.held == 0 && a.decayed(now) < heavyAfter/64 {
+			delete(s.visitors, v)
+		}
+	}
+	s.sweepAt = max(minSweep, 2*len(s.visitors))
+}
+
+// admit takes a slot for a call of ctx's visitor, within its share; the caller must call the
+// returned release once the call has ended.
+func (b *Backend) admit(ctx context.Context) (release, error) {
+	visitor := search.VisitorOf(ctx)
+	if visitor == "" {
+		// A call of the process's own: no one's share.
+		if err := b.acquire(ctx); err != nil {
+			return nil, err
+		}
+		return b.release, nil
+	}
+	took, err := b.shares.enter(visitor, func() bool { return b.sem.TryAcquire(1) }, b.opts.RetryAfter)
+	switch {
+	case err != nil:
+		b.admissions.WithLabelValues(resultRefused).Inc()
+		return nil, err
+	case took:
+		b.admissions.WithLabelValues(resultAdmitted).Inc()
+		b.inFlight.Inc()
+	default:
+		if err := b.acquire(ctx); err != nil {
+			b.shares.left(visitor)
+			return nil, err
+		}
+		b.shares.started()
+	}
+	start := b.shares.now()
+	return func() {
+		b.shares.ended(visitor, b.shares.now().Sub(start))
+		b.release()
+	}, nil
+}
