@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -101,5 +102,33 @@ func TestRelatedClausesBounded(t *testing.T) {
 	second := got[1].(*query.TermQuery)
 	if first.Term != "harbour" || second.Term != "lights" {
 		t.Errorf("first clauses %q, %q; want the title's words once each", first.Term, second.Term)
+	}
+}
+
+// TestTypoClausesStopWhenTheCallerLeaves: a search whose context ends once it has begun expands
+// none of its typo clauses' words: each expansion walks a field's whole term dictionary, and a
+// search of many long words kept the process busy long after its deadline's 504.
+func TestTypoClausesStopWhenTheCallerLeaves(t *testing.T) {
+	b := openFromItems(t, searchtest.Fixture(t)).(*Backend)
+	words := []string{"harbuor", "thamse", "lighst", "sunste", "rivre", "londno"}
+	_, err := b.Search(newEndsInside(t.Context()), search.Query{Text: strings.Join(words, " "), Sort: search.SortRelevance, Page: 1, PerPage: 10})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("search: %v, want context.Canceled", err)
+	}
+	h, err := b.acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.release()
+	expanded := 0
+	for _, c := range search.Clauses {
+		for _, w := range words {
+			if _, ok := h.fuzzy.Get(fuzzyKey{term: w, field: textFields[c.Field], fuzziness: search.TypoAllowance(w)}); c.Typo && ok {
+				expanded++
+			}
+		}
+	}
+	if expanded > 0 {
+		t.Errorf("%d typo clauses expanded after the caller left, want none", expanded)
 	}
 }

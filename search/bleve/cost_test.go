@@ -1,6 +1,7 @@
 package bleve
 
 import (
+	"context"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -54,4 +55,27 @@ func TestCostlyQueryCost(t *testing.T) {
 	}
 	r, p := median(random), median(titles)
 	t.Logf("median search: 28 random words %v, a pasted title %v", r, p)
+
+	// Past a 50 ms deadline (the gateway's 504), the search stops within one typo expansion.
+	var late []time.Duration
+	for range 5 {
+		words := strings.Fields(random[0])
+		rng.Shuffle(len(words), func(i, j int) { words[i], words[j] = words[j], words[i] })
+		for i := range words {
+			words[i] = words[i][1:] + words[i][:1] // words the cache has not expanded
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+		start := time.Now()
+		_, err := b.Search(ctx, search.Query{Text: strings.Join(words, " "), Sort: search.SortRelevance, Page: 1, PerPage: 10})
+		cancel()
+		if err == nil {
+			continue
+		}
+		late = append(late, time.Since(start)-50*time.Millisecond)
+	}
+	slices.Sort(late)
+	t.Logf("searches past a 50 ms deadline ran on for %v", late)
+	if len(late) > 0 && late[len(late)-1] > 250*time.Millisecond {
+		t.Errorf("a search ran %v past its deadline", late[len(late)-1])
+	}
 }

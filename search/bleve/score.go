@@ -198,6 +198,11 @@ const fuzzyCacheSize = 20000
 func newFuzzyCache() *fuzzyCache { return memo.New[fuzzyKey, fuzzyTerms](fuzzyCacheSize) }
 
 func (q fuzzyQuery) Searcher(ctx context.Context, i index.IndexReader, m mapping.IndexMapping, options bsearch.SearcherOptions) (bsearch.Searcher, error) {
+	// Bleve builds every clause's searcher before it looks at the context: each expansion here is
+	// a walk of a term dictionary, and a search of many words kept running long after its deadline.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	cand, ok := q.cache.Get(q.fuzzyKey)
 	if !ok {
 		fi, ok := i.(index.IndexReaderFuzzy)
@@ -208,7 +213,7 @@ func (q fuzzyQuery) Searcher(ctx context.Context, i index.IndexReader, m mapping
 			return fq.Searcher(ctx, i, m, options)
 		}
 		var err error
-		if cand, err = q.candidates(fi); err != nil {
+		if cand, err = q.candidates(ctx, fi); err != nil {
 			return nil, err
 		}
 		q.cache.Put(q.fuzzyKey, cand)
@@ -226,10 +231,10 @@ type fuzzyTerms struct {
 	distances []uint8
 }
 
-// candidates finds q's candidate terms as searcher.NewFuzzySearcher does on a reader with fuzzy
+// candidates finds q's candidate terms, until ctx ends, as searcher.NewFuzzySearcher does on a reader with fuzzy
 // automatons (Scorch's), for an index without synonyms (and with no limit on a disjunction's
 // clauses, searcher.DisjunctionMaxClauseCount, which mediagw leaves unset).
-func (q fuzzyQuery) candidates(r index.IndexReaderFuzzy) (out fuzzyTerms, err error) {
+func (q fuzzyQuery) candidates(ctx context.Context, r index.IndexReaderFuzzy) (out fuzzyTerms, err error) {
 	dict, _, err := r.FieldDictFuzzyAutomaton(q.field, q.term, q.fuzziness, "")
 	if err != nil {
 		return out, err
@@ -240,6 +245,9 @@ func (q fuzzyQuery) candidates(r index.IndexReaderFuzzy) (out fuzzyTerms, err er
 		}
 	}()
 	for {
+		if err := ctx.Err(); err != nil {
+			return fuzzyTerms{}, err
+		}
 		e, err := dict.Next()
 		if err != nil || e == nil {
 			return out, err
