@@ -80,6 +80,7 @@ func attack(t *testing.T, s *server, title string) {
 	t.Run("bodies and CL+TE", func(t *testing.T) { bodies(t, s, r) })
 	t.Run("double-encoded paths", func(t *testing.T) { doubleEncoded(t, s, r, id) })
 	t.Run("costliest searches", func(t *testing.T) { heavySearches(t, s, r, id) })
+	t.Run("two costly visitors", func(t *testing.T) { costlyVisitors(t, s, r) })
 	t.Run("nothing left open", func(t *testing.T) { nothingLeftOpen(t, s, r) })
 	r.write(t, title)
 }

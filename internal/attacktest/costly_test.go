@@ -1,0 +1,114 @@
+//go:build attack
+
+package attacktest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// costlyFor is how long the costly visitors search: the review's two visitors sent 28 such
+// searches in 15 s, well inside their allowance.
+const costlyFor = 15 * time.Second
+
+// othersAim is the share of the other visitors' uncached searches that must answer 200 meanwhile.
+const othersAim = 0.95
+
+// costlyVisitors: two visitors send searches of 28 random six-letter words (the most q's 200
+// characters hold, every word a typo clause but for the typo budget) one after another, while
+// other visitors, each from its own address, send uncached searches of two words: the others' get
+// 200 for othersAim of them (admission shares the slots out by visitor, search/admit).
+func costlyVisitors(t *testing.T, s *server, r *report) {
+	ctx, cancel := context.WithTimeout(t.Context(), costlyFor)
+	defer cancel()
+	var wg sync.WaitGroup
+	costly := make([]*samples, 2)
+	for i := range costly {
+		costly[i] = &samples{}
+		wg.Go(func() { costlySearches(ctx, s, 150+i, int64(i), costly[i]) })
+	}
+	others := &samples{}
+	for i := range 2 {
+		wg.Go(func() { otherSearches(ctx, s, 160+20*i, int64(100+i), others) })
+	}
+	wg.Wait()
+
+	ok := others.statuses[http.StatusOK]
+	share := float64(ok) / float64(max(others.count(), 1))
+	t.Logf("costly visitors: %s; %s", costly[0], costly[1])
+	t.Logf("others' uncached searches: %s: %.1f%% 200", others, 100*share)
+	if others.count() < 50 {
+		t.Errorf("only %d other searches in %v", others.count(), costlyFor)
+	}
+	if share < othersAim {
+		t.Errorf("others' uncached searches %.1f%% 200, want at least %.0f%%", 100*share, 100*othersAim)
+	}
+	r.add(fmt.Sprintf("two visitors sending searches of 28 random six-letter words one after another for %v", costlyFor),
+		fmt.Sprintf("others' uncached searches %.1f%% 200 (%s)", 100*share, codes(others.statuses)),
+		fmt.Sprintf("others: %s; costly visitors: %s, %s", latencies(others), codes(costly[0].statuses), codes(costly[1].statuses)))
+}
+
+// costlySearches sends searches of 28 random six-letter words from 127.0.0.n, each once the
+// last has answered, until ctx ends.
+func costlySearches(ctx context.Context, s *server, n int, seed int64, out *samples) {
+	rng := rand.New(rand.NewPCG(uint64(seed), 43))
+	c := s.client(n)
+	defer c.CloseIdleConnections()
+	for ctx.Err() == nil {
+		words := make([]string, 28)
+		for i := range words {
+			words[i] = randomWord(rng, 6)
+		}
+		out.add(get(ctx, c, s.url("/?resource=items&q="+url.QueryEscape(strings.Join(words, " ")))))
+	}
+}
+
+// otherSearches sends, every 100 ms, a search no one made before (a common word and a random one)
+// from the next of twenty addresses from 127.0.0.from, until ctx ends.
+func otherSearches(ctx context.Context, s *server, from int, seed int64, out *samples) {
+	rng := rand.New(rand.NewPCG(uint64(seed), 7))
+	common := []string{"river", "portrait", "london", "history", "night", "garden", "music", "letters", "city", "war"}
+	clients := make([]*http.Client, 20)
+	for i := range clients {
+		clients[i] = s.client(from + i)
+		defer clients[i].CloseIdleConnections()
+	}
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for i := 0; ; i++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		q := common[rng.IntN(len(common))] + " " + randomWord(rng, 5)
+		d, status := get(ctx, clients[i%len(clients)], s.url("/?resource=items&q="+url.QueryEscape(q)))
+		if ctx.Err() == nil {
+			out.add(d, status)
+		}
+	}
+}
+
+// get asks target and reads the answer: its time and status (0 when there is none).
+func get(ctx context.Context, c *http.Client, target string) (time.Duration, int) {
+	start := time.Now()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return 0, 0
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return time.Since(start), 0
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return time.Since(start), resp.StatusCode
+}
