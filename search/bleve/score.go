@@ -23,20 +23,21 @@ import (
 // allows have typo clauses, which keep their candidates in fuzzy (nil: nowhere). It reports
 // whether text held any term; text with none is no query (nil).
 func textQuery(m mapping.IndexMapping, s string, titleBonus []float64, fuzzy *fuzzyCache) (query.Query, bool) {
-	var words []query.Query
-	all := text.Words(s)
-	typos := search.TypoWords(all)
-	for i, w := range all {
+	var all allWords
+	words := text.Words(s)
+	typos := search.TypoWords(words)
+	for i, w := range words {
 		if terms := text.Terms(w); len(terms) > 0 {
-			words = append(words, wordQuery(terms, typos[i], fuzzy))
+			all.words = append(all.words, wordQuery(terms, typos[i], fuzzy))
+			all.typo = append(all.typo, typos[i])
 		}
 	}
-	if len(words) == 0 {
+	if len(all.words) == 0 {
 		return nil, false
 	}
-	var q query.Query = query.NewConjunctionQuery(words)
-	if len(words) == 1 {
-		q = words[0]
+	var q query.Query = all
+	if len(all.words) == 1 {
+		q = all.words[0]
 	}
 	if titleBonus == nil {
 		return q, true
@@ -47,6 +48,45 @@ func textQuery(m mapping.IndexMapping, s string, titleBonus []float64, fuzzy *fu
 		}
 		return d.Score
 	}), true
+}
+
+// allWords matches the items every one of its words' queries matches, as query.ConjunctionQuery
+// does, but builds the searchers of its exact words (typo false) first and gives up as soon as
+// one matches nothing: a search of many unknown words then costs their lookups, not the expansion
+// of its typo words.
+type allWords struct {
+	words []query.Query
+	typo  []bool
+}
+
+func (q allWords) Searcher(ctx context.Context, i index.IndexReader, m mapping.IndexMapping, options bsearch.SearcherOptions) (bsearch.Searcher, error) {
+	ss := make([]bsearch.Searcher, len(q.words))
+	closeAll := func() {
+		for _, s := range ss {
+			if s != nil {
+				_ = s.Close()
+			}
+		}
+	}
+	for _, typo := range []bool{false, true} {
+		for k, w := range q.words {
+			if q.typo[k] != typo {
+				continue
+			}
+			s, err := w.Searcher(ctx, i, m, options)
+			if err != nil {
+				closeAll()
+				return nil, err
+			}
+			ss[k] = s
+			if s.Count() == 0 {
+				closeAll()
+				return searcher.NewMatchNoneSearcher(i)
+			}
+		}
+	}
+	// In the words' order, which the scores' sum keeps.
+	return searcher.NewConjunctionSearcher(ctx, i, ss, options)
 }
 
 // wordQuery matches the terms of one word (several for CJK bigrams, all in one field) in any
