@@ -11,11 +11,12 @@ import (
 )
 
 // The engine time after which a visitor is heavy, and how fast its account of that time fades:
-// half of it goes every heavyHalfLife. A visitor searching at a person's pace (4-35 ms a search,
-// a search or two a second) stays well under heavyAfter; one sending searches of 28 random words
-// (a few hundred ms each) one after another passes it within a few.
+// half of it goes every heavyHalfLife. A visitor holding a slot all the time comes to 7.2 s
+// (heavyHalfLife/ln 2), and passes heavyAfter within its first few costly searches; one searching
+// at a person's pace (4-35 ms a search, one or two a second) stays far under it, even with its
+// calls slowed tenfold on busy CPUs, where their time is counted as it passes, not as CPU.
 const (
-	heavyAfter    = 500 * time.Millisecond
+	heavyAfter    = 2 * time.Second
 	heavyHalfLife = 5 * time.Second
 	// minSweep is how many visitors the account holds before it forgets idle ones.
 	minSweep = 1024

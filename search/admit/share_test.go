@@ -65,7 +65,7 @@ func TestNoVisitorFillsTheSlots(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		limit int
-		// heavy visitors have kept the engine busy for a second before the steps.
+		// heavy visitors have kept the engine busy for 3 s before the steps.
 		heavy []string
 		steps []step
 	}{
@@ -94,7 +94,7 @@ func TestNoVisitorFillsTheSlots(t *testing.T) {
 				if !visit(t, a, b, v, done) {
 					t.Fatalf("%s's first search refused", v)
 				}
-				clock.add(time.Second)
+				clock.add(3 * time.Second)
 				b.release <- struct{}{}
 				if err := <-done; err != nil {
 					t.Fatal(err)
@@ -145,14 +145,14 @@ func TestHeavinessFades(t *testing.T) {
 		b.release <- struct{}{}
 		<-done
 	}
-	run("a", 2*time.Second)
+	run("a", 8*time.Second)
 	if !visit(t, a, b, "b", done) {
 		t.Fatal("b refused")
 	}
 	if visit(t, a, b, "a", done) {
 		t.Fatal("a heavy visitor took the last slot")
 	}
-	clock.add(3 * heavyHalfLife) // 2 s -> 250 ms
+	clock.add(3 * heavyHalfLife) // 8 s -> 1 s
 	if !visit(t, a, b, "a", done) {
 		t.Fatal("a visitor whose engine time faded was refused the last slot")
 	}
