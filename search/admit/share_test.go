@@ -3,30 +3,19 @@ package admit
 import (
 	"context"
 	"errors"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"mediagw/search"
 )
 
-// fakeClock is a shares clock the test moves.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+// fakeClock is a shares clock the test moves: nanoseconds since the epoch.
+type fakeClock struct{ atomic.Int64 }
 
-func (c *fakeClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
+func (c *fakeClock) now() time.Time { return time.Unix(0, c.Load()) }
 
-func (c *fakeClock) add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
+func (c *fakeClock) add(d time.Duration) { c.Add(int64(d)) }
 
 // visit starts a search of visitor and reports whether it runs (true) or was refused for its
 // visitor's share (false); a running search holds its slot until b.release.
@@ -87,7 +76,7 @@ func TestNoVisitorFillsTheSlots(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newBlocking()
 			a := New(b, Options{Limit: tc.limit, Wait: time.Minute})
-			clock := &fakeClock{t: time.Unix(0, 0)}
+			clock := &fakeClock{}
 			a.shares.now = clock.now
 			done := make(chan error, 100)
 			for _, v := range tc.heavy {
@@ -134,7 +123,7 @@ func TestNoVisitorFillsTheSlots(t *testing.T) {
 func TestHeavinessFades(t *testing.T) {
 	b := newBlocking()
 	a := New(b, Options{Limit: 2, Wait: time.Minute})
-	clock := &fakeClock{t: time.Unix(0, 0)}
+	clock := &fakeClock{}
 	a.shares.now = clock.now
 	done := make(chan error, 10)
 	run := func(v string, hold time.Duration) {
@@ -183,7 +172,7 @@ func TestCallsOfNoVisitor(t *testing.T) {
 // time left once it has minSweep of them.
 func TestIdleVisitorsForgotten(t *testing.T) {
 	s := newShares(2)
-	clock := &fakeClock{t: time.Unix(0, 0)}
+	clock := &fakeClock{}
 	s.now = clock.now
 	for i := range 3 * minSweep {
 		v := string(rune('a'+i%26)) + time.Duration(i).String()
