@@ -76,7 +76,7 @@ func TestCostlyQueryCost(t *testing.T) {
 	}
 	slices.Sort(late)
 	t.Logf("searches past a 50 ms deadline ran on for %v", late)
-	if len(late) > 0 && late[len(late)-1] > 250*time.Millisecond {
+	if len(late) > 0 && late[len(late)-1] > time.Second {
 		t.Errorf("a search ran %v past its deadline", late[len(late)-1])
 	}
 }
