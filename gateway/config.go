@@ -51,7 +51,7 @@ type Config struct {
 	Metrics prometheus.Registerer
 }
 
-// MaxAge is how long clients and shared caches may reuse each resource's responses.
+// MaxAge is how long clients may reuse each resource's responses (shared caches may not: respond.go).
 type MaxAge struct {
 	Items, Item, Categories, Authors, QR time.Duration
 	// OpenAPI is the OpenAPI document's, ProblemPages the problem types' pages': both change only

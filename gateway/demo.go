@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"mime"
 	"net/http"
+	"net/url"
 	"path"
 	"strings"
 	"time"
@@ -89,11 +90,16 @@ func (g *Gateway) demoPage(c *echo.Context) error {
 	return g.send(c, reply{status: http.StatusOK, contentType: f.contentType, body: f.body.raw, maxAge: demoMaxAge, compressible: true, kept: f.body})
 }
 
-// demoRedirect sends {base}demo to {base}demo/, where the page's relative links work.
+// demoRedirect sends {base}demo to {base}demo/, where the page's relative links work, with the
+// query's readable parameters encoded again: the Location header never carries the request's raw
+// bytes. Cached as the page is.
 func (g *Gateway) demoRedirect(c *echo.Context) error {
 	target := g.cfg.BasePath + "demo/"
-	if q := c.Request().URL.RawQuery; q != "" {
+	// A malformed pair is left out; the page reads the others as they came.
+	params, _ := url.ParseQuery(c.Request().URL.RawQuery)
+	if q := params.Encode(); q != "" {
 		target += "?" + q
 	}
+	c.Response().Header().Set(echo.HeaderCacheControl, cacheControl(demoMaxAge))
 	return c.Redirect(http.StatusMovedPermanently, target)
 }

@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -45,5 +46,30 @@ func TestDemoAPIs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDemoRedirect: {base}demo sends the visitor to {base}demo/ with the query's parameters
+// encoded again, never the request's raw bytes, and says how long it may be kept.
+func TestDemoRedirect(t *testing.T) {
+	h := newHarness(t, withConfig(func(c *gateway.Config) { c.Demo = fstest.MapFS{"index.html": {Data: []byte("<!doctype html>")}} }))
+	for _, tt := range []struct{ query, want string }{
+		{"", "/demo/"},
+		{"?q=thames&type=photo", "/demo/?q=thames&type=photo"},
+		{`?q=<script>"x"</script>`, "/demo/?q=%3Cscript%3E%22x%22%3C%2Fscript%3E"},
+		{"?q=%E2%80%AEevil", "/demo/?q=%E2%80%AEevil"},
+		{"?q=%zz&type=photo", "/demo/?type=photo"},
+		{"?%zz", "/demo/"},
+	} {
+		req := httptest.NewRequest(http.MethodGet, "/demo", nil)
+		req.URL.RawQuery = strings.TrimPrefix(tt.query, "?")
+		rec := httptest.NewRecorder()
+		h.h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusMovedPermanently || rec.Header().Get("Location") != tt.want {
+			t.Errorf("/demo%s: %d Location %q, want %q", tt.query, rec.Code, rec.Header().Get("Location"), tt.want)
+		}
+		if cc := rec.Header().Get("Cache-Control"); cc != "private, max-age=300" {
+			t.Errorf("/demo%s: Cache-Control %q", tt.query, cc)
+		}
 	}
 }

@@ -35,7 +35,7 @@ func TestProblemTypesResolve(t *testing.T) {
 		g.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/problems/"+slug, nil))
 		h := rec.Header()
 		if rec.Code != http.StatusOK || h.Get("Content-Type") != contentTypeHTML || h.Get("ETag") == "" ||
-			!strings.HasPrefix(h.Get("Cache-Control"), "public, max-age=") || !strings.Contains(rec.Body.String(), "<code>"+slug+"</code>") {
+			!strings.HasPrefix(h.Get("Cache-Control"), "private, max-age=") || !strings.Contains(rec.Body.String(), "<code>"+slug+"</code>") {
 			t.Errorf("problems/%s: %d %v\n%s", slug, rec.Code, h, rec.Body)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"mediagw/gateway"
@@ -117,7 +118,7 @@ func TestCaching(t *testing.T) {
 		if first.Code != http.StatusOK || !strings.HasPrefix(etag, `W/"`) {
 			t.Fatalf("%s: status %d, ETag %q", target, first.Code, etag)
 		}
-		if cc := first.Header().Get("Cache-Control"); cc != "public, max-age="+maxAge {
+		if cc := first.Header().Get("Cache-Control"); cc != "private, max-age="+maxAge {
 			t.Errorf("%s: Cache-Control %q", target, cc)
 		}
 		for _, inm := range []string{etag, strings.TrimPrefix(etag, "W/"), `"other", ` + etag, "*"} {
@@ -576,12 +577,40 @@ func TestMaxAgeOfDocuments(t *testing.T) {
 		c.MaxAge.ProblemPages = 11 * time.Second
 	}))
 	for target, want := range map[string]string{
-		"/openapi.json":       "public, max-age=7",
-		"/problems/not-found": "public, max-age=11",
-		"/?resource=authors":  "public, max-age=300",
+		"/openapi.json":       "private, max-age=7",
+		"/problems/not-found": "private, max-age=11",
+		"/?resource=authors":  "private, max-age=300",
 	} {
 		if got := h.get(target).Header().Get("Cache-Control"); got != want {
 			t.Errorf("%s: Cache-Control %q, want %q", target, got, want)
+		}
+	}
+}
+
+// TestNoSharedCaching: every answer a cache may keep carries its visitor's RateLimit headers and
+// its own X-Request-Id, so only the visitor's browser may keep it (private): a CDN or proxy would
+// replay those headers to other visitors. 304s and the search page's redirect included.
+func TestNoSharedCaching(t *testing.T) {
+	h := newHarness(t, withConfig(func(c *gateway.Config) {
+		c.OpenAPI = openapi.Document
+		c.Demo = fstest.MapFS{"index.html": {Data: []byte("<!doctype html>")}}
+	}))
+	targets := []string{"/?resource=items&q=forest", "/?resource=item&id=ph-full", "/?resource=categories", "/?resource=authors",
+		"/qr/ph-full.png", "/openapi.json", "/problems/not-found", "/demo/", "/demo?q=forest"}
+	for _, target := range targets {
+		first := h.get(target)
+		responses := map[string]*httptest.ResponseRecorder{"": first}
+		if etag := first.Header().Get("ETag"); etag != "" {
+			responses["304 "] = h.get(target, "If-None-Match", etag)
+		}
+		for kind, rec := range responses {
+			hd := rec.Header()
+			if hd.Get("RateLimit") == "" || hd.Get("X-Request-Id") == "" {
+				t.Errorf("%s%s: RateLimit %q, X-Request-Id %q; want both", kind, target, hd.Get("RateLimit"), hd.Get("X-Request-Id"))
+			}
+			if cc := hd.Get("Cache-Control"); !strings.HasPrefix(cc, "private, max-age=") || strings.Contains(cc, "public") {
+				t.Errorf("%s%s: %d Cache-Control %q, want private, max-age=N", kind, target, rec.Code, cc)
+			}
 		}
 	}
 }

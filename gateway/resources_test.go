@@ -123,7 +123,7 @@ func TestQRCode(t *testing.T) {
 		if !bytes.Equal(code.PNG(), rec.Body.Bytes()) {
 			t.Errorf("%s: not the QR code of the permalink %s", path, b.Data.Permalink)
 		}
-		if cc := rec.Header().Get("Cache-Control"); cc != "public, max-age=86400" || rec.Header().Get("ETag") == "" {
+		if cc := rec.Header().Get("Cache-Control"); cc != "private, max-age=86400" || rec.Header().Get("ETag") == "" {
 			t.Errorf("%s: Cache-Control %q, ETag %q", path, cc, rec.Header().Get("ETag"))
 		}
 		if rec.Header().Get("Content-Encoding") != "" {

@@ -60,7 +60,7 @@ type reply struct {
 	status      int
 	contentType string
 	body        []byte
-	// maxAge is how long caches may keep the response, or noStore.
+	// maxAge is how long the client may keep the response, or noStore.
 	maxAge time.Duration
 	// compressible bodies are compressed for clients that accept it, from GzipMinSize bytes.
 	compressible bool
@@ -89,10 +89,8 @@ func (g *Gateway) send(c *echo.Context, r reply) error {
 	if r.compressible {
 		h.Add(echo.HeaderVary, echo.HeaderAcceptEncoding)
 	}
-	if r.maxAge == noStore {
-		h.Set(echo.HeaderCacheControl, "no-store")
-	} else {
-		h.Set(echo.HeaderCacheControl, "public, max-age="+strconv.FormatInt(int64(r.maxAge/time.Second), 10))
+	h.Set(echo.HeaderCacheControl, cacheControl(r.maxAge))
+	if r.maxAge != noStore {
 		var etag string
 		if r.kept != nil {
 			etag = r.kept.etag
@@ -133,6 +131,17 @@ func (g *Gateway) send(c *echo.Context, r reply) error {
 	}
 	_, err := w.Write(body)
 	return err
+}
+
+// cacheControl is the Cache-Control of an answer browsers may keep for maxAge. Private, as every
+// answer carries its visitor's RateLimit headers and its request's X-Request-Id: a shared cache
+// (a CDN, a proxy) stores a response with its headers and would replay them to other visitors,
+// and Vary cannot name a visitor. noStore is "no-store".
+func cacheControl(maxAge time.Duration) string {
+	if maxAge == noStore {
+		return "no-store"
+	}
+	return "private, max-age=" + strconv.FormatInt(int64(maxAge/time.Second), 10)
 }
 
 // cacheStatus is the RFC 9211 Cache-Status of an answer from origin o; noted is false when nothing

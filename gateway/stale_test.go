@@ -113,8 +113,8 @@ func TestStaleIfError(t *testing.T) {
 		if got := rec.Header().Get("Age"); got != "40" {
 			t.Errorf("%s: Age %q, want 40", target, got)
 		}
-		if got := rec.Header().Get("Cache-Control"); got != "public, max-age=5" {
-			t.Errorf("%s: Cache-Control %q, want public, max-age=5", target, got)
+		if got := rec.Header().Get("Cache-Control"); got != "private, max-age=5" {
+			t.Errorf("%s: Cache-Control %q, want private, max-age=5", target, got)
 		}
 		if rec.Body.String() != bodies[target] {
 			t.Errorf("%s: the stale body differs from the one served before", target)

@@ -1235,7 +1235,7 @@ export interface components {
         "Access-Control-Allow-Origin": "*";
         /** @description The response headers browser scripts may read. */
         "Access-Control-Expose-Headers": string;
-        /** @description `public, max-age=N` on successful responses. */
+        /** @description `private, max-age=N` on successful responses: the visitor's own cache may keep them, a shared one (CDN, proxy) may not, as they carry the visitor's rate-limit headers and the request's id. */
         "Cache-Control": string;
         /** @description Errors, 429 and the probes are not cacheable. */
         "Cache-Control-NoStore": "no-store";
