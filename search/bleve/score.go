@@ -52,7 +52,7 @@ func textQuery(m mapping.IndexMapping, s string, titleBonus []float64, fuzzy *fu
 
 // allWords matches the items every one of its words' queries matches, as query.ConjunctionQuery
 // does, but builds the searchers of its exact words (typo false) first and gives up as soon as
-// one matches nothing: a search of many unknown words then costs their lookups, not the expansion
+// one of those matches nothing: a search of many unknown words then costs their lookups, not the expansion
 // of its typo words.
 type allWords struct {
 	words []query.Query
@@ -79,7 +79,9 @@ func (q allWords) Searcher(ctx context.Context, i index.IndexReader, m mapping.I
 				return nil, err
 			}
 			ss[k] = s
-			if s.Count() == 0 {
+			// An exact word's Count is its terms' postings; a typo word's was seen 0 though it
+			// matched (the real catalogue's known items), so only exact words end the search.
+			if !typo && s.Count() == 0 {
 				closeAll()
 				return searcher.NewMatchNoneSearcher(i)
 			}
