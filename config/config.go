@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"mediagw/querylog"
 	"mediagw/ratelimit"
 )
 
@@ -43,10 +44,14 @@ type Config struct {
 	// EngineDiscover is how often the client asks the cluster for its nodes; 0 never.
 	EngineDiscover time.Duration
 	// EngineAuth is the engine's credentials and CA file.
-	EngineAuth     EngineAuth
-	RedisURL       string
-	RateLimit      int
-	RateWindow     time.Duration
+	EngineAuth EngineAuth
+	RedisURL   string
+	RateLimit  int
+	RateWindow time.Duration
+	// QueryLogTop is how many queries each bucket of the query log counts (querylog.Options.Top);
+	// 0 keeps no query text. QueryLogWindow is how far back the log reaches.
+	QueryLogTop    int
+	QueryLogWindow time.Duration
 	TrustedProxies []netip.Prefix
 	PublicURL      string
 	BasePath       string
@@ -110,7 +115,7 @@ type Setting struct {
 // Settings lists every setting in the order the README documents them. Defaults are string
 // literals, which the README's table and deploy's tests read from this file; where a package owns
 // the value (the backend's name, engine.DefaultAlias, search.DefaultKeep, search.DefaultTimeout,
-// ratelimit.DefaultPolicy, breaker.DefaultFailures and DefaultOpenFor, cache.DefaultTTL,
+// ratelimit.DefaultPolicy, querylog.DefaultTop and DefaultWindow, breaker.DefaultFailures and DefaultOpenFor, cache.DefaultTTL,
 // admit.DefaultWait), TestDefaultsOfTheirOwners holds the literal equal to it.
 var Settings = []Setting{
 	{"MEDIA_ADDR", "addr", ":8080", "address the public API listens on",
@@ -176,6 +181,20 @@ var Settings = []Setting{
 			// The policy's own bound: the headers state the window in whole seconds.
 			if err := positiveDuration(v, &c.RateWindow); err != nil || c.RateWindow < ratelimit.MinWindow {
 				return fmt.Errorf("must be a duration of at least %s such as 10m", ratelimit.MinWindow)
+			}
+			return nil
+		}},
+	{"MEDIA_QUERY_LOG_TOP", "query-log-top", "1000", "distinct queries the query log counts per 24th of its window, of all searches and of those that found nothing, shared in Redis (mediactl queries); a count is within 1/this of the window's searches. 0 keeps no query text (the counters on /metrics only), as does an empty REDIS_URL",
+		func(c *Config, v string) error {
+			if err := nonNegativeInt(v, &c.QueryLogTop); err != nil || c.QueryLogTop > querylog.MaxTop {
+				return fmt.Errorf("must be a whole number from 0 to %d", querylog.MaxTop)
+			}
+			return nil
+		}},
+	{"MEDIA_QUERY_LOG_WINDOW", "query-log-window", "24h", "how far back the query log reaches: Redis keeps its counts that long (in 24 buckets, each gone a bucket after its window); at least 24s",
+		func(c *Config, v string) error {
+			if err := positiveDuration(v, &c.QueryLogWindow); err != nil || c.QueryLogWindow < querylog.MinWindow {
+				return fmt.Errorf("must be a duration of at least %s such as 24h", querylog.MinWindow)
 			}
 			return nil
 		}},

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"mediagw/querylog"
 	"mediagw/ratelimit"
 	"mediagw/search"
 	"mediagw/search/admit"
@@ -53,6 +54,8 @@ func TestDefaultsOfTheirOwners(t *testing.T) {
 		{"MEDIA_BREAKER_OPEN", c.BreakerOpen, breaker.DefaultOpenFor},
 		{"MEDIA_CACHE_TTL", c.CacheTTL, cache.DefaultTTL},
 		{"MEDIA_ADMIT_WAIT", c.AdmitWait, admit.DefaultWait},
+		{"MEDIA_QUERY_LOG_TOP", c.QueryLogTop, querylog.DefaultTop},
+		{"MEDIA_QUERY_LOG_WINDOW", c.QueryLogWindow, querylog.DefaultWindow},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {
@@ -124,6 +127,10 @@ func TestInvalid(t *testing.T) {
 		{"MEDIA_DEMO_APIS", "javascript://api.example.org"},
 		{"MEDIA_DEMO_APIS", "https://user:pw@api.example.org"},
 		{"MEDIA_DEMO_APIS", "https://api.example.org/?a=b"},
+		{"MEDIA_QUERY_LOG_TOP", "-1"},
+		{"MEDIA_QUERY_LOG_TOP", "100001"},
+		{"MEDIA_QUERY_LOG_WINDOW", "10s"},
+		{"MEDIA_QUERY_LOG_WINDOW", "24"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.env+"="+tt.value, func(t *testing.T) {

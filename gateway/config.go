@@ -49,6 +49,9 @@ type Config struct {
 	// subtracts what the backend's metering (search/meter) adds to each request's
 	// search.EngineClock; nil records none.
 	Metrics prometheus.Registerer
+	// Queries, when not nil, is told each search with a text the API answers (queries.go); nil
+	// records none.
+	Queries QueryLog
 }
 
 // MaxAge is how long clients may reuse each resource's responses (shared caches may not: respond.go).
