@@ -35,6 +35,8 @@ commands:
   rollback                           make the previous kept index live again
   bench     [-mode mix|probe|load] -gateway URL -catalogue FILE
                                      measure the gateway against OpenSearch itself (see -h)
+  queries   [-n N] [-window D]       the most frequent searches, and those that found nothing, of
+                                     every replica (from Redis) over the query log's window
   passthrough [-listen ADDR] [-limit]
                                      forward requests to the engine unchanged (with the rate limit
                                      in Redis first): the floor bench -via measures beside the gateway
@@ -84,6 +86,7 @@ type env struct {
 	rate        float64
 	bench       benchFlags
 	passthrough passthroughFlags
+	queries     queriesFlags
 }
 
 var commands = []command{
@@ -102,6 +105,7 @@ var commands = []command{
 	{name: "rollback", run: runRollback},
 	{name: "bench", run: runBench, flags: benchFlagSet},
 	{name: "passthrough", run: runPassthrough, flags: passthroughFlagSet},
+	{name: "queries", run: runQueries, flags: queriesFlagSet},
 }
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {

@@ -89,7 +89,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return err
 	}
 	defer closeLimiter()
-	gw, err := gateway.New(gatewayConfig(cfg, reg), backend, limiter, log)
+	queries, closeQueries, err := openQueryLog(cfg, log, reg)
+	if err != nil {
+		return err
+	}
+	defer closeQueries()
+	gcfg := gatewayConfig(cfg, reg)
+	gcfg.Queries = queries
+	gw, err := gateway.New(gcfg, backend, limiter, log)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"mediagw/bench"
+	"mediagw/catalogue"
+	"mediagw/gateway"
+	"mediagw/internal/servicetest"
+	"mediagw/query"
+	"mediagw/querylog"
+	"mediagw/ratelimit"
+	"mediagw/search"
+	"mediagw/search/bleve"
+)
+
+// TestQueriesAfterTheBenchMix: the bench's request mix, sent through two gateways that record
+// their searches in one Redis, then mediactl queries: it counts every search with a text (first
+// pages), lists the most frequent searches and those that found nothing with the counts sent,
+// within the error it states, and misses none that was sent more often than that allows.
+func TestQueriesAfterTheBenchMix(t *testing.T) {
+	redisURL := servicetest.RedisURL(t)
+	ctx := t.Context()
+	path := testCatalogue(t, 300)
+	items, err := catalogue.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	backend, err := bleve.NewFromItems(ctx, t.TempDir(), items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer backend.Close()
+	corpus, err := bench.ReadCorpus(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mix, err := bench.BuildMix(corpus, bench.MixOptions{Seed: 7, Distinct: 200, Length: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// A window of the test's own: its bucket length is in the keys' names, apart from other runs'.
+	bucket := 600 + rand.IntN(3000)
+	window := time.Duration(querylog.Buckets*bucket) * time.Second
+	const top = 40
+	envs := map[string]string{"REDIS_URL": redisURL, "MEDIA_QUERY_LOG_WINDOW": window.String(), "MEDIA_QUERY_LOG_TOP": strconv.Itoa(top)}
+	client, err := ratelimit.NewClientFromURL(redisURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	servicetest.WaitForRedis(t, client)
+	t.Cleanup(func() {
+		keys, _ := client.Keys(context.Background(), fmt.Sprintf("%s{%d:*", querylog.DefaultPrefix, bucket)).Result()
+		for _, k := range keys {
+			client.Del(context.Background(), k)
+		}
+	})
+
+	var targets []*bench.Gateway
+	var recorders []*querylog.Recorder
+	for range 2 {
+		rec, err := querylog.New(client, querylog.Options{Window: window, Top: top, Timeout: 5 * time.Second}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := gateway.DefaultConfig()
+		cfg.PublicURL = "http://127.0.0.1"
+		cfg.RatePolicy = ratelimit.Policy{Limit: 1 << 20, Window: time.Minute}
+		cfg.Queries = rec
+		gw, err := gateway.New(cfg, backend, ratelimit.NewMemory(cfg.RatePolicy, nil), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(gw)
+		defer srv.Close()
+		targets = append(targets, bench.NewGateway("replica", srv.URL, srv.Client(), 0))
+		recorders = append(recorders, rec)
+	}
+
+	sent, zero := map[string]int64{}, map[string]int64{}
+	var searches, zeros int64
+	for i, r := range mix.Seq {
+		if status, _, err := targets[i%2].Do(ctx, r, uint64(i)); err != nil || status != 200 {
+			t.Fatalf("%s: status %d, %v", r.Query, status, err)
+		}
+		if r.Kind != bench.KindItems {
+			continue
+		}
+		q, errs := query.ParseItems(query.Split(r.Query))
+		if errs != nil || q.Text == "" || q.Page != 1 || (q.Cursor != "" && q.Cursor != search.StartCursor) {
+			continue // not a search with a text, or not its first page
+		}
+		res, err := backend.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := querylog.Normalize(q.Text)
+		sent[text]++
+		searches++
+		if res.Total == 0 {
+			zero[text]++
+			zeros++
+		}
+	}
+	for _, rec := range recorders {
+		if err := rec.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(sent) <= top || zeros == 0 {
+		t.Fatalf("the mix sent %d texts, %d searches finding nothing: want more than %d texts and some finding nothing", len(sent), zeros, top)
+	}
+
+	const n = 15
+	stdout, stderr, err := mediactl(t, envs, "queries", "-n", strconv.Itoa(n))
+	if err != nil {
+		t.Fatalf("queries: %v\n%s", err, stderr)
+	}
+	t.Log(stdout)
+	if want := fmt.Sprintf("%d searches, %d of them found nothing", searches, zeros); !strings.Contains(stdout, want) {
+		t.Errorf("output lacks %q", want)
+	}
+	lists := parseQueries(t, stdout)
+	if len(lists) != 2 {
+		t.Fatalf("%d lists, want 2", len(lists))
+	}
+	for i, truth := range []map[string]int64{sent, zero} {
+		l := lists[i]
+		if len(l.counts) != min(n, len(truth)) {
+			t.Errorf("%s: %d listed, want %d", l.title, len(l.counts), min(n, len(truth)))
+		}
+		listed := map[string]bool{}
+		least := int64(-1)
+		for _, c := range l.counts {
+			listed[c.Text] = true
+			if d := c.N - truth[c.Text]; d > l.err || d < -l.err {
+				t.Errorf("%s: %q counted %d, sent %d: more than %d apart", l.title, c.Text, c.N, truth[c.Text], l.err)
+			}
+			least = c.N
+		}
+		// A text left out was counted at most as often as the last one listed.
+		for text, sent := range truth {
+			if len(l.counts) == n && !listed[text] && sent > least+l.err {
+				t.Errorf("%s: %q sent %d times, not listed though the last listed has %d (error %d)", l.title, text, sent, least, l.err)
+			}
+		}
+	}
+}
+
+type queryList struct {
+	title  string
+	err    int64
+	counts []querylog.Count
+}
+
+var (
+	listTitle = regexp.MustCompile(`^(.+) \(each count within (\d+) of the true one\):$`)
+	listRow   = regexp.MustCompile(`^\s*(\d+)\s+(".*")$`)
+)
+
+// parseQueries reads mediactl queries' lists.
+func parseQueries(t *testing.T, out string) []queryList {
+	t.Helper()
+	var lists []queryList
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		line := sc.Text()
+		if m := listTitle.FindStringSubmatch(line); m != nil {
+			e, _ := strconv.ParseInt(m[2], 10, 64)
+			lists = append(lists, queryList{title: m[1], err: e})
+			continue
+		}
+		if m := listRow.FindStringSubmatch(line); m != nil && len(lists) > 0 {
+			n, _ := strconv.ParseInt(m[1], 10, 64)
+			text, err := strconv.Unquote(m[2])
+			if err != nil {
+				t.Fatalf("row %q: %v", line, err)
+			}
+			l := &lists[len(lists)-1]
+			l.counts = append(l.counts, querylog.Count{Text: text, N: n})
+		}
+	}
+	return lists
+}
