@@ -216,21 +216,14 @@ func (r *Recorder) note(err error) {
 }
 
 // Describe implements prometheus.Collector.
-func (r *Recorder) Describe(ch chan<- *prometheus.Desc) {
-	for _, c := range r.counters() {
-		c.Describe(ch)
-	}
-}
+func (r *Recorder) Describe(ch chan<- *prometheus.Desc) { prometheus.DescribeByCollect(r, ch) }
 
 // Collect implements prometheus.Collector.
 func (r *Recorder) Collect(ch chan<- prometheus.Metric) {
-	for _, c := range r.counters() {
-		c.Collect(ch)
-	}
-}
-
-func (r *Recorder) counters() []prometheus.Counter {
-	return []prometheus.Counter{r.searches, r.noResults, r.dropped, r.failures}
+	ch <- r.searches
+	ch <- r.noResults
+	ch <- r.dropped
+	ch <- r.failures
 }
 
 var _ prometheus.Collector = (*Recorder)(nil)
