@@ -1,6 +1,9 @@
 package gateway
 
 import (
+	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -12,17 +15,53 @@ import (
 // line much longer than the line itself: a 100 KB path logs 256 bytes and its length.
 const maxLoggedBytes = 256
 
-// appendCapped adds key: v to fields, v cut to maxLoggedBytes (on a rune boundary) and, when cut,
-// key_bytes: its whole length.
+// appendCapped adds key: v to fields, escaped by logSafe and cut to maxLoggedBytes and, when cut,
+// key_bytes: v's whole length.
 func appendCapped(fields []zap.Field, key, v string) []zap.Field {
-	if len(v) <= maxLoggedBytes {
-		return append(fields, zap.String(key, v))
+	safe, whole := logSafe(v)
+	if whole {
+		return append(fields, zap.String(key, safe))
 	}
-	cut := maxLoggedBytes
-	for cut > 0 && !utf8.RuneStart(v[cut]) {
-		cut--
+	return append(fields, zap.String(key, safe), zap.Int(key+"_bytes", len(v)))
+}
+
+// logSafe is v as a log line may show it to a person: every rune that is not printable (controls,
+// bidi overrides such as U+202E, line separators, zero-width ones) as \uXXXX, a byte that is not
+// UTF-8 as \xNN and a backslash doubled, so the line reads as the bytes that came; cut to at most
+// maxLoggedBytes, never inside a rune or an escape, whole false when cut.
+func logSafe(v string) (safe string, whole bool) {
+	plain := 0
+	for plain < len(v) && v[plain] >= ' ' && v[plain] < utf8.RuneSelf && v[plain] != 0x7f && v[plain] != '\\' {
+		plain++
 	}
-	return append(fields, zap.String(key, v[:cut]), zap.Int(key+"_bytes", len(v)))
+	switch {
+	case plain == len(v) && len(v) <= maxLoggedBytes:
+		return v, true
+	case plain >= maxLoggedBytes:
+		return v[:maxLoggedBytes], false
+	}
+	var b strings.Builder
+	b.WriteString(v[:plain])
+	for i := plain; i < len(v); {
+		r, size := utf8.DecodeRuneInString(v[i:])
+		piece := v[i : i+size]
+		switch {
+		case r == utf8.RuneError && size == 1:
+			piece = fmt.Sprintf(`\x%02x`, v[i])
+		case r == '\\':
+			piece = `\\`
+		case r > 0xffff && !strconv.IsPrint(r):
+			piece = fmt.Sprintf(`\U%08x`, r)
+		case !strconv.IsPrint(r):
+			piece = fmt.Sprintf(`\u%04x`, r)
+		}
+		if b.Len()+len(piece) > maxLoggedBytes {
+			return b.String(), false
+		}
+		b.WriteString(piece)
+		i += size
+	}
+	return b.String(), true
 }
 
 // Sampling of the log lines of failed requests, per resource and status: a flood of 404s or 400s

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -25,6 +27,17 @@ func TestAppendCapped(t *testing.T) {
 		{"at the cap", long[:maxLoggedBytes], long[:maxLoggedBytes], 0},
 		{"past the cap", long, long[:maxLoggedBytes], len(long)},
 		{"rune across the cap", runes, runes[:maxLoggedBytes-1], len(runes)},
+		{"accents kept", "/café/日本", "/café/日本", 0},
+		{"right-to-left override", "/a\u202egnp.exe", `/a\u202egnp.exe`, 0},
+		{"bidi isolates and marks", "\u2066x\u2069\u200f", `\u2066x\u2069\u200f`, 0},
+		{"terminal escape", "/\x1b[31mred", `/\u001b[31mred`, 0},
+		{"line breaks", "a\r\nb\u2028c\u0085", `a\u000d\u000ab\u2028c\u0085`, 0},
+		{"zero-width and no-break spaces", "a\u200bb\u00a0c", `a\u200bb\u00a0c`, 0},
+		{"tag character", "a\U000e0041", `a\U000e0041`, 0},
+		{"not UTF-8", "a\xffb\xc3", `a\xffb\xc3`, 0},
+		{"backslash, so an escape cannot be faked", `a\u202e`, `a\\u202e`, 0},
+		{"escape across the cap", long[:maxLoggedBytes-3] + "\u202e", long[:maxLoggedBytes-3], maxLoggedBytes},
+		{"plain past the cap after an escape", "\x00" + long, `\u0000` + long[:maxLoggedBytes-6], len(long) + 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -41,6 +54,25 @@ func TestAppendCapped(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzLogSafe: whatever a request sends, what a log line shows of it is valid UTF-8, printable
+// rune by rune, and within the cap.
+func FuzzLogSafe(f *testing.F) {
+	for _, s := range []string{"/items", "/a\u202egnp.exe", "\x1b[2J", "a\\b", "\xff\xfe", strings.Repeat("é", 200)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		safe, whole := logSafe(v)
+		if len(safe) > maxLoggedBytes || !utf8.ValidString(safe) || whole && len(v) > maxLoggedBytes {
+			t.Fatalf("%q logged as %q (whole %v)", v, safe, whole)
+		}
+		for _, r := range safe {
+			if !strconv.IsPrint(r) {
+				t.Fatalf("%q logged as %q: %U", v, safe, r)
+			}
+		}
+	})
 }
 
 func TestErrorSampler(t *testing.T) {
