@@ -362,8 +362,10 @@ func TestStalledWriteGivenUp(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g, ln := connGateway(t)
-			l := g.Listener(smallBuffers{ln}, ConnLimits{})
-			l.writeStall = stall
+			l := g.Listener(ln, ConnLimits{})
+			// A small send buffer, so that the kernel holds little of an answer and the writes
+			// wait for the client.
+			l.writeStall, l.sendBuffer = stall, 8<<10
 			type outcome struct {
 				took time.Duration
 				err  error
@@ -416,16 +418,4 @@ func TestStalledWriteGivenUp(t *testing.T) {
 			}
 		})
 	}
-}
-
-// smallBuffers gives every connection a small send buffer, so that the kernel holds little of an
-// answer and the writes wait for the client.
-type smallBuffers struct{ net.Listener }
-
-func (l smallBuffers) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if tc, ok := c.(*net.TCPConn); ok {
-		tc.SetWriteBuffer(8 << 10)
-	}
-	return c, err
 }
