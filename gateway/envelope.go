@@ -207,8 +207,8 @@ func (g *Gateway) itemsEnvelope(q search.Query, res search.Result) itemsBody {
 	strs := make(nullables, 0, summaryNullables*len(res.Items))
 	for _, it := range res.Items {
 		sum := g.summary(it, &strs)
-		if q.Highlight && q.Text != "" {
-			sum.Matched = search.Matched(it, q.Text)
+		if q.Highlight && q.Searches() {
+			sum.Matched = search.Matched(it, q)
 			if sum.Matched == nil {
 				sum.Matched = map[string]string{}
 			}

@@ -77,10 +77,11 @@ func (g *Gateway) related(c *echo.Context, rq query.Raw) error {
 }
 
 // suggestion is the items body's correction of a search of text: "" (null) when the search found
-// enough, or no change of one word finds more. A failed correction only leaves it null: the
-// search itself succeeded.
+// enough, or no change of one word finds more. It corrects the free words only, and is q as given
+// with them changed (query.WithWords): phrases and exclusions stay as they were. A failed
+// correction only leaves it null: the search itself succeeded.
 func (g *Gateway) suggestion(ctx context.Context, q search.Query, res search.Result) optionalString {
-	if q.Text == "" {
+	if q.Given == "" && q.Text == "" {
 		return optionalString{}
 	}
 	out := optionalString{set: true}
@@ -93,6 +94,7 @@ func (g *Gateway) suggestion(ctx context.Context, q search.Query, res search.Res
 		return out
 	}
 	if fixed != "" {
+		fixed = query.WithWords(q, fixed)
 		out.value = &fixed
 	}
 	return out

@@ -106,7 +106,7 @@ var queryParams = []param{
 		required: "is required; must be one of " + strings.Join(Resources, ", ")},
 	{name: "id", resources: []string{ResourceItem, ResourceRelated}, kind: kindID, required: "is required"},
 	{name: "q", resources: onlyItems, kind: kindText, trim: true, maxRunes: search.MaxTextRunes,
-		field: textField(func(q *search.Query) *string { return &q.Text })},
+		field: &field{get: textOf, set: setText}},
 	{name: "q", resources: []string{ResourceSuggest}, kind: kindText, trim: true, maxRunes: search.MaxCompleteRunes,
 		required: "is required: the text typed so far"},
 	{name: "type", resources: onlyItems, kind: kindEnum, enum: search.Types,
@@ -124,7 +124,7 @@ var queryParams = []param{
 	{name: "sort", resources: onlyItems, kind: kindEnum, enum: sortNames, field: &field{
 		get: func(q search.Query) string { return string(q.Sort) },
 		set: func(q *search.Query, v string) { q.Sort = search.Sort(v) },
-		def: func(q search.Query) string { return string(search.DefaultSort(q.Text)) },
+		def: func(q search.Query) string { return string(search.DefaultSort(q)) },
 	}},
 	{name: "facets", resources: onlyItems, kind: kindList, enum: facetNames, field: &field{
 		get: func(q search.Query) string {

@@ -59,7 +59,7 @@ const sumLen = 8
 // (Normalize) by whoever reads or makes the cursor: the gateway, or a backend's Search.
 func walkKey(q Query) []byte {
 	return []byte(strings.Join([]string{
-		strings.Join(strings.Fields(q.Text), " "), q.Type, q.Category, q.Author, q.Language, q.From, q.To,
+		strings.Join(strings.Fields(q.Text), " "), string(q.Phrases), string(q.Exclude), q.Type, q.Category, q.Author, q.Language, q.From, q.To,
 		string(q.Sort), strconv.Itoa(q.PerPage),
 	}, "\x00"))
 }

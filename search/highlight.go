@@ -1,10 +1,13 @@
 package search
 
 import (
+	"cmp"
 	"html"
-	"mediagw/search/text"
+	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"mediagw/search/text"
 )
 
 // MaxSnippetRunes bounds the text of one matched field, ellipses included, tags not.
@@ -13,14 +16,17 @@ const MaxSnippetRunes = 200
 // snippetLead is how much text a snippet shows before its first match when it must be cut.
 const snippetLead = 60
 
-// Matched returns, for each searched field of it that a word of text matches, the field's text
-// HTML-escaped with every matching word in <mark>…</mark>, cut to MaxSnippetRunes around the first
-// match; nil when nothing matches. A word matches as the engines match it: folded (text.Fold), equal
-// or within its typo allowance (TypoAllowance) if TypoWords gives it one. It is computed from the item alone, so both
-// backends highlight alike. Lists (tags, keywords) are joined with ", ".
-func Matched(it Item, q string) map[string]string {
-	words := text.Words(q)
-	if len(words) == 0 {
+// Matched returns, for each searched field of it that a word or a phrase of q matches, the
+// field's text HTML-escaped with every matching word in <mark>…</mark>, cut to MaxSnippetRunes
+// around the first match; nil when nothing matches. A word matches as the engines match it: folded
+// (text.Fold), equal or within its typo allowance (TypoAllowance) if TypoWords gives it one; a
+// phrase marks the words of each place a value holds its terms side by side (Phrases). It is
+// computed from the item alone, so both backends highlight alike. Lists (tags, keywords) are
+// joined with ", ".
+func Matched(it Item, q Query) map[string]string {
+	words := text.Words(q.Text)
+	phrases := q.Phrases.Terms()
+	if len(words) == 0 && len(phrases) == 0 {
 		return nil
 	}
 	query := make([]queryWord, len(words))
@@ -33,15 +39,18 @@ func Matched(it Item, q string) map[string]string {
 		}
 	}
 	var out map[string]string
-	for _, f := range []struct{ name, text string }{
-		{"title", it.Title},
-		{"summary", it.Summary},
-		{"description", it.Description},
-		{"tags", strings.Join(it.Tags, ", ")},
-		{"keywords", strings.Join(it.Keywords, ", ")},
-		{"author", it.Author},
+	for _, f := range []struct {
+		name   string
+		values []string
+	}{
+		{"title", []string{it.Title}},
+		{"summary", []string{it.Summary}},
+		{"description", []string{it.Description}},
+		{"tags", it.Tags},
+		{"keywords", it.Keywords},
+		{"author", []string{it.Author}},
 	} {
-		if s, ok := snippet(f.text, query); ok {
+		if s, ok := snippet(f.values, query, phrases); ok {
 			if out == nil {
 				out = map[string]string{}
 			}
@@ -60,8 +69,13 @@ type queryWord struct {
 // span is a matched word of a text, in bytes.
 type span struct{ start, end int }
 
-// snippet marks the words of text that match a query word, or reports that none does.
-func snippet(field string, query []queryWord) (string, bool) {
+// listSep joins the values of a list field in its snippet.
+const listSep = ", "
+
+// snippet marks the words of the values, joined by listSep, that match a query word or belong to
+// a place a phrase matches within one value, or reports that none does.
+func snippet(values []string, query []queryWord, phrases [][]string) (string, bool) {
+	field := strings.Join(values, listSep)
 	var marks []span
 	for sp := range text.Spans(field) {
 		start, end := sp.Start, sp.End
@@ -73,15 +87,23 @@ func snippet(field string, query []queryWord) (string, bool) {
 			}
 		}
 	}
+	at := 0
+	for _, v := range values {
+		if len(phrases) > 0 {
+			marks = append(marks, phraseMarks(v, at, phrases)...)
+		}
+		at += len(v) + len(listSep)
+	}
 	if len(marks) == 0 {
 		return "", false
 	}
+	marks = merged(marks)
 	from, to := window(field, marks[0].start)
 	var b strings.Builder
 	if from > 0 {
 		b.WriteString("…")
 	}
-	at := from
+	at = from
 	for _, m := range marks {
 		if m.start < from || m.end > to {
 			continue
@@ -97,6 +119,49 @@ func snippet(field string, query []queryWord) (string, bool) {
 		b.WriteString("…")
 	}
 	return b.String(), true
+}
+
+// phraseMarks are the spans, offset by at, of the terms of value at every place one of phrases
+// matches: its terms side by side in the value's terms (text.IndexTerms, as the indexes hold them).
+func phraseMarks(value string, at int, phrases [][]string) []span {
+	toks := text.IndexTerms(value)
+	var out []span
+	for _, p := range phrases {
+		for i := 0; i+len(p) <= len(toks); i++ {
+			if !holdsAt(toks[i:], p) {
+				continue
+			}
+			for _, t := range toks[i : i+len(p)] {
+				out = append(out, span{at + t.Start, at + t.End})
+			}
+		}
+	}
+	return out
+}
+
+// holdsAt reports whether toks begins with the terms of phrase.
+func holdsAt(toks []text.Token, phrase []string) bool {
+	for j, term := range phrase {
+		if toks[j].Term != term {
+			return false
+		}
+	}
+	return true
+}
+
+// merged sorts spans and joins those that overlap (a CJK phrase's unigrams and bigrams).
+func merged(spans []span) []span {
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Or(a.start-b.start, a.end-b.end) })
+	out := spans[:1]
+	for _, s := range spans[1:] {
+		last := &out[len(out)-1]
+		if s.start < last.end {
+			last.end = max(last.end, s.end)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // window is the byte range of text a snippet shows: all of it when short enough, else

@@ -9,27 +9,36 @@ import (
 func TestMatched(t *testing.T) {
 	long := strings.Repeat("lorem ipsum ", 30) + "the Thames at dusk " + strings.Repeat("dolor sit ", 30)
 	for _, tt := range []struct {
-		name string
-		it   Item
-		text string
-		want map[string]string
+		name    string
+		it      Item
+		text    string
+		phrases Phrases
+		want    map[string]string
 	}{
-		{"no text", Item{Title: "Thames"}, "", nil},
-		{"no match", Item{Title: "Thames"}, "harbour", nil},
-		{"title, folded", Item{Title: "Élan on the Thames"}, "elan thames", map[string]string{"title": "<mark>Élan</mark> on the <mark>Thames</mark>"}},
-		{"typo within the allowance", Item{Title: "The Forest"}, "forrest", map[string]string{"title": "The <mark>Forest</mark>"}},
-		{"short words must be exact", Item{Title: "an ox"}, "ax", nil},
+		{"no text", Item{Title: "Thames"}, "", "", nil},
+		{"no match", Item{Title: "Thames"}, "harbour", "", nil},
+		{"title, folded", Item{Title: "Élan on the Thames"}, "elan thames", "", map[string]string{"title": "<mark>Élan</mark> on the <mark>Thames</mark>"}},
+		{"typo within the allowance", Item{Title: "The Forest"}, "forrest", "", map[string]string{"title": "The <mark>Forest</mark>"}},
+		{"short words must be exact", Item{Title: "an ox"}, "ax", "", nil},
 		// Past search.MaxTypoWords words, the shorter ones must match exactly, as in the engines.
-		{"typo words bounded", Item{Title: "The Forest"}, "forst aaaaaaa bbbbbbb ccccccc ddddddd eeeeeee fffffff", nil},
-		{"escaped", Item{Summary: `<b>Thames</b> & "co"`}, "thames", map[string]string{"summary": "&lt;b&gt;<mark>Thames</mark>&lt;/b&gt; &amp; &#34;co&#34;"}},
-		{"lists joined", Item{Tags: []string{"river", "London"}, Keywords: []string{"Thames"}}, "london thames",
+		{"typo words bounded", Item{Title: "The Forest"}, "forst aaaaaaa bbbbbbb ccccccc ddddddd eeeeeee fffffff", "", nil},
+		{"escaped", Item{Summary: `<b>Thames</b> & "co"`}, "thames", "", map[string]string{"summary": "&lt;b&gt;<mark>Thames</mark>&lt;/b&gt; &amp; &#34;co&#34;"}},
+		{"lists joined", Item{Tags: []string{"river", "London"}, Keywords: []string{"Thames"}}, "london thames", "",
 			map[string]string{"tags": "river, <mark>London</mark>", "keywords": "<mark>Thames</mark>"}},
-		{"author", Item{Author: "Austen, Jane"}, "jane", map[string]string{"author": "Austen, <mark>Jane</mark>"}},
-		{"query syntax is text", Item{Title: "a OR b"}, `"OR"*`, map[string]string{"title": "a <mark>OR</mark> b"}},
-		{"CJK run", Item{Title: "羅生門"}, "羅生門", map[string]string{"title": "<mark>羅生門</mark>"}},
+		{"author", Item{Author: "Austen, Jane"}, "jane", "", map[string]string{"author": "Austen, <mark>Jane</mark>"}},
+		{"query syntax is text", Item{Title: "a OR b"}, `"OR"*`, "", map[string]string{"title": "a <mark>OR</mark> b"}},
+		{"CJK run", Item{Title: "羅生門"}, "羅生門", "", map[string]string{"title": "<mark>羅生門</mark>"}},
+		{"a phrase marks its words", Item{Title: "The forest path at night", Summary: "a path in the forest"}, "",
+			Phrases("").With("Forest Path"), map[string]string{"title": "The <mark>forest</mark> <mark>path</mark> at night"}},
+		{"a phrase beside a word", Item{Title: "Forest path, forest night"}, "night",
+			Phrases("").With("forest path"), map[string]string{"title": "<mark>Forest</mark> <mark>path</mark>, forest <mark>night</mark>"}},
+		{"a phrase within one value of a list", Item{Tags: []string{"forest", "path", "forest path"}}, "",
+			Phrases("").With("forest path"), map[string]string{"tags": "forest, path, <mark>forest</mark> <mark>path</mark>"}},
+		{"a CJK phrase inside a run", Item{Title: "東京都庁"}, "", Phrases("").With("京都"), map[string]string{"title": "東<mark>京都</mark>庁"}},
+		{"a phrase has no typo allowance", Item{Title: "forest path"}, "", Phrases("").With("forrest path"), nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Matched(tt.it, tt.text)
+			got := Matched(tt.it, Query{Text: tt.text, Phrases: tt.phrases})
 			if len(got) != len(tt.want) {
 				t.Fatalf("Matched = %q, want %q", got, tt.want)
 			}
@@ -41,7 +50,7 @@ func TestMatched(t *testing.T) {
 		})
 	}
 	t.Run("long text is cut around the match", func(t *testing.T) {
-		got := Matched(Item{Description: long}, "thames")["description"]
+		got := Matched(Item{Description: long}, Query{Text: "thames"})["description"]
 		plain := strings.NewReplacer("<mark>", "", "</mark>", "").Replace(got)
 		if n := utf8.RuneCountInString(plain); n != MaxSnippetRunes || !strings.HasPrefix(plain, "…") || !strings.HasSuffix(plain, "…") {
 			t.Errorf("%d runes: %q", n, got)
@@ -52,7 +61,7 @@ func TestMatched(t *testing.T) {
 	})
 	t.Run("a match near the end", func(t *testing.T) {
 		text := strings.Repeat("x ", 150) + "Thames"
-		plain := strings.NewReplacer("<mark>", "", "</mark>", "").Replace(Matched(Item{Title: text}, "thames")["title"])
+		plain := strings.NewReplacer("<mark>", "", "</mark>", "").Replace(Matched(Item{Title: text}, Query{Text: "thames"})["title"])
 		if utf8.RuneCountInString(plain) != MaxSnippetRunes || !strings.HasPrefix(plain, "…") || !strings.HasSuffix(plain, "Thames") {
 			t.Errorf("%q", plain)
 		}
@@ -86,7 +95,7 @@ func FuzzMatched(f *testing.F) {
 	f.Add("The <Thames> & co", "thames")
 	f.Add(strings.Repeat("é ", 300)+"x", "x")
 	f.Fuzz(func(t *testing.T, text, q string) {
-		for field, s := range Matched(Item{Title: text}, q) {
+		for field, s := range Matched(Item{Title: text}, Query{Text: q}) {
 			plain := strings.NewReplacer("<mark>", "", "</mark>", "").Replace(s)
 			if utf8.RuneCountInString(plain) > MaxSnippetRunes && utf8.ValidString(text) {
 				t.Fatalf("%s: %d runes", field, utf8.RuneCountInString(plain))

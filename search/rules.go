@@ -126,10 +126,11 @@ func ParseLanguage(s string) (string, bool) {
 	return code, ok
 }
 
-// DefaultSort is the order of a query that names none: relevance with text, newest without. The
-// text is the query codec's, white space around it trimmed, so white space alone is no text.
-func DefaultSort(text string) Sort {
-	if text != "" {
+// DefaultSort is the order of a query that names none: relevance when q searches text (words or
+// phrases, Searches), newest otherwise: a query of only exclusions lists every other item as a
+// query without text does.
+func DefaultSort(q Query) Sort {
+	if q.Searches() {
 		return SortRelevance
 	}
 	return SortNewest
@@ -150,7 +151,7 @@ func (q *Query) Normalize() {
 	if q.PerPage < 1 {
 		q.PerPage = DefaultPerPage
 	}
-	if q.Sort == "" || (q.Sort == SortRelevance && DefaultSort(q.Text) != SortRelevance) {
-		q.Sort = DefaultSort(q.Text)
+	if q.Sort == "" || (q.Sort == SortRelevance && DefaultSort(*q) != SortRelevance) {
+		q.Sort = DefaultSort(*q)
 	}
 }

@@ -74,9 +74,18 @@ var Sorts = []Sort{SortRelevance, SortNewest, SortOldest, SortDownloads, SortAZ}
 
 // Query is a validated search. Empty string filters mean "any".
 type Query struct {
-	// Text is the user's free text, matched against title, summary, description, tags, keywords and
-	// author. It is never parsed as query syntax.
-	Text     string
+	// Text is the user's free text outside its operators (q less its phrases and exclusions, as the
+	// query codec reads them), matched against title, summary, description, tags, keywords and
+	// author, every word within the typo allowance. It is never parsed as query syntax: a backend
+	// takes quotes and minus signs in it as separators between words.
+	Text string
+	// Phrases must each be found exactly in one searched field ("words in quotes").
+	Phrases Phrases
+	// Exclude leaves out every item one of its phrases would find (-word, -"some words").
+	Exclude Phrases
+	// Given is q as the client gave it, white space around it trimmed: what links, cursors and
+	// the did-you-mean carry. Backends never read it.
+	Given    string
 	Type     string
 	Category string
 	// Author matches the whole author value exactly, case included.

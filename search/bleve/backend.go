@@ -422,11 +422,12 @@ func storedItem(hit *bsearch.DocumentMatch) (search.Item, error) {
 }
 
 // buildQuery: every word of q.Text must match some text field, exactly or within the typo
-// allowance (textQuery, scoring with titleBonus by document number; nil for a query whose scores
-// no one reads; keeping typo candidates in fuzzy); filters restrict without scoring. It reports
+// allowance, and every phrase of q.Phrases exactly (textQuery, scoring with titleBonus by document
+// number; nil for a query whose scores no one reads; keeping typo candidates in fuzzy); filters
+// restrict without scoring, and what a phrase of q.Exclude matches is left out. It reports
 // whether the text held any term.
 func buildQuery(m mapping.IndexMapping, q search.Query, titleBonus []float64, fuzzy *fuzzyCache) (query.Query, bool, error) {
-	must, hasText := textQuery(m, q.Text, titleBonus, fuzzy)
+	must, hasText := textQuery(q, titleBonus, fuzzy)
 	if !hasText && q.Text != "" {
 		// Text with nothing searchable in it (only punctuation) matches nothing.
 		return query.NewMatchNoneQuery(), false, nil
@@ -466,17 +467,27 @@ func buildQuery(m mapping.IndexMapping, q search.Query, titleBonus []float64, fu
 		filters = append(filters, rq)
 	}
 
+	var exclude []query.Query
+	for _, p := range q.Exclude.Terms() {
+		exclude = append(exclude, phraseQuery(p, false))
+	}
 	switch {
-	case must == nil && len(filters) == 0:
+	case must == nil && len(filters) == 0 && len(exclude) == 0:
 		return query.NewMatchAllQuery(), false, nil
-	case len(filters) == 0:
+	case len(filters) == 0 && len(exclude) == 0:
 		return must, true, nil
 	}
 	bq := query.NewBooleanQuery(nil, nil, nil)
-	if must != nil {
-		bq.AddMust(must)
+	if must == nil {
+		must = query.NewMatchAllQuery()
 	}
-	bq.AddFilter(query.NewConjunctionQuery(filters))
+	bq.AddMust(must)
+	if len(filters) > 0 {
+		bq.AddFilter(query.NewConjunctionQuery(filters))
+	}
+	if len(exclude) > 0 {
+		bq.AddMustNot(exclude...)
+	}
 	return bq, hasText, nil
 }
 

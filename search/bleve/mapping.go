@@ -93,7 +93,8 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		fm.Analyzer = textAnalyzer
 		fm.Store = false
 		fm.IncludeInAll = false
-		fm.IncludeTermVectors = false
+		// Phrases (search.Phrases) need each term's position.
+		fm.IncludeTermVectors = true
 		fm.DocValues = false
 		doc.AddFieldMappingsAt(name, fm)
 	}

@@ -17,14 +17,14 @@ import (
 	"mediagw/search/text"
 )
 
-// textQuery requires every word of text in some searched field and scores an item by
-// search.Clauses' rule: for each word the best clause it matches, summed, plus the item's title
-// bonus (titleBonus by document number; nil leaves it out). Only the words search.TypoWords
-// allows have typo clauses, which keep their candidates in fuzzy (nil: nowhere). It reports
-// whether text held any term; text with none is no query (nil).
-func textQuery(m mapping.IndexMapping, s string, titleBonus []float64, fuzzy *fuzzyCache) (query.Query, bool) {
+// textQuery requires every word of q.Text and every phrase of q.Phrases in some searched field and
+// scores an item by search.Clauses' rule: for each word or phrase the best clause it matches,
+// summed, plus the item's title bonus (titleBonus by document number; nil leaves it out). Only
+// the words search.TypoWords allows have typo clauses, which keep their candidates in fuzzy (nil:
+// nowhere). It reports whether q held any term; one with none is no query (nil).
+func textQuery(q search.Query, titleBonus []float64, fuzzy *fuzzyCache) (query.Query, bool) {
 	var all allWords
-	words := text.Words(s)
+	words := text.Words(q.Text)
 	typos := search.TypoWords(words)
 	for i, w := range words {
 		if terms := text.Terms(w); len(terms) > 0 {
@@ -32,17 +32,23 @@ func textQuery(m mapping.IndexMapping, s string, titleBonus []float64, fuzzy *fu
 			all.typo = append(all.typo, typos[i])
 		}
 	}
+	for _, p := range q.Phrases.Terms() {
+		// A phrase searcher's Count is not its matches', so a phrase, like a typo word, never
+		// ends the search early.
+		all.words = append(all.words, phraseQuery(p, true))
+		all.typo = append(all.typo, true)
+	}
 	if len(all.words) == 0 {
 		return nil, false
 	}
-	var q query.Query = all
+	var tq query.Query = all
 	if len(all.words) == 1 {
-		q = all.words[0]
+		tq = all.words[0]
 	}
 	if titleBonus == nil {
-		return q, true
+		return tq, true
 	}
-	return scored(q, func(d *bsearch.DocumentMatch) float64 {
+	return scored(tq, func(d *bsearch.DocumentMatch) float64 {
 		if doc := d.IndexInternalID.Value(); doc < uint64(len(titleBonus)) {
 			return d.Score + titleBonus[doc]
 		}
@@ -89,6 +95,35 @@ func (q allWords) Searcher(ctx context.Context, i index.IndexReader, m mapping.I
 	}
 	// In the words' order, which the scores' sum keeps.
 	return searcher.NewConjunctionSearcher(ctx, i, ss, options)
+}
+
+// phraseQuery matches a phrase's terms side by side, in order, within one value of any searched
+// field, exactly (the positions the mapping keeps: IncludeTermVectors); when scoring, by the best
+// exact clause of search.Clauses it matches, as a word that matches exactly scores.
+func phraseQuery(terms []string, scoring bool) query.Query {
+	var dis []query.Query
+	for _, c := range search.Clauses {
+		if c.Typo {
+			continue
+		}
+		field := textFields[c.Field]
+		var match query.Query
+		if len(terms) == 1 {
+			tq := query.NewTermQuery(terms[0])
+			tq.SetField(field)
+			match = tq
+		} else {
+			match = query.NewPhraseQuery(terms, field)
+		}
+		if scoring {
+			match = constantScore(match, clauseCode(c.Score))
+		}
+		dis = append(dis, match)
+	}
+	if !scoring {
+		return query.NewDisjunctionQuery(dis)
+	}
+	return scored(query.NewDisjunctionQuery(dis), bestClause)
 }
 
 // wordQuery matches the terms of one word (several for CJK bigrams, all in one field) in any

@@ -128,7 +128,9 @@ func pageBody(q search.Query, cur search.Cursor) obj {
 // filters many visitors repeat, are then counted once for them all. A search with text
 // keeps them beside its hits, where its text is matched once for both, and its counts are seldom
 // asked for again.
-func facetsApart(q search.Query) bool { return q.Facets != 0 && q.Text == "" }
+func facetsApart(q search.Query) bool {
+	return q.Facets != 0 && q.Text == "" && q.Phrases == "" && q.Exclude == ""
+}
 
 // facetsBodies are the searches of q's facets apart from its hits: no hits, no total, so that the
 // engine caches their answers. Facets whose other filters are the same count in one search whose
@@ -176,13 +178,18 @@ func facetGroups(q search.Query) []facetGroup {
 
 func boolQuery(q search.Query) obj {
 	b := obj{"filter": filterClauses(q)}
-	if words := text.Words(q.Text); len(words) > 0 {
-		// Every word must match, each in any field, as in the embedded index: a query per word,
-		// all of them required.
-		must := make([]any, len(words))
+	words := text.Words(q.Text)
+	phrases := q.Phrases.Terms()
+	if len(words) > 0 || len(phrases) > 0 {
+		// Every word and every phrase must match, each in any field, as in the embedded index: a
+		// query per word or phrase, all of them required.
+		must := make([]any, 0, len(words)+len(phrases))
 		typos := search.TypoWords(words)
 		for i, w := range words {
-			must[i] = wordQuery(w, typos[i])
+			must = append(must, wordQuery(w, typos[i]))
+		}
+		for _, p := range phrases {
+			must = append(must, phraseQuery(p))
 		}
 		// The score adds the item's title bonus, stored by the loader (search.TitleBonus).
 		b["must"] = []any{obj{"function_score": obj{
@@ -194,7 +201,36 @@ func boolQuery(q search.Query) obj {
 		// Text with nothing searchable in it (only punctuation) matches nothing.
 		b["must"] = []any{obj{"match_none": obj{}}}
 	}
+	if exclude := q.Exclude.Terms(); len(exclude) > 0 {
+		var not []any
+		for _, p := range exclude {
+			for _, f := range search.SearchedFields {
+				not = append(not, phraseMatch(f.Field, p))
+			}
+		}
+		b["must_not"] = not
+	}
 	return b
+}
+
+// phraseQuery matches a phrase's terms side by side, in order, within one value of any searched
+// field, exactly (the positions the mapping keeps; a list's values lie far apart), scoring the
+// best exact clause of search.Clauses it matches, as a word found exactly scores.
+func phraseQuery(terms []string) obj {
+	var clauses []any
+	for _, c := range search.Clauses {
+		if !c.Typo {
+			clauses = append(clauses, obj{"constant_score": obj{"filter": phraseMatch(c.Field, terms), "boost": c.Score}})
+		}
+	}
+	return obj{"dis_max": obj{"queries": clauses}}
+}
+
+// phraseMatch is the engine's match of terms side by side in f's index field. The terms are
+// made already (search.Phrases) and the field's analyzer splits at spaces only, so they reach
+// the index unchanged.
+func phraseMatch(f search.Field, terms []string) obj {
+	return obj{"match_phrase": obj{indexFields[f]: obj{"query": strings.Join(terms, " "), "slop": 0}}}
 }
 
 // filterClauses are q's filters, in filter context: cached by the engine, unscored.

@@ -76,6 +76,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("Cursors", func(t *testing.T) { testCursors(t, b, items) })
 	t.Run("Text", func(t *testing.T) { testText(t, b, items) })
 	t.Run("TextWithFilters", func(t *testing.T) { testTextWithFilters(t, b, items) })
+	t.Run("Operators", func(t *testing.T) { testOperators(t, b, items) })
 	t.Run("RelevanceOrder", func(t *testing.T) { testRelevance(t, b) })
 	t.Run("QuerySyntaxIsText", func(t *testing.T) { testSyntax(t, b) })
 	t.Run("Item", func(t *testing.T) { testItem(t, b, items) })
