@@ -24,7 +24,9 @@ func TestParseItemsQueryAccepts(t *testing.T) {
 		{"q=", def},
 		{"q=+++", def},
 		{"q=%20harbour%20", with(func(q *search.Query) { q.Text, q.Given, q.Sort = "harbour", "harbour", search.SortRelevance })},
-		{"q=" + strings.Repeat("é", 200), with(func(q *search.Query) { q.Text, q.Given, q.Sort = strings.Repeat("é", 200), strings.Repeat("é", 200), search.SortRelevance })},
+		{"q=" + strings.Repeat("é", 200), with(func(q *search.Query) {
+			q.Text, q.Given, q.Sort = strings.Repeat("é", 200), strings.Repeat("é", 200), search.SortRelevance
+		})},
 		{"q=a&sort=az", with(func(q *search.Query) { q.Text, q.Given, q.Sort = "a", "a", search.SortAZ })},
 		{"sort=relevance", def},
 		{"sort=oldest", with(func(q *search.Query) { q.Sort = search.SortOldest })},
