@@ -11,8 +11,10 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Product is an engine line the backend serves.
@@ -83,8 +85,9 @@ func (e *MismatchError) Error() string {
 type AuthError struct {
 	URL    string
 	Status int
-	// Reason is the engine's own words, such as "unable to authenticate user [x] for REST request".
-	// Unlike other answers' (EngineError), it quotes no user input: Detect's requests hold none.
+	// Reason is the engine's own words, such as "unable to authenticate user [x] for REST request",
+	// as errorReason leaves them (credentials redacted, one line, capped). Unlike other answers'
+	// (EngineError), it quotes no user input: Detect's requests hold none.
 	Reason string
 }
 
@@ -191,22 +194,42 @@ func (b *Backend) getJSON(ctx context.Context, path string, v any) (http.Header,
 }
 
 // errorReason is the reason of an engine's error body ({"error":{"reason":...}}; both lines), or
-// the start of the body.
+// the start of the body, made fit for a log line and an error at start-up: credentials it quotes
+// redacted (a proxy that echoes the request quotes its Authorization), unprintable runes and line
+// breaks as spaces, at most maxReasonBytes.
 func errorReason(body []byte) string {
 	var e struct {
 		Error struct {
 			Reason string `json:"reason"`
 		} `json:"error"`
 	}
+	s := string(body)
 	if json.Unmarshal(body, &e) == nil && e.Error.Reason != "" {
-		return e.Error.Reason
+		s = e.Error.Reason
 	}
-	s := strings.TrimSpace(string(body))
-	if len(s) > 200 {
-		s = s[:200] + "..."
+	s = credential.ReplaceAllString(s, "$1 [redacted]")
+	s = strings.Join(strings.Fields(strings.Map(func(r rune) rune {
+		if !strconv.IsPrint(r) {
+			return ' '
+		}
+		return r
+	}, s)), " ")
+	if len(s) > maxReasonBytes {
+		cut := maxReasonBytes
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "..."
 	}
 	return s
 }
+
+// maxReasonBytes caps the engine's words in an error: enough for any reason the engines give.
+const maxReasonBytes = 200
+
+// credential is an Authorization value of the schemes the backend sends (Basic, ApiKey) and
+// Bearer, in any case; a plain word after one (basic authentication) is redacted too, harmlessly.
+var credential = regexp.MustCompile(`(?i)\b(basic|apikey|bearer)\s+[A-Za-z0-9+/=._~-]+`)
 
 // redactedURL is u's scheme and host: the user info may hold a password.
 func redactedURL(u *url.URL) string {

@@ -133,6 +133,15 @@ func TestDetectAnswers(t *testing.T) {
 		{"no monitor privilege", Elasticsearch, map[string]answer{
 			"/_nodes/_local": {http.StatusForbidden, esHeader, `{"error":{"type":"security_exception","reason":"action [cluster:monitor/nodes/info] is unauthorized for user [u]"},"status":403}`}},
 			Engine{}, " denied the credentials the cluster monitor privilege, needed to read its version (403): action [cluster:monitor/nodes/info] is unauthorized for user [u]"},
+		{"a proxy echoing the request", Elasticsearch, map[string]answer{
+			"/_nodes/_local": {http.StatusUnauthorized, nil, "GET /_nodes/_local HTTP/1.1\r\nauthorization: Basic bWVkaWFndzpTM2NyZXRQVw==\r\nX-Key: ApiKey VnVB.Y2Y3=\r\nX-Evil: \u202e\x1b[2Jok\r\n"}},
+			Engine{}, " refused the credentials (401): GET /_nodes/_local HTTP/1.1 authorization: Basic [redacted] X-Key: ApiKey [redacted] X-Evil: [2Jok"},
+		{"a long reason", Elasticsearch, map[string]answer{
+			"/_nodes/_local": {http.StatusUnauthorized, esHeader, `{"error":{"reason":"` + strings.Repeat("é", 150) + ` Bearer abc.def"}}`}},
+			Engine{}, " refused the credentials (401): " + strings.Repeat("é", 100) + "..."},
+		{"a reason with a token", OpenSearch, map[string]answer{
+			"/_nodes/_local": {http.StatusForbidden, nil, `{"error":{"reason":"token [Bearer eyJhbGciOi.x-y_z] refused\nagain"}}`}},
+			Engine{}, " denied the credentials the cluster monitor privilege, needed to read its version (403): token [Bearer [redacted]] refused again"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
