@@ -42,7 +42,9 @@ func (b *Backend) Words(ctx context.Context) ([]string, error) {
 
 // Totals counts the items each alternative text of q matches, on one reader, as the engines
 // do: each word's matches found once (a set of documents), the other words' and the filters'
-// intersected once per word replaced, and each alternative counted against that.
+// intersected once per word replaced, and each alternative counted against that. Once the
+// intersection is empty the words left are not expanded: a search of many unknown words costs a
+// few expansions, not one per word.
 func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alternative, _ search.Matches) ([]int, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("totals: %w", err)
@@ -95,6 +97,11 @@ func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alte
 					if x == a.Word {
 						continue
 					}
+					if rest.IsEmpty() {
+						// Nothing left to intersect: the other words' typo expansions, a walk of
+						// every searched field's terms each, would change no count.
+						break
+					}
 					set, err := wordMatch(x)
 					if err != nil {
 						return err
@@ -104,6 +111,9 @@ func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alte
 					}
 				}
 				rests[a.Word] = rest
+			}
+			if rest.IsEmpty() {
+				continue
 			}
 			set, err := wordMatch(a.With)
 			if err != nil {
