@@ -389,7 +389,8 @@ func splitEach(words []string) [][]string {
 }
 
 // testTotals checks that Totals counts each alternative as its own search would: under filters,
-// with the replaced word anywhere in the text, and with a word the text holds twice; both by
+// with the replaced word anywhere in the text, with a word the text holds twice, and with a word
+// that matches nothing; both by
 // what the words match (search.Matches) and without it.
 func testTotals(t *testing.T, b search.Backend, items []search.Item) {
 	vocab, indexed := vocabulary(items), terms(items)
@@ -398,6 +399,8 @@ func testTotals(t *testing.T, b search.Backend, items []search.Item) {
 		{Text: "sunset harbuor", Type: search.TypePhoto},
 		{Text: "pyhton keynote", Language: "en", From: "2000-01-01"},
 		{Text: "elan"},
+		// A word that matches nothing leaves every other word's alternatives nothing to count.
+		{Text: "harbour qqzzvvxx sunst"},
 		{Text: "teh talk teh", Sort: search.SortNewest, Page: 2, Facets: search.FacetSet(search.FacetType)},
 	} {
 		q.Normalize()
