@@ -78,8 +78,8 @@ func TestEachResourceAsksOnce(t *testing.T) {
 		want   map[string]int
 	}{
 		{"/?resource=items", map[string]int{"search": 1}},
-		// harbour finds fewer than 5 fixture items, but no indexed word is near it: the search,
-		// which found its neighbours, is all its did-you-mean needs.
+		// harbour is held by items, and no word near it by many times more: it looks right, and
+		// its did-you-mean asks nothing.
 		{"/?resource=items&q=harbour", map[string]int{"search": 1}},
 		{"/?resource=items&q=harbour&highlight=true", map[string]int{"search": 1}},
 		{"/?resource=items&facets=year,type&type=photo", map[string]int{"search": 1}},

@@ -11,13 +11,13 @@ import (
 )
 
 // The search-box extras: completions (resource=suggest), related items (resource=related) and the
-// did-you-mean correction of a search that found little. Facets and highlighting are part of
+// did-you-mean correction of a misspelt word. Facets and highlighting are part of
 // resource=items (params.go, envelope.go).
 
-// Corrector is a backend that offers the did-you-mean of a search that found total items: a
-// chain's top (search/spell.Speller). The gateway asks for it once, in New.
+// Corrector is a backend that offers the did-you-mean of a search: a chain's top
+// (search/spell.Speller). The gateway asks for it once, in New.
 type Corrector interface {
-	Correct(ctx context.Context, q search.Query, total int) (string, error)
+	Correct(ctx context.Context, q search.Query) (string, error)
 }
 
 type suggestBody struct {
@@ -76,11 +76,11 @@ func (g *Gateway) related(c *echo.Context, rq query.Raw) error {
 	return g.sendJSON(c, body, g.cfg.MaxAge.Item)
 }
 
-// suggestion is the items body's correction of a search of text: "" (null) when the search found
-// enough, or no change of one word finds more. It corrects the free words only, and is q as given
-// with them changed (query.WithWords): phrases and exclusions stay as they were. A failed
+// suggestion is the items body's correction of a search of text: "" (null) when no free word
+// looks misspelt, or no change of one finds items. It corrects the free words only, and is q as
+// given with them changed (query.WithWords): phrases and exclusions stay as they were. A failed
 // correction only leaves it null: the search itself succeeded.
-func (g *Gateway) suggestion(ctx context.Context, q search.Query, res search.Result) optionalString {
+func (g *Gateway) suggestion(ctx context.Context, q search.Query) optionalString {
 	if q.Given == "" && q.Text == "" {
 		return optionalString{}
 	}
@@ -88,7 +88,7 @@ func (g *Gateway) suggestion(ctx context.Context, q search.Query, res search.Res
 	if g.corrector == nil {
 		return out
 	}
-	fixed, err := g.corrector.Correct(ctx, q, res.Total)
+	fixed, err := g.corrector.Correct(ctx, q)
 	if err != nil {
 		g.log.Debug("no correction: " + err.Error())
 		return out

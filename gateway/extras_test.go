@@ -73,9 +73,15 @@ func TestFacetsBody(t *testing.T) {
 
 func TestSuggestionField(t *testing.T) {
 	h := newHarness(t)
-	rec := h.get("/?resource=items&q=harbour")
-	if !strings.Contains(rec.Body.String(), `"suggestion":null`) {
-		t.Errorf("a search of text that found enough says suggestion null: %s", rec.Body)
+	for _, tt := range []struct{ q, want string }{
+		{"harbour", `"suggestion":null`},                    // spelt right
+		{"sunset+hrabuor", `"suggestion":"sunset harbour"`}, // found by the typo allowance, still corrected
+		{"harbour+zzzzqqq", `"suggestion":null`},            // nothing near zzzzqqq
+	} {
+		rec := h.get("/?resource=items&q=" + tt.q)
+		if !strings.Contains(rec.Body.String(), tt.want) {
+			t.Errorf("q=%s: no %s in %s", tt.q, tt.want, rec.Body)
+		}
 	}
 	if strings.Contains(h.get("/?resource=items").Body.String(), "suggestion") {
 		t.Error("a search without text has no suggestion")

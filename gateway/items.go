@@ -23,7 +23,7 @@ func (g *Gateway) items(c *echo.Context, rq query.Raw) error {
 	}
 	g.noteSearch(q, res)
 	body := g.itemsEnvelope(q, res)
-	body.Suggestion = g.suggestion(ctx, q, res)
+	body.Suggestion = g.suggestion(ctx, q)
 	c.Response().Header().Set("Link", linkHeader(body.Links))
 	return g.sendJSON(c, body, g.cfg.MaxAge.Items)
 }

@@ -134,8 +134,6 @@ const (
 	MaxCompletions     = 10
 	// DefaultRelated is how many related items a request gets unless it asks for up to MaxPerPage.
 	DefaultRelated = 10
-	// FewResults is the total under which a search offers a correction.
-	FewResults = 5
 	// MaxNeighbours bounds the indexed words a correction weighs for each word of a search
 	// (search/spell.Correct).
 	MaxNeighbours = 20
@@ -151,6 +149,13 @@ const (
 // as search/spell finds them among the words of the index. A backend may count a word's items by
 // them instead of expanding its allowance again, which costs an engine more than the count.
 type Matches map[string][]string
+
+// Word is a word the index holds (folded, as text.Terms makes it) and the number of items holding
+// it in any searched field: how common it is, which tells a typo from a rare word (search/spell).
+type Word struct {
+	Text  string
+	Items int
+}
 
 // Alternative is a text with one of its words replaced by another.
 type Alternative struct {

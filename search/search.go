@@ -179,9 +179,9 @@ type Backend interface {
 	// replaced by alts[i].With, whatever q's page, sort and facets. m holds what some of those
 	// words match, which the backend may count by (nil: none).
 	Totals(ctx context.Context, q Query, alts []Alternative, m Matches) ([]int, error)
-	// Words returns every word the index holds, folded, in any order: the did-you-mean's
-	// dictionary (search/spell).
-	Words(ctx context.Context) ([]string, error)
+	// Words returns every word the index holds, folded, in any order, each once with the number
+	// of items holding it in a searched field: the did-you-mean's dictionary (search/spell).
+	Words(ctx context.Context) ([]Word, error)
 	// Version names the index version served now (a directory, the index behind an alias),
 	// which changes with every load: what is derived from the index is kept per version. It may
 	// ask the engine: readers take it from the one owner of the live version (search/live).

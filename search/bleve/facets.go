@@ -153,22 +153,28 @@ func visitPostings(ctx context.Context, r index.IndexReader, field string, term 
 		if err != nil || !keep {
 			return err
 		}
-		tr, err := r.TermFieldReader(ctx, []byte(t), field, false, false, false)
-		if err != nil {
-			return err
-		}
-		var d *index.TermFieldDoc
-		for d, err = tr.Next(nil); d != nil && err == nil; d, err = tr.Next(d) {
-			err = doc(d.ID.Value())
-			if err != nil {
-				break
-			}
-		}
+		return eachPosting(ctx, r, t, field, doc)
+	})
+}
+
+// eachPosting calls doc for each document holding term in field.
+func eachPosting(ctx context.Context, r index.IndexReader, term, field string, doc func(uint64) error) (err error) {
+	tr, err := r.TermFieldReader(ctx, []byte(term), field, false, false, false)
+	if err != nil {
+		return err
+	}
+	defer func() {
 		if cerr := tr.Close(); err == nil {
 			err = cerr
 		}
-		return err
-	})
+	}()
+	var d *index.TermFieldDoc
+	for d, err = tr.Next(nil); d != nil && err == nil; d, err = tr.Next(d) {
+		if err = doc(d.ID.Value()); err != nil {
+			break
+		}
+	}
+	return err
 }
 
 // facetFilter is q's facet filters as facetIndex reads them.

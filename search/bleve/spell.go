@@ -12,25 +12,54 @@ import (
 	"mediagw/search/text"
 )
 
-// Words returns every term of the searched fields, for the did-you-mean's dictionary
-// (search/spell).
-func (b *Backend) Words(ctx context.Context) ([]string, error) {
+// Words returns every term of the searched fields with the documents holding it in any of them,
+// for the did-you-mean's dictionary (search/spell). A term in one field counts its documents
+// there; one in several, the union of its postings in them, as the engines count each item's
+// distinct words once.
+func (b *Backend) Words(ctx context.Context) ([]search.Word, error) {
 	h, err := b.acquire()
 	if err != nil {
 		return nil, err
 	}
 	defer h.release()
-	var out []string
+	var out []search.Word
 	err = withReader(h.idx, func(r index.IndexReader) error {
+		// fields lists the fields of each term, counts its documents in the first.
+		type seen struct {
+			fields []string
+			docs   uint64
+		}
+		terms := map[string]*seen{}
 		for _, sf := range search.SearchedFields {
 			field := textFields[sf.Field]
-			err := eachTerm(r, field, func(term string, _ uint64) error {
-				out = append(out, term)
+			err := eachTerm(r, field, func(term string, docs uint64) error {
+				if s, ok := terms[term]; ok {
+					s.fields = append(s.fields, field)
+				} else {
+					terms[term] = &seen{fields: []string{field}, docs: docs}
+				}
 				return ctx.Err()
 			})
 			if err != nil {
 				return fmt.Errorf("%s: %w", field, err)
 			}
+		}
+		out = make([]search.Word, 0, len(terms))
+		union := roaring64.New()
+		for term, s := range terms {
+			if len(s.fields) > 1 {
+				union.Clear()
+				for _, field := range s.fields {
+					if err := eachPosting(ctx, r, term, field, func(doc uint64) error {
+						union.Add(doc)
+						return nil
+					}); err != nil {
+						return fmt.Errorf("%s %q: %w", field, term, err)
+					}
+				}
+				s.docs = union.GetCardinality()
+			}
+			out = append(out, search.Word{Text: term, Items: int(s.docs)})
 		}
 		return nil
 	})

@@ -215,7 +215,7 @@ func (b *Backend) Ping(ctx context.Context) error {
 }
 
 // Words is the backend's: the did-you-mean keeps them per version itself (search/spell).
-func (b *Backend) Words(ctx context.Context) ([]string, error) { return b.next.Words(ctx) }
+func (b *Backend) Words(ctx context.Context) ([]search.Word, error) { return b.next.Words(ctx) }
 
 // Version is the backend's.
 func (b *Backend) Version(ctx context.Context) (string, error) { return b.next.Version(ctx) }

@@ -37,7 +37,7 @@ type counting struct {
 
 func (c *counting) Version(ctx context.Context) (string, error) { return c.b.Version(ctx) }
 
-func (c *counting) Words(ctx context.Context) ([]string, error) { return c.b.Words(ctx) }
+func (c *counting) Words(ctx context.Context) ([]search.Word, error) { return c.b.Words(ctx) }
 
 func (c *counting) enter(ctx context.Context, n *atomic.Int64) error {
 	n.Add(1)

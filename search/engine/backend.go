@@ -405,15 +405,16 @@ func (b *Backend) Authors(ctx context.Context) ([]search.Author, error) {
 	return out, nil
 }
 
-// Words returns every word the index holds, for the did-you-mean's dictionary (search/spell).
-func (b *Backend) Words(ctx context.Context) ([]string, error) {
+// Words returns every word the index holds with the items holding it (each item lists its
+// distinct words once), for the did-you-mean's dictionary (search/spell).
+func (b *Backend) Words(ctx context.Context) ([]search.Word, error) {
 	values, err := b.countList(ctx, ListWords)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]string, len(values))
+	out := make([]search.Word, len(values))
 	for i, v := range values {
-		out[i] = v.Value
+		out[i] = search.Word{Text: v.Value, Items: v.Count}
 	}
 	return out, nil
 }

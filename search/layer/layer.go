@@ -104,8 +104,8 @@ func (b *Backend[T]) Totals(ctx context.Context, q search.Query, alts []search.A
 }
 
 // Words is the next's, with the hook around it.
-func (b *Backend[T]) Words(ctx context.Context) ([]string, error) {
-	return around(ctx, b, Words, func() ([]string, error) { return b.next.Words(ctx) })
+func (b *Backend[T]) Words(ctx context.Context) ([]search.Word, error) {
+	return around(ctx, b, Words, func() ([]search.Word, error) { return b.next.Words(ctx) })
 }
 
 // Version is the next's, with the hook around it.

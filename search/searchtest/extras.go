@@ -313,25 +313,23 @@ var typos = []string{"harbuor", "harbour", "sunst", "ELAN", "pyhton", "keynot", 
 	"talk", "dog", "review", "evening", "another"}
 
 // testWords checks that Words lists the terms of the searched fields (text.IndexTerms), each of
-// them and nothing else.
+// them once with the number of items holding it, and nothing else.
 func testWords(t *testing.T, b search.Backend, items []search.Item) {
 	words, err := b.Words(ctx(t))
 	if err != nil {
 		t.Fatalf("Words: %v", err)
 	}
-	terms := map[string]bool{}
-	for _, it := range items {
-		for _, s := range searched(it) {
-			for _, tok := range text.IndexTerms(s) {
-				terms[tok.Term] = true
-			}
-		}
-	}
+	terms := termItems(items)
 	listed := map[string]bool{}
 	for _, w := range words {
-		listed[w] = true
-		if !terms[w] {
-			t.Errorf("Words lists %q, which no searched field holds", w)
+		if listed[w.Text] {
+			t.Errorf("Words lists %q twice", w.Text)
+		}
+		listed[w.Text] = true
+		if n, ok := terms[w.Text]; !ok {
+			t.Errorf("Words lists %q, which no searched field holds", w.Text)
+		} else if w.Items != n {
+			t.Errorf("Words counts %d items holding %q, want %d", w.Items, w.Text, n)
 		}
 	}
 	for w := range terms {
@@ -339,6 +337,24 @@ func testWords(t *testing.T, b search.Backend, items []search.Item) {
 			t.Errorf("Words leaves out %q", w)
 		}
 	}
+}
+
+// termItems counts, for each term of the searched fields (text.IndexTerms), the items holding it
+// in any of them.
+func termItems(items []search.Item) map[string]int {
+	out := map[string]int{}
+	for _, it := range items {
+		seen := map[string]bool{}
+		for _, s := range searched(it) {
+			for _, tok := range text.IndexTerms(s) {
+				if !seen[tok.Term] {
+					seen[tok.Term] = true
+					out[tok.Term]++
+				}
+			}
+		}
+	}
+	return out
 }
 
 // testNeighbours checks the neighbours of each word alone and of all of them together, as a
@@ -506,8 +522,12 @@ func modelMatches(vocab map[string]bool, words []string) search.Matches {
 	return out
 }
 
-// modelVocabulary is the model's spell.Vocabulary: of words, and of terms.
-type modelVocabulary struct{ words, terms map[string]bool }
+// modelVocabulary is the model's spell.Vocabulary: of words, of terms, and of the items holding
+// each term.
+type modelVocabulary struct {
+	words, terms map[string]bool
+	items        map[string]int
+}
 
 func (v modelVocabulary) Neighbours(_ context.Context, s string) (map[string][]string, error) {
 	near := map[string][]string{}
@@ -521,31 +541,49 @@ func (v modelVocabulary) Matches(_ context.Context, words []string) (search.Matc
 	return modelMatches(v.terms, words), nil
 }
 
-// testCorrect checks Correct with the model's neighbours and matches.
+func (v modelVocabulary) Items(_ context.Context, words []string) (map[string]int, error) {
+	out := map[string]int{}
+	for _, w := range words {
+		if terms := text.Terms(w); len(terms) == 1 {
+			out[w] = v.items[terms[0]]
+		}
+	}
+	return out, nil
+}
+
+// testCorrect checks Correct with the model's neighbours, matches and items: a misspelt word is
+// changed, so that the text finds items, and a correctly spelt one is left alone.
 func testCorrect(t *testing.T, b search.Backend, items []search.Item) {
-	vocab := modelVocabulary{vocabulary(items), terms(items)}
-	for _, s := range []string{"harbour zzzzqqq", "sunset harbuor", "pyhton keynote", "harbour", "elan"} {
-		q := search.Query{Text: s}
+	vocab := modelVocabulary{vocabulary(items), terms(items), termItems(items)}
+	for _, tt := range []struct{ text, want string }{
+		{"sunset harbuor", "sunset harbour"},
+		{"pyhton keynote", "python keynote"},
+		{"hrabuor", "harbour"},
+		{"harbour zzzzqqq", ""},
+		{"harbour", ""},
+		{"elan", ""},
+		{"zzzzqqq", ""},
+	} {
+		q := search.Query{Text: tt.text}
 		q.Normalize()
-		total := search1(t, b, q).Total
-		got, err := spell.Correct(ctx(t), b, q, total, vocab)
+		got, err := spell.Correct(ctx(t), b, q, vocab, spell.DefaultMargin)
 		if err != nil {
-			t.Errorf("Correct(%q): %v", s, err)
+			t.Errorf("Correct(%q): %v", tt.text, err)
 			continue
 		}
-		if total >= search.FewResults && got != "" {
-			t.Errorf("Correct(%q) = %q for a search of %d items, want none", s, got, total)
+		if got != tt.want {
+			t.Errorf("Correct(%q) = %q, want %q", tt.text, got, tt.want)
 		}
 		if got == "" {
 			continue
 		}
 		alt := q
 		alt.Text = got
-		if n := search1(t, b, alt).Total; n <= total {
-			t.Errorf("Correct(%q) = %q, which finds %d items, not more than %d", s, got, n, total)
+		if n := search1(t, b, alt).Total; n == 0 {
+			t.Errorf("Correct(%q) = %q, which finds nothing", tt.text, got)
 		}
-		if changed := wordDiff(text.Words(s), text.Words(got)); changed != 1 {
-			t.Errorf("Correct(%q) = %q changes %d words, want 1", s, got, changed)
+		if changed := wordDiff(text.Words(tt.text), text.Words(got)); changed != 1 {
+			t.Errorf("Correct(%q) = %q changes %d words, want 1", tt.text, got, changed)
 		}
 	}
 }

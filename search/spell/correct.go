@@ -19,6 +19,9 @@ type Vocabulary interface {
 	// Matches gives the search.Matches of some of words; a word it leaves out is not known to
 	// match a few terms only.
 	Matches(ctx context.Context, words []string) (search.Matches, error)
+	// Items maps each of words that is one term (text.Terms) to the number of items holding that
+	// term in a searched field, 0 when none does; a word of several terms is left out.
+	Items(ctx context.Context, words []string) (map[string]int, error)
 }
 
 // Totaller counts a correction's alternatives: search.Backend's Totals.
@@ -26,34 +29,55 @@ type Totaller interface {
 	Totals(ctx context.Context, q search.Query, alts []search.Alternative, m search.Matches) ([]int, error)
 }
 
-// Correct returns the did-you-mean correction of a search of q that found total items, when that
-// is fewer than search.FewResults: q's text with one word changed to one of its neighbours in v, the
-// change that finds the most items, more than total; or "" when no such change exists. Ties go to
-// the earlier word, then to the neighbour first in byte order. The alternatives, at most
-// search.MaxAlternatives of them, are counted in one call of b, with the matches v knows of their words;
-// none when each keeps a word that matches no indexed term.
-func Correct(ctx context.Context, b Totaller, q search.Query, total int, v Vocabulary) (string, error) {
-	if q.Text == "" || total >= search.FewResults {
+// DefaultMargin is how many times more items a neighbour must be held by than a word the index
+// holds for the word to look misspelt: docs/relevance.md, "The did-you-mean", has the figures.
+const DefaultMargin = 20
+
+// Correct returns the did-you-mean correction of a search of q: q's text with one word that looks
+// misspelt changed to one of its neighbours in v, the change of fewest edits that finds items, of
+// those the one that finds the most; or "" when no such change exists. A word looks misspelt, and its neighbour is a candidate,
+// when no item holds the word and some hold the neighbour, or when the neighbour is held by at
+// least margin times as many items as the word: a correctly spelt word is left alone however little
+// it finds. Ties go to the earlier word, then to the neighbour first in byte order. The
+// alternatives, at most search.MaxAlternatives of them, are counted in one call of b, with the
+// matches v knows of their words; none when no word looks misspelt, or when each alternative keeps
+// a word that matches no indexed term.
+func Correct(ctx context.Context, b Totaller, q search.Query, v Vocabulary, margin int) (string, error) {
+	words := correctable(q)
+	if len(words) == 0 {
 		return "", nil
 	}
 	near, err := v.Neighbours(ctx, q.Text)
 	if err != nil {
 		return "", fmt.Errorf("correction of %q: %w", q.Text, err)
 	}
-	words := text.Words(q.Text)
+	counted := slices.Clone(words)
+	for _, w := range words {
+		counted = append(counted, near[w]...)
+	}
+	items, err := v.Items(ctx, counted)
+	if err != nil {
+		return "", fmt.Errorf("correction of %q: %w", q.Text, err)
+	}
 	var alts []search.Alternative
 	for _, w := range words {
+		held, ok := items[w]
+		if !ok {
+			continue
+		}
 		for _, n := range near[w] {
 			if len(alts) == search.MaxAlternatives {
 				break
 			}
-			alts = append(alts, search.Alternative{Word: w, With: n})
+			if m := items[n]; m > 0 && m >= margin*held {
+				alts = append(alts, search.Alternative{Word: w, With: n})
+			}
 		}
 	}
 	if len(alts) == 0 {
 		return "", nil
 	}
-	counted := slices.Clone(words)
+	counted = slices.Clone(words)
 	for _, a := range alts {
 		counted = append(counted, a.With)
 	}
@@ -64,7 +88,7 @@ func Correct(ctx context.Context, b Totaller, q search.Query, total int, v Vocab
 	// An alternative that keeps a word matching no indexed term finds nothing, so it is not
 	// counted; with two such words (a search box's keystrokes of gibberish) nothing is asked.
 	alts = slices.DeleteFunc(alts, func(a search.Alternative) bool {
-		return slices.ContainsFunc(words, func(w string) bool {
+		return slices.ContainsFunc(text.Words(q.Text), func(w string) bool {
 			matched, known := m[w]
 			return w != a.Word && known && len(matched) == 0
 		})
@@ -79,14 +103,35 @@ func Correct(ctx context.Context, b Totaller, q search.Query, total int, v Vocab
 	if len(totals) != len(alts) {
 		return "", fmt.Errorf("correction of %q: %d totals for %d alternatives", q.Text, len(totals), len(alts))
 	}
-	best, bestTotal := -1, total
+	best, bestEdits, bestTotal := -1, 0, 0
 	for i, n := range totals {
-		if n > bestTotal {
-			best, bestTotal = i, n
+		if n == 0 {
+			continue
+		}
+		edits := 2
+		if search.EditsWithin(text.Fold(alts[i].Word), alts[i].With, 1) {
+			edits = 1
+		}
+		if best < 0 || edits < bestEdits || edits == bestEdits && n > bestTotal {
+			best, bestEdits, bestTotal = i, edits, n
 		}
 	}
 	if best < 0 {
 		return "", nil
 	}
 	return alts[best].Text(q.Text), nil
+}
+
+// correctable are the distinct words of q's text that a correction may change, in order. Words in
+// quotes or excluded (the contract's operators) must never be changed: the typed query carries
+// none yet, and this is the one place to leave them out when it does.
+func correctable(q search.Query) []string {
+	words := text.Words(q.Text)
+	out := make([]string, 0, len(words))
+	for _, w := range words {
+		if !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
 }

@@ -13,8 +13,8 @@ import (
 )
 
 // wordsBackend answers Search by counting the items whose words hold every word of the text
-// exactly, and Totals from its Search; its neighbours are a fixed table: enough to hold Correct to
-// its rule.
+// exactly, and Totals from its Search; a word is held by the titles that have it, and its
+// neighbours are a fixed table: enough to hold Correct to its rule.
 type wordsBackend struct {
 	titles     []string
 	neighbours map[string][]string
@@ -30,6 +30,20 @@ func (w wordsBackend) Neighbours(_ context.Context, s string) (map[string][]stri
 		near[x] = w.neighbours[x][:min(search.MaxNeighbours, len(w.neighbours[x]))]
 	}
 	return near, nil
+}
+
+// Items counts the titles holding each word.
+func (w wordsBackend) Items(_ context.Context, words []string) (map[string]int, error) {
+	out := map[string]int{}
+	for _, x := range words {
+		out[x] = 0
+		for _, t := range w.titles {
+			if slices.Contains(text.Words(t), x) {
+				out[x]++
+			}
+		}
+	}
+	return out, nil
 }
 
 // search.Matches has every word of a title match itself alone, and any other word nothing.
@@ -76,15 +90,10 @@ func (w wordsBackend) Totals(ctx context.Context, q search.Query, alts []search.
 	return out, nil
 }
 
-// correct is Correct of a search of s.
-func (w wordsBackend) correct(t *testing.T, s string) string {
+// correct is Correct of a search of s with margin.
+func (w wordsBackend) correct(t *testing.T, s string, margin int) string {
 	t.Helper()
-	q := search.Query{Text: s}
-	res, err := w.Search(context.Background(), q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := Correct(context.Background(), w, q, res.Total, w)
+	got, err := Correct(context.Background(), w, search.Query{Text: s}, w, margin)
 	if err != nil {
 		t.Fatalf("Correct(%q): %v", s, err)
 	}
@@ -96,32 +105,41 @@ func TestCorrect(t *testing.T) {
 		titles: []string{"river thames", "thames barrier", "the thames", "thames", "river severn", "tames"},
 		neighbours: map[string][]string{
 			"thmes": {"tames", "thames"}, "rivr": {"river"}, "severn": {"seven"}, "tames": {"thames"},
+			"thames": {"tames"}, "river": {"rivers"},
 		},
 	}
-	for _, tt := range []struct{ text, want string }{
-		{"thmes", "thames"},             // the neighbour that finds the most
-		{"river thmes", "river thames"}, // one word changed: the one whose change finds the most
-		{"rivr thmes", ""},              // two words wrong: no one change finds anything
-		{"river severn", ""},            // no neighbour finds more
-		{"thames", ""},                  // enough found already
-		{"tames", "thames"},             // an indexed word too may have a better neighbour
-		{"thmes  thmes", "thames"},      // a word twice is one word
-		{"", ""},
+	for _, tt := range []struct {
+		text   string
+		margin int
+		want   string
+	}{
+		{"thmes", DefaultMargin, "thames"},             // no item holds it: the neighbour that finds the most
+		{"river thmes", DefaultMargin, "river thames"}, // one word changed
+		{"rivr thmes", DefaultMargin, ""},              // two words wrong: no one change finds anything
+		{"river severn", DefaultMargin, ""},            // correctly spelt, though it finds little
+		{"severn", DefaultMargin, ""},                  // its neighbour is held by no item
+		{"thames", DefaultMargin, ""},                  // its neighbour is held by fewer items
+		{"tames", DefaultMargin, ""},                   // held by 1, its neighbour by 4: not margin times more
+		{"tames", 4, "thames"},                         // 4 times more: it looks misspelt
+		{"tames", 5, ""},
+		{"thmes  thmes", DefaultMargin, "thames"}, // a word twice is one word
+		{"", DefaultMargin, ""},
 	} {
-		if got := b.correct(t, tt.text); got != tt.want {
-			t.Errorf("Correct(%q) = %q; want %q", tt.text, got, tt.want)
+		if got := b.correct(t, tt.text, tt.margin); got != tt.want {
+			t.Errorf("Correct(%q) with margin %d = %q; want %q", tt.text, tt.margin, got, tt.want)
 		}
 	}
 	var matched []string
 	b.matched = &matched
-	b.correct(t, "river thmes")
+	b.correct(t, "river thmes", 1)
 	if want := []string{"river", "tames", "thames", "thmes"}; !slices.Equal(matched, want) {
 		t.Errorf("Correct(%q) counts with the matches of %q, want those of the words and alternatives %q", "river thmes", matched, want)
 	}
 }
 
-// TestCorrectCountsWhatMayFind: an alternative that keeps a word matching no indexed term is not
-// counted, and a text with two such words costs no call.
+// TestCorrectCountsWhatMayFind: a text whose words all look right costs no call; an alternative
+// that keeps a word matching no indexed term is not counted, and a text with two such words costs
+// no call either.
 func TestCorrectCountsWhatMayFind(t *testing.T) {
 	calls, alts := 0, 0
 	b := wordsBackend{
@@ -134,12 +152,13 @@ func TestCorrectCountsWhatMayFind(t *testing.T) {
 		want        string
 		calls, alts int
 	}{
-		{"river thmes", "river thames", 1, 2}, // not "rover thmes", which keeps thmes
+		{"river thmes", "river thames", 1, 1}, // not "river tames": no item holds tames
 		{"rivr thmes", "", 0, 0},              // each alternative keeps a word of no item
-		{"river", "", 1, 1},                   // found enough? no: two items, and rover finds none
+		{"river", "", 0, 0},                   // held, and its neighbour is not
+		{"river thames", "", 0, 0},
 	} {
 		calls, alts = 0, 0
-		if got := b.correct(t, tt.text); got != tt.want || calls != tt.calls || alts != tt.alts {
+		if got := b.correct(t, tt.text, DefaultMargin); got != tt.want || calls != tt.calls || alts != tt.alts {
 			t.Errorf("Correct(%q) = %q in %d calls of %d alternatives; want %q in %d of %d",
 				tt.text, got, calls, alts, tt.want, tt.calls, tt.alts)
 		}
@@ -151,20 +170,22 @@ func TestCorrectCountsWhatMayFind(t *testing.T) {
 func TestCorrectOneCall(t *testing.T) {
 	words := make([]string, 12)
 	calls, alts := 0, 0
-	b := wordsBackend{titles: []string{"aa0 thames", "aa0 river", ""}, neighbours: map[string][]string{}, totals: &calls, alts: &alts}
+	b := wordsBackend{titles: []string{"aa0 thames", "aa0 river", "", ""}, neighbours: map[string][]string{}, totals: &calls, alts: &alts}
 	for i := range words {
 		words[i] = fmt.Sprintf("w%02d", i)
 		b.titles[2] += " " + words[i] // one item holds every word
 		for j := range search.MaxNeighbours {
-			b.neighbours[words[i]] = append(b.neighbours[words[i]], fmt.Sprintf("x%02d%02d", i, j))
+			x := fmt.Sprintf("x%02d%02d", i, j)
+			b.neighbours[words[i]] = append(b.neighbours[words[i]], x)
+			b.titles[3] += " " + x // and another every neighbour
 		}
 	}
-	b.neighbours[words[0]][0] = "aa0" // the first alternative finds an item
-	if got := b.correct(t, words[0]); got != "aa0" || calls != 1 || alts != search.MaxNeighbours {
+	b.neighbours[words[0]][0] = "aa0" // the first alternative finds two items
+	if got := b.correct(t, words[0], 1); got != "aa0" || calls != 1 || alts != search.MaxNeighbours {
 		t.Errorf("Correct(%s) = %q in %d calls of %d alternatives; want aa0 in 1 of %d", words[0], got, calls, alts, search.MaxNeighbours)
 	}
 	calls, alts = 0, 0
-	if got := b.correct(t, strings.Join(words, " ")); got != "" || calls != 1 || alts != search.MaxAlternatives {
+	if got := b.correct(t, strings.Join(words, " "), 1); got != "" || calls != 1 || alts != search.MaxAlternatives {
 		t.Errorf("Correct of 12 words = %q in %d calls of %d alternatives; want none in 1 of %d", got, calls, alts, search.MaxAlternatives)
 	}
 }

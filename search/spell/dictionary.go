@@ -6,10 +6,12 @@
 package spell
 
 import (
+	"cmp"
 	"fmt"
 	"hash/maphash"
 	"math"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"mediagw/search"
@@ -20,9 +22,10 @@ import (
 // Dictionary is a set of indexed words. It is safe for concurrent use.
 type Dictionary struct {
 	// terms are the held terms in byte order; isWord[i] tells whether terms[i] is a word, which
-	// may be a neighbour. n counts the words.
+	// may be a neighbour, and items[i] how many items hold it. n counts the words.
 	terms  []string
 	isWord []bool
+	items  []int
 	n      int
 
 	// variants index the terms by what deleting up to maxEdits of their runes leaves (symmetric
@@ -66,25 +69,33 @@ const (
 	maxIndexedRunes = 32
 )
 
-// NewDictionary holds words: each as the index holds it (folded), in any order, repeats allowed.
-// A term that is not one word to text.Words (a narrow no-break space is part of a term to some
-// tokenizers) is held for Matches but is no neighbour: it could not be a word of a correction.
-func NewDictionary(words []string) (*Dictionary, error) {
-	terms := slices.Clone(words)
-	slices.Sort(terms)
-	terms = slices.Compact(terms)
-	if len(terms) > 0 && terms[0] == "" {
-		terms = terms[1:]
+// NewDictionary holds words: each as the index holds it (folded), in any order; of a word given
+// twice, the larger count. A term that is not one word to text.Words (a narrow no-break space is
+// part of a term to some tokenizers) is held for Matches but is no neighbour: it could not be a
+// word of a correction.
+func NewDictionary(words []search.Word) (*Dictionary, error) {
+	sorted := slices.Clone(words)
+	slices.SortFunc(sorted, func(a, b search.Word) int {
+		return cmp.Or(strings.Compare(a.Text, b.Text), -cmp.Compare(a.Items, b.Items))
+	})
+	sorted = slices.CompactFunc(sorted, func(a, b search.Word) bool { return a.Text == b.Text })
+	if len(sorted) > 0 && sorted[0].Text == "" {
+		sorted = sorted[1:]
 	}
-	if len(terms) > math.MaxInt32 {
-		return nil, fmt.Errorf("dictionary: %d terms, over %d", len(terms), math.MaxInt32)
+	if len(sorted) > math.MaxInt32 {
+		return nil, fmt.Errorf("dictionary: %d terms, over %d", len(sorted), math.MaxInt32)
 	}
 	d := &Dictionary{
-		terms:  terms,
-		isWord: make([]bool, len(terms)),
+		terms:  make([]string, len(sorted)),
+		isWord: make([]bool, len(sorted)),
+		items:  make([]int, len(sorted)),
 		seed:   maphash.MakeSeed(),
 		memo:   memo.New[string, near](maxMemo),
 	}
+	for i, w := range sorted {
+		d.terms[i], d.items[i] = w.Text, w.Items
+	}
+	terms := d.terms
 	// Sized at once: grown by appending, the array and its last copies took twice its size at the
 	// end of the build (20 MiB at 1M items).
 	size := 0
@@ -228,6 +239,24 @@ func (d *Dictionary) Matches(words []string) (search.Matches, error) {
 		}
 	}
 	return out, nil
+}
+
+// Items maps each of words (text.Words) that is one term (text.Terms) to the number of items
+// holding that term: 0 when none does. A word of several terms is left out.
+func (d *Dictionary) Items(words []string) map[string]int {
+	out := make(map[string]int, len(words))
+	for _, word := range words {
+		terms := text.Terms(word)
+		if len(terms) != 1 {
+			continue
+		}
+		if i, ok := slices.BinarySearch(d.terms, terms[0]); ok {
+			out[word] = d.items[i]
+		} else {
+			out[word] = 0
+		}
+	}
+	return out
 }
 
 // lookup is what the folded term w finds, from the memo if a lookup found it lately. One

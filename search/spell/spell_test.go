@@ -22,7 +22,7 @@ func TestNeighbours(t *testing.T) {
 	for i := range 25 {
 		words = append(words, fmt.Sprintf("cat%c", 'a'+i), "cat") // repeats are one word
 	}
-	d, err := spell.NewDictionary(words)
+	d, err := spell.NewDictionary(held(words...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestMatches(t *testing.T) {
 			words = append(words, "manyma"+string(a)+string(b))
 		}
 	}
-	d, err := spell.NewDictionary(words)
+	d, err := spell.NewDictionary(held(words...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,6 +95,15 @@ func TestMatches(t *testing.T) {
 			}
 		}
 	}
+}
+
+// held is words each held by one item.
+func held(words ...string) []search.Word {
+	out := make([]search.Word, len(words))
+	for i, w := range words {
+		out[i] = search.Word{Text: w, Items: 1}
+	}
+	return out
 }
 
 func catWords(from, to rune) []string {
@@ -129,7 +138,7 @@ func FuzzNeighbours(f *testing.F) {
 		f.Add(s)
 	}
 	words := fixtureWords(f)
-	d, err := spell.NewDictionary(words)
+	d, err := spell.NewDictionary(held(words...))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -189,13 +198,13 @@ type source struct {
 	search.Backend
 	mu      sync.Mutex
 	version string
-	words   map[string][]string
+	words   map[string][]search.Word
 	err     error
 	lists   int
 	gate    chan struct{}
 }
 
-func (s *source) Words(ctx context.Context) ([]string, error) {
+func (s *source) Words(ctx context.Context) ([]search.Word, error) {
 	s.mu.Lock()
 	s.lists++
 	gate, v, err := s.gate, s.version, s.err
@@ -231,7 +240,7 @@ func near(t *testing.T, sp *spell.Speller, ctx context.Context, word string) ([]
 // TestSpellerFollowsTheIndex: the words are listed once per index version; after a reindex the
 // words of the index before serve until the new ones are listed; a failed list is tried again.
 func TestSpellerFollowsTheIndex(t *testing.T) {
-	src := &source{version: "v1", words: map[string][]string{"v1": {"thames"}, "v2": {"tames"}}}
+	src := &source{version: "v1", words: map[string][]search.Word{"v1": held("thames"), "v2": held("tames")}}
 	sp := spell.New(src, spell.Options{Live: live.New(src.Version, live.Options{})})
 	ctx := t.Context()
 	if got, err := near(t, sp, ctx, "thmes"); err != nil || !slices.Equal(got, []string{"thames"}) {
@@ -263,7 +272,7 @@ func TestSpellerFollowsTheIndex(t *testing.T) {
 	}
 
 	failing := errors.New("engine down")
-	src2 := &source{version: "v1", words: map[string][]string{"v1": {"thames"}}, err: failing}
+	src2 := &source{version: "v1", words: map[string][]search.Word{"v1": held("thames")}, err: failing}
 	sp2 := spell.New(src2, spell.Options{Live: live.New(src2.Version, live.Options{})})
 	if _, err := near(t, sp2, ctx, "thmes"); !errors.Is(err, failing) {
 		t.Errorf("first list failing: %v, want %v", err, failing)
@@ -278,7 +287,7 @@ func TestSpellerFollowsTheIndex(t *testing.T) {
 // own context ends, and the list goes on for the next caller.
 func TestSpellerWaitsUntilTheDeadline(t *testing.T) {
 	gate := make(chan struct{})
-	src := &source{version: "v1", words: map[string][]string{"v1": {"thames"}}, gate: gate}
+	src := &source{version: "v1", words: map[string][]search.Word{"v1": held("thames")}, gate: gate}
 	sp := spell.New(src, spell.Options{Live: live.New(src.Version, live.Options{})})
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
@@ -296,7 +305,7 @@ func TestSpellerWaitsUntilTheDeadline(t *testing.T) {
 // first thousands of rounds, as a memo would not hold them; the neighbours repeat, as in traffic.
 func BenchmarkCorrection(b *testing.B) {
 	words := fixtureWords(b)
-	d, err := spell.NewDictionary(words)
+	d, err := spell.NewDictionary(held(words...))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -332,7 +341,7 @@ func isASCII(s string) bool {
 }
 
 func TestSpellerMatches(t *testing.T) {
-	src := &source{version: "v1", words: map[string][]string{"v1": {"thames", "tames"}}}
+	src := &source{version: "v1", words: map[string][]search.Word{"v1": held("thames", "tames")}}
 	for _, tt := range []struct {
 		opts spell.Options
 		want search.Matches

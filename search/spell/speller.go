@@ -22,6 +22,9 @@ type Options struct {
 	// LoadTimeout bounds listing the words (default 1m): nobody waits on it once a dictionary is
 	// held, and a caller with none waits only until its own deadline.
 	LoadTimeout time.Duration
+	// Margin is Correct's margin (default DefaultMargin): how many times more items a neighbour
+	// must be held by than a word the index holds for the word to look misspelt.
+	Margin int
 }
 
 // DefaultLoadTimeout is Options.LoadTimeout's default: listing a million items' words takes the
@@ -29,8 +32,8 @@ type Options struct {
 const DefaultLoadTimeout = time.Minute
 
 // Speller is the did-you-mean at the top of the chain (search/chain): it answers every call of
-// search.Backend with the backend it wraps, and corrects a search that found little (Correct)
-// from the Dictionary of the words the backend's index holds. It is safe for concurrent use.
+// search.Backend with the backend it wraps, and corrects a search's misspelt word (Correct) from
+// the Dictionary of the words the backend's index holds. It is safe for concurrent use.
 type Speller struct {
 	search.Backend
 	opts Options
@@ -50,13 +53,16 @@ func New(next search.Backend, opts Options) *Speller {
 	if opts.LoadTimeout <= 0 {
 		opts.LoadTimeout = DefaultLoadTimeout
 	}
+	if opts.Margin <= 0 {
+		opts.Margin = DefaultMargin
+	}
 	return &Speller{Backend: next, opts: opts}
 }
 
-// Correct is the did-you-mean of a search of q that found total items (see Correct), its
-// alternatives counted by the backend the Speller wraps.
-func (s *Speller) Correct(ctx context.Context, q search.Query, total int) (string, error) {
-	return Correct(ctx, s.Backend, q, total, s)
+// Correct is the did-you-mean of a search of q (see Correct), its alternatives counted by the
+// backend the Speller wraps: no call of it when no word of q looks misspelt.
+func (s *Speller) Correct(ctx context.Context, q search.Query) (string, error) {
+	return Correct(ctx, s.Backend, q, s, s.opts.Margin)
 }
 
 // Neighbours is Dictionary.Neighbours of text, from the words of the index the backend serves.
@@ -81,6 +87,15 @@ func (s *Speller) Matches(ctx context.Context, words []string) (search.Matches, 
 		return nil, fmt.Errorf("spell: %w", err)
 	}
 	return d.Matches(words)
+}
+
+// Items is Dictionary.Items of words, from the words of the index the backend serves.
+func (s *Speller) Items(ctx context.Context, words []string) (map[string]int, error) {
+	d, err := s.dictionary(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("spell: %w", err)
+	}
+	return d.Items(words), nil
 }
 
 // Warm lists the words of the index the backend serves now, unless they are held: a gateway calls
