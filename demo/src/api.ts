@@ -312,7 +312,7 @@ export interface components {
                     count: number;
                 }[];
             };
-            /** @description With `q`: when `total` is under 5, a corrected `q` (one word changed to an indexed word within its typo allowance) that finds more items; otherwise null. */
+            /** @description With `q`: a corrected `q` when a word looks misspelt (no item holds it, or far fewer than hold a word within its typo allowance), that word changed to that one, when the corrected `q` finds items; otherwise null. The items are still what the typo allowance found; correctly spelt words are never changed. */
             suggestion?: string | null;
         };
         /** @description `resource=item`: one item. */

@@ -15,17 +15,19 @@ func TestRankingAgreesWithBleve(t *testing.T) {
 		t.Skip("loads the whole real catalogue twice")
 	}
 	engineURL(t)
-	openBleve := func(t *testing.T, items []search.Item) search.Backend {
-		b, err := bleve.NewFromItems(t.Context(), t.TempDir(), items)
-		if err != nil {
-			t.Fatalf("bleve.NewFromItems: %v", err)
-		}
-		t.Cleanup(func() {
-			if err := b.Close(); err != nil {
-				t.Errorf("Close: %v", err)
-			}
-		})
-		return b
-	}
 	searchtest.RunRankingAgreement(t, openBleve, open)
+}
+
+// openBleve is the embedded index of items, the backend the engine is compared with.
+func openBleve(t *testing.T, items []search.Item) search.Backend {
+	b, err := bleve.NewFromItems(t.Context(), t.TempDir(), items)
+	if err != nil {
+		t.Fatalf("bleve.NewFromItems: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := b.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return b
 }
