@@ -13,7 +13,7 @@ import (
 )
 
 // Words returns every term of the searched fields with the documents holding it in any of them,
-// for the did-you-mean's dictionary (search/spell). A term in one field counts its documents
+// for the did-you-mean's dictionary (search/spell). A term in one field counts its postings
 // there; one in several, the union of its postings in them, as the engines count each item's
 // distinct words once.
 func (b *Backend) Words(ctx context.Context) ([]search.Word, error) {
@@ -24,42 +24,25 @@ func (b *Backend) Words(ctx context.Context) ([]search.Word, error) {
 	defer h.release()
 	var out []search.Word
 	err = withReader(h.idx, func(r index.IndexReader) error {
-		// fields lists the fields of each term, counts its documents in the first.
-		type seen struct {
-			fields []string
-			docs   uint64
-		}
-		terms := map[string]*seen{}
+		fields := map[string][]string{}
 		for _, sf := range search.SearchedFields {
 			field := textFields[sf.Field]
-			err := eachTerm(r, field, func(term string, docs uint64) error {
-				if s, ok := terms[term]; ok {
-					s.fields = append(s.fields, field)
-				} else {
-					terms[term] = &seen{fields: []string{field}, docs: docs}
-				}
+			err := eachTerm(r, field, func(term string, _ uint64) error {
+				fields[term] = append(fields[term], field)
 				return ctx.Err()
 			})
 			if err != nil {
 				return fmt.Errorf("%s: %w", field, err)
 			}
 		}
-		out = make([]search.Word, 0, len(terms))
+		out = make([]search.Word, 0, len(fields))
 		union := roaring64.New()
-		for term, s := range terms {
-			if len(s.fields) > 1 {
-				union.Clear()
-				for _, field := range s.fields {
-					if err := eachPosting(ctx, r, term, field, func(doc uint64) error {
-						union.Add(doc)
-						return nil
-					}); err != nil {
-						return fmt.Errorf("%s %q: %w", field, term, err)
-					}
-				}
-				s.docs = union.GetCardinality()
+		for term, in := range fields {
+			n, err := termDocs(ctx, r, term, in, union)
+			if err != nil {
+				return fmt.Errorf("%q: %w", term, err)
 			}
-			out = append(out, search.Word{Text: term, Items: int(s.docs)})
+			out = append(out, search.Word{Text: term, Items: n})
 		}
 		return nil
 	})
@@ -67,6 +50,31 @@ func (b *Backend) Words(ctx context.Context) ([]search.Word, error) {
 		return nil, fmt.Errorf("words: %w", err)
 	}
 	return out, nil
+}
+
+// termDocs counts the documents holding term in any of fields, in union (emptied first) when
+// there are several.
+func termDocs(ctx context.Context, r index.IndexReader, term string, fields []string, union *roaring64.Bitmap) (int, error) {
+	if len(fields) == 1 {
+		// The dictionary's own count is no document count in every segment format; the postings' is.
+		tr, err := r.TermFieldReader(ctx, []byte(term), fields[0], false, false, false)
+		if err != nil {
+			return 0, err
+		}
+		n := tr.Count()
+		return int(n), tr.Close()
+	}
+	union.Clear()
+	for _, field := range fields {
+		err := eachPosting(ctx, r, term, field, func(doc uint64) error {
+			union.Add(doc)
+			return nil
+		})
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", field, err)
+		}
+	}
+	return int(union.GetCardinality()), nil
 }
 
 // Totals counts the items each alternative text of q matches, on one reader, as the engines
