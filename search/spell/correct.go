@@ -31,7 +31,7 @@ type Totaller interface {
 
 // DefaultMargin is how many times more items a neighbour must be held by than a word the index
 // holds for the word to look misspelt: docs/relevance.md, "The did-you-mean", has the figures.
-const DefaultMargin = 20
+const DefaultMargin = 1000
 
 // Correct returns the did-you-mean correction of a search of q: q's text with one word that looks
 // misspelt changed to one of its neighbours in v, the change of fewest edits that finds items, of
