@@ -74,9 +74,11 @@ func TestFacetsBody(t *testing.T) {
 func TestSuggestionField(t *testing.T) {
 	h := newHarness(t)
 	for _, tt := range []struct{ q, want string }{
-		{"harbour", `"suggestion":null`},                    // spelt right
-		{"sunset+hrabuor", `"suggestion":"sunset harbour"`}, // found by the typo allowance, still corrected
-		{"harbour+zzzzqqq", `"suggestion":null`},            // nothing near zzzzqqq
+		{"harbour", `"suggestion":null`},                                      // spelt right
+		{"sunset+hrabuor", `"suggestion":"sunset harbour"`},                   // found by the typo allowance, still corrected
+		{"harbour+zzzzqqq", `"suggestion":null`},                              // nothing near zzzzqqq
+		{"sunset+hrabuor+-hrabuor", `"suggestion":"sunset harbour -hrabuor"`}, // an excluded word is never changed
+		{"%22hrabuor%22+sunset", `"suggestion":null`},                         // nor a quoted one
 	} {
 		rec := h.get("/?resource=items&q=" + tt.q)
 		if !strings.Contains(rec.Body.String(), tt.want) {

@@ -122,9 +122,9 @@ func Correct(ctx context.Context, b Totaller, q search.Query, v Vocabulary, marg
 	return alts[best].Text(q.Text), nil
 }
 
-// correctable are the distinct words of q's text that a correction may change, in order. Words in
-// quotes or excluded (the contract's operators) must never be changed: the typed query carries
-// none yet, and this is the one place to leave them out when it does.
+// correctable are the distinct words of q's text that a correction may change, in order: its free
+// words only, as q.Text holds them; words in quotes or excluded (q.Phrases, q.Exclude) are never
+// changed.
 func correctable(q search.Query) []string {
 	words := text.Words(q.Text)
 	out := make([]string, 0, len(words))
