@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/sync/errgroup"
 
@@ -85,7 +84,7 @@ func SuggestionQueries(items []search.Item) []SuggestionQuery {
 func withWordTypo(words []string, shortest, longest int, typo func([]rune) ([]rune, bool)) (string, bool) {
 	pick, n := -1, 0
 	for j, w := range words {
-		if l := utf8.RuneCountInString(w); l >= shortest && l <= longest && l > n {
+		if l := len([]rune(w)); l >= shortest && l <= longest && l > n {
 			pick, n = j, l
 		}
 	}
