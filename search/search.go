@@ -109,6 +109,9 @@ type Query struct {
 	// Highlight asks to show each item's matched fields (Matched). Matched needs only the item,
 	// so backends ignore it and caches need not tell queries apart by it.
 	Highlight bool
+	// Curation is the synonyms and pins a backend applies to the query, set by the backend from
+	// the set it serves (nil: none); the API never sets it.
+	Curation Curation
 }
 
 // Result is one page of a search.

@@ -117,3 +117,33 @@ func QueryTerms(text string) []string {
 	}
 	return out
 }
+
+// Synonyms says which words a query word is searched as: search/curation's rules.
+type Synonyms interface {
+	// Alternatives returns the words w is searched as, itself among them unless a one-way rule
+	// replaces it; nil when it has no synonyms.
+	Alternatives(w string) []string
+}
+
+// Alternatives returns the terms (Terms) of each word a query word w is searched as, w's own
+// first unless syn replaces it: an item matches w when it matches any of them. Without syn, or
+// a synonym of w, it is w's terms alone.
+func Alternatives(w string, syn Synonyms) [][]string {
+	var words []string
+	if syn != nil {
+		words = syn.Alternatives(w)
+	}
+	if len(words) == 0 {
+		return [][]string{Terms(w)}
+	}
+	out := make([][]string, 0, len(words))
+	seen := map[string]bool{}
+	for _, a := range words {
+		terms := Terms(a)
+		if key := strings.Join(terms, " "); len(terms) > 0 && !seen[key] {
+			seen[key] = true
+			out = append(out, terms)
+		}
+	}
+	return out
+}
