@@ -12,3 +12,8 @@ type Curation interface {
 	// nil when none are pinned for it.
 	Pinned(text string) []string
 }
+
+// PinBoost is what a search by relevance adds to the score of the i-th of the n ids pinned for
+// its text, when it finds that item: more than the relevance rule gives any item (search.Clauses,
+// TitleBonus), so pinned items come first, in their order, and the rest follow as scored.
+func PinBoost(i, n int) float64 { return float64(n-i) * 1e6 }

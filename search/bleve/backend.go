@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	blevesearch "github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -19,6 +20,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"mediagw/search"
+	"mediagw/search/curation"
 )
 
 // Keys of the index's internal store, written once when the index is built.
@@ -63,6 +65,9 @@ type Backend struct {
 	// reloadMu serialises Reload and Close.
 	reloadMu sync.Mutex
 	closed   bool
+
+	// rules are the operators' synonyms and pins served (curation.go).
+	rules atomic.Pointer[curation.Rules]
 }
 
 var _ search.Backend = (*Backend)(nil)
@@ -77,7 +82,12 @@ func Open(dir string) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{dir: dir, cur: h}, nil
+	b := &Backend{dir: dir, cur: h}
+	if err := b.refreshRules(); err != nil {
+		_ = h.idx.Close()
+		return nil, err
+	}
+	return b, nil
 }
 
 // NewFromItems builds an index of items under dir, makes it current and serves it. For tests and demos.
@@ -178,6 +188,9 @@ func (b *Backend) Reload(ctx context.Context) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, fmt.Errorf("reload: %w", err)
 	}
+	if err := b.refreshRules(); err != nil {
+		return false, err
+	}
 	name, err := currentName(b.dir)
 	if err != nil {
 		return false, err
@@ -236,6 +249,7 @@ func (b *Backend) Ping(ctx context.Context) error {
 
 // Search returns one page of the items matching q in q.Sort order, with the exact total.
 func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, error) {
+	q.Curation = b.curation()
 	if err := ctx.Err(); err != nil {
 		return search.Result{}, fmt.Errorf("search: %w", err)
 	}
@@ -428,6 +442,9 @@ func storedItem(hit *bsearch.DocumentMatch) (search.Item, error) {
 // whether the text held any term.
 func buildQuery(m mapping.IndexMapping, q search.Query, titleBonus []float64, fuzzy *fuzzyCache) (query.Query, bool, error) {
 	must, hasText := textQuery(q, titleBonus, fuzzy)
+	if hasText && titleBonus != nil {
+		must = pinned(must, q)
+	}
 	if !hasText && q.Text != "" {
 		// Text with nothing searchable in it (only punctuation) matches nothing.
 		return query.NewMatchNoneQuery(), false, nil

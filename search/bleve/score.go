@@ -21,14 +21,14 @@ import (
 // scores an item by search.Clauses' rule: for each word or phrase the best clause it matches,
 // summed, plus the item's title bonus (titleBonus by document number; nil leaves it out). Only
 // the words search.TypoWords allows have typo clauses, which keep their candidates in fuzzy (nil:
-// nowhere). It reports whether q held any term; one with none is no query (nil).
+// nowhere); each word is searched as its synonyms too (q.Curation). It reports whether q held any term; one with none is no query (nil).
 func textQuery(q search.Query, titleBonus []float64, fuzzy *fuzzyCache) (query.Query, bool) {
 	var all allWords
 	words := text.Words(q.Text)
 	typos := search.TypoWords(words)
 	for i, w := range words {
-		if terms := text.Terms(w); len(terms) > 0 {
-			all.words = append(all.words, wordQuery(terms, typos[i], fuzzy))
+		if alts := text.Alternatives(w, q.Curation); len(alts) > 0 && len(alts[0]) > 0 {
+			all.words = append(all.words, synonymsQuery(alts, typos[i], fuzzy))
 			all.typo = append(all.typo, typos[i])
 		}
 	}

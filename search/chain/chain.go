@@ -5,6 +5,7 @@
 package chain
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -13,6 +14,7 @@ import (
 	"mediagw/search/admit"
 	"mediagw/search/breaker"
 	"mediagw/search/cache"
+	"mediagw/search/curation"
 	"mediagw/search/live"
 	"mediagw/search/meter"
 	"mediagw/search/spell"
@@ -70,7 +72,7 @@ func New(b search.Backend, o Options) (*Chain, error) {
 		}
 		next = cb
 	}
-	c := &Chain{Live: live.New(next.Version, o.Live)}
+	c := &Chain{Live: live.New(withRules(b, next.Version), o.Live)}
 	admitted := admit.New(next, o.Admit)
 	if err := reg.Register(admitted); err != nil {
 		return nil, fmt.Errorf("register admission metrics: %w", err)
@@ -92,4 +94,21 @@ func New(b search.Backend, o Options) (*Chain, error) {
 	o.Spell.Live = c.Live
 	c.Speller = spell.New(next, o.Spell)
 	return c, nil
+}
+
+// withRules is ask, the backend's version, named with the operators' synonyms and pins b serves
+// when it serves any (search/curation): what is kept per version (answers, words) is then kept
+// per set too, and a new set is served as soon as its version is read.
+func withRules(b search.Backend, ask func(context.Context) (string, error)) func(context.Context) (string, error) {
+	r, ok := b.(interface{ CurrentRules() *curation.Rules })
+	if !ok {
+		return ask
+	}
+	return func(ctx context.Context) (string, error) {
+		v, err := ask(ctx)
+		if d := r.CurrentRules().Digest(); err == nil && d != "" {
+			v += "+rules-" + d
+		}
+		return v, err
+	}
 }

@@ -21,6 +21,10 @@ import (
 // MaxBytes bounds each file: the set travels to every replica every few seconds.
 const MaxBytes = 1 << 20
 
+// MaxAlternatives bounds the words one word is searched as: each is a clause of its query, which
+// the embedded index scores within 16 (search/bleve's maxClauses).
+const MaxAlternatives = 16
+
 // Files are the two files as the operator wrote them: what is stored and shown.
 type Files struct {
 	Synonyms string `json:"synonyms"`
@@ -125,6 +129,9 @@ func (r *Rules) addSynonyms(line string) error {
 	}
 	for _, w := range from {
 		k := key(w)
+		if n := len(r.synonyms[k]) + len(to); n > MaxAlternatives {
+			return fmt.Errorf("%q would be searched as %d words, past %d", w, n, MaxAlternatives)
+		}
 		for _, t := range to {
 			if !slices.ContainsFunc(r.synonyms[k], func(x string) bool { return key(x) == key(t) }) {
 				r.synonyms[k] = append(r.synonyms[k], t)

@@ -18,6 +18,7 @@ import (
 	"github.com/opensearch-project/opensearch-go/v4/opensearchapi"
 
 	"mediagw/search"
+	"mediagw/search/curation"
 	"mediagw/search/engine/mappings"
 )
 
@@ -137,6 +138,8 @@ type Backend struct {
 	names nameCache
 	// engine is what Detect found.
 	engine atomic.Pointer[Engine]
+	// rules are the operators' synonyms and pins served, read with the version (curation.go).
+	rules atomic.Pointer[curation.Rules]
 }
 
 // New checks the configuration and makes a client; it does not contact the engine (see Ping).
@@ -253,6 +256,7 @@ type pageAnswer struct {
 // index the walk started on (the index behind the alias when it did), since another index,
 // a reload of the same items included, may order them otherwise.
 func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, error) {
+	q.Curation = b.curation()
 	req, err := NewSearchRequest(q)
 	if err != nil {
 		return search.Result{}, fmt.Errorf("%s search: %w", b.name(), err)
@@ -446,6 +450,9 @@ func (b *Backend) Version(ctx context.Context) (string, error) {
 	}
 	if len(live) == 0 {
 		return "", fmt.Errorf("%s version: %w: no index behind alias %s", b.name(), search.ErrUnavailable, b.cfg.Alias)
+	}
+	if err := b.refreshRules(ctx); err != nil {
+		return "", err
 	}
 	return live[0], nil
 }

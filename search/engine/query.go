@@ -186,7 +186,7 @@ func boolQuery(q search.Query) obj {
 		must := make([]any, 0, len(words)+len(phrases))
 		typos := search.TypoWords(words)
 		for i, w := range words {
-			must = append(must, wordQuery(w, typos[i]))
+			must = append(must, synonymsQuery(text.Alternatives(w, q.Curation), typos[i]))
 		}
 		for _, p := range phrases {
 			must = append(must, phraseQuery(p))
@@ -197,6 +197,9 @@ func boolQuery(q search.Query) obj {
 			"field_value_factor": obj{"field": "title_bonus", "missing": 0},
 			"boost_mode":         "sum",
 		}}}
+		if pins := pinClauses(q); pins != nil {
+			b["should"] = pins
+		}
 	} else if q.Text != "" {
 		// Text with nothing searchable in it (only punctuation) matches nothing.
 		b["must"] = []any{obj{"match_none": obj{}}}
@@ -256,6 +259,40 @@ func filterClauses(q search.Query) []any {
 	return filters
 }
 
+// synonymsQuery matches one word searched as each of its alternatives' terms (text.Alternatives):
+// the best of them scores.
+func synonymsQuery(alts [][]string, typo bool) json.RawMessage {
+	if len(alts) == 1 {
+		return wordQuery(alts[0], typo)
+	}
+	queries := make([]json.RawMessage, len(alts))
+	for i, terms := range alts {
+		queries[i] = wordQuery(terms, typo)
+	}
+	b, err := marshal(obj{"dis_max": obj{"queries": queries}})
+	if err != nil {
+		panic(fmt.Sprintf("encode a word's synonyms: %v", err)) // encoded queries always encode
+	}
+	return b
+}
+
+// pinClauses add search.PinBoost to the items pinned for q's text (a search by relevance), nil
+// when none are: optional clauses, which score and never filter.
+func pinClauses(q search.Query) []any {
+	if q.Curation == nil || q.Sort != search.SortRelevance {
+		return nil
+	}
+	ids := q.Curation.Pinned(q.Text)
+	if len(ids) == 0 {
+		return nil
+	}
+	out := make([]any, len(ids))
+	for i, id := range ids {
+		out[i] = obj{"constant_score": obj{"filter": obj{"term": obj{"id": id}}, "boost": search.PinBoost(i, len(ids))}}
+	}
+	return out
+}
+
 // wordQuery matches one word of the text in any searched field, exactly or (typo) within the typo
 // allowance, scoring the best of search.Clauses it matches: constant scores under dis_max, so the
 // engine's score is the rule's sum, not BM25's, as in search/bleve. A word may have several terms
@@ -264,7 +301,7 @@ func filterClauses(q search.Query) []any {
 // It is wordClauses of w's terms, encoded. The clauses differ from word to word only by the
 // terms, so they are encoded once (wordTemplate) and the terms set between their parts, rather
 // than building and encoding every clause's objects per word (BenchmarkSearchRequest).
-func wordQuery(w string, typo bool) json.RawMessage {
+func wordQuery(termsOfW []string, typo bool) json.RawMessage {
 	cached := &wordTemplates[0]
 	if typo {
 		cached = &wordTemplates[1]
@@ -274,9 +311,9 @@ func wordQuery(w string, typo bool) json.RawMessage {
 		t = newWordTemplate(typoRule, typo)
 		cached.Store(t)
 	}
-	terms, err := marshal(strings.Join(text.Terms(w), " "))
+	terms, err := marshal(strings.Join(termsOfW, " "))
 	if err != nil {
-		panic(fmt.Sprintf("encode the terms of %q: %v", w, err)) // a string always encodes
+		panic(fmt.Sprintf("encode the terms %q: %v", termsOfW, err)) // a string always encodes
 	}
 	return bytes.Join(t.parts, terms)
 }

@@ -409,7 +409,7 @@ func TestWordQueryIsItsClauses(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got := wordQuery(w, typo); string(got) != string(want) {
+				if got := wordQuery(text.Terms(w), typo); string(got) != string(want) {
 					t.Errorf("rule %v, word %q, typo %v:\n got %s\nwant %s", rule, w, typo, got, want)
 				}
 			}

@@ -81,6 +81,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("QuerySyntaxIsText", func(t *testing.T) { testSyntax(t, b) })
 	t.Run("Item", func(t *testing.T) { testItem(t, b, items) })
 	t.Run("IDsAsGiven", func(t *testing.T) { testIDsAsGiven(t, open) })
+	t.Run("Curation", func(t *testing.T) { testCuration(t, open, items) })
 	t.Run("SearchReturnsFullItems", func(t *testing.T) { testFullItems(t, b, items) })
 	t.Run("Categories", func(t *testing.T) { testCategories(t, b, items) })
 	t.Run("Authors", func(t *testing.T) { testAuthors(t, b, items) })
