@@ -37,6 +37,9 @@ commands:
                                      measure the gateway against OpenSearch itself (see -h)
   queries   [-n N] [-window D]       the most frequent searches, and those that found nothing, of
                                      every replica (from Redis) over the query log's window
+  rules     [-synonyms FILE] [-pins FILE] apply|show
+                                     apply the synonyms and pins files (mappings/) on every
+                                     replica within seconds, or show the set served
   passthrough [-listen ADDR] [-limit]
                                      forward requests to the engine unchanged (with the rate limit
                                      in Redis first): the floor bench -via measures beside the gateway
@@ -87,6 +90,7 @@ type env struct {
 	bench       benchFlags
 	passthrough passthroughFlags
 	queries     queriesFlags
+	rules       rulesFlags
 }
 
 var commands = []command{
@@ -106,6 +110,7 @@ var commands = []command{
 	{name: "bench", run: runBench, flags: benchFlagSet},
 	{name: "passthrough", run: runPassthrough, flags: passthroughFlagSet},
 	{name: "queries", run: runQueries, flags: queriesFlagSet},
+	{name: "rules", run: runRules, flags: rulesFlagSet},
 }
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
