@@ -141,17 +141,35 @@ test("typing offers completions; choosing one searches it", async (t) => {
   assert.equal(new URL(p.url()).searchParams.get("q"), want.data[0].text);
 });
 
-test("a search that finds little offers the API's correction", async (t) => {
+test("a misspelt search offers the API's correction as a link that runs it", async (t) => {
   const p = await page(t);
-  const q = "pride prejudice austen zzyzx";
-  const want = await apiGet({ resource: "items", q });
-  await p.goto(`${api}demo/?q=${encodeURIComponent(q)}`);
-  await p.locator(".pages span").waitFor();
-  if (want.suggestion === null) {
-    assert.equal(await p.locator(".suggestion").count(), 0);
-  } else {
-    assert.equal(await p.locator(".suggestion a").textContent(), want.suggestion);
+  // The first of these misspellings the API corrects (which it corrects is the did-you-mean's to choose).
+  let q, want;
+  for (q of ["moby dikc", "heart of drakness", "bilss and heaven", "pride prejudice austen zzyzx"]) {
+    want = await apiGet({ resource: "items", q, type: "document" });
+    if (want.suggestion) break;
   }
+  assert.ok(want.suggestion, "the API corrected none of the misspellings");
+  await p.goto(`${api}demo/?q=${encodeURIComponent(q)}&type=document`);
+  const link = p.locator(".suggestion a");
+  await link.waitFor();
+  assert.equal(await link.textContent(), want.suggestion);
+  await link.click();
+  await p.waitForURL((u) => u.searchParams.get("q") === want.suggestion);
+  await shown(p);
+  assert.equal(new URL(p.url()).searchParams.get("type"), "document", "the correction dropped a filter");
+  assert.equal(await p.inputValue("#q"), want.suggestion);
+  const corrected = await apiGet({ resource: "items", q: want.suggestion, type: "document" });
+  assert.deepEqual(await resultIDs(p), corrected.data.map((d) => d.id));
+});
+
+test("the search box's help names the operators", async (t) => {
+  const p = await page(t);
+  await p.goto(`${api}demo/`);
+  const help = p.locator("#" + (await p.getAttribute("#q", "aria-describedby")));
+  const text = await help.textContent();
+  assert.ok(text.includes('"exact phrase"') && text.includes("-word"), `help text: ${text}`);
+  assert.ok(await help.isVisible());
 });
 
 test("categories and authors list what the API lists", async (t) => {
