@@ -115,3 +115,29 @@ func TestExtrasParameters(t *testing.T) {
 		}
 	}
 }
+
+// A search box sends completions what has been typed so far, operators and all: their characters
+// are no words, so they complete as the same words without them.
+func TestSuggestIgnoresOperators(t *testing.T) {
+	h := newHarness(t)
+	type suggestBody struct {
+		Data []struct{ Text, ID string } `json:"data"`
+	}
+	for typed, plain := range map[string]string{
+		`"sunset over`:   "sunset over",
+		`"sunset over"`:  "sunset over",
+		`-harbour`:       "harbour",
+		`-"harbour at`:   "harbour at",
+		`harbour -nig`:   "harbour nig",
+		`"harbour" -in"`: "harbour in",
+	} {
+		got := decode[suggestBody](t, h.get("/?resource=suggest&q="+url.QueryEscape(typed)))
+		want := decode[suggestBody](t, h.get("/?resource=suggest&q="+url.QueryEscape(plain)))
+		if len(want.Data) == 0 {
+			t.Errorf("%q completes to nothing in the fixture", plain)
+		}
+		if !slices.Equal(got.Data, want.Data) {
+			t.Errorf("%q completes to %v, want %v as %q", typed, got.Data, want.Data, plain)
+		}
+	}
+}
