@@ -7,12 +7,13 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
 // The search-box extras of issue 12 in the harness: searches that ask for every facet and for
-// highlighted matches, measured against the same searches without them, and completions as a
-// search box asks for them while someone types.
+// highlighted matches, and searches of their words as a phrase, each measured against the same
+// searches without; and completions as a search box asks for them while someone types.
 
 // extrasQuery is what a search box adds to a search for the extras: every facet and highlights.
 const extrasQuery = "&facets=type,category,language,year&highlight=true"
@@ -24,6 +25,53 @@ func (g *Gateway) WithExtras(name string) *Gateway {
 	out := *g
 	out.name, out.extra = name, extrasQuery
 	return &out
+}
+
+// ExtrasSuffix and PhraseSuffix end the names of the targets WithExtras and WithPhrase make beside
+// a gateway (mediactl bench -mode extras), by which reports pair each with its plain searches.
+const (
+	ExtrasSuffix = "+extras"
+	PhraseSuffix = "+phrase"
+)
+
+// Extras and Phrase say what the targets of WithExtras and WithPhrase add to a search, for reports.
+const (
+	Extras = "all four facets and highlight=true"
+	Phrase = `q's words in quotes, a phrase`
+)
+
+// WithPhrase is a copy of g, named name, whose searches with text ask for it as a phrase: q in
+// quotes. Run against g on the same mix, it gives what a phrase costs over the same words.
+func (g *Gateway) WithPhrase(name string) *Gateway {
+	out := *g
+	out.name, out.quoted = name, &sync.Map{}
+	return &out
+}
+
+// phrased is r's query with q in quotes, kept per request so that the run measures the gateway
+// and not the rewriting.
+func (g *Gateway) phrased(r *Request) string {
+	if q, ok := g.quoted.Load(r); ok {
+		return q.(string)
+	}
+	q := quoteQ(r.Query)
+	g.quoted.Store(r, q)
+	return q
+}
+
+// quoteQ is query with the value of q in quotes, its other parameters as they are, in order.
+func quoteQ(query string) string {
+	params := strings.Split(query, "&")
+	for i, p := range params {
+		v, ok := strings.CutPrefix(p, "q=")
+		if !ok {
+			continue
+		}
+		if text, err := url.QueryUnescape(v); err == nil && strings.TrimSpace(text) != "" {
+			params[i] = "q=" + url.QueryEscape(`"`+text+`"`)
+		}
+	}
+	return strings.Join(params, "&")
 }
 
 // CompletionOptions shape a mix of completions.
@@ -86,10 +134,12 @@ func typedSoFar(rng *rand.Rand, w string) string {
 	return string([]rune(w)[:cut])
 }
 
-// ExtrasCost compares searches with the extras (the target made by WithExtras) with the same
-// searches without them, measured in the same run.
+// ExtrasCost compares searches with an extra (the target made by WithExtras or WithPhrase) with the
+// same searches without it, measured in the same run.
 type ExtrasCost struct {
 	Plain, Extras string
+	// What is what the extras' searches add (Extras, Phrase).
+	What string
 	// P50, Mean and P99 are the extras' latency over the plain searches'.
 	P50, Mean, P99 float64
 	// Throughput is the plain searches' throughput over the extras' (closed loop: what a search
@@ -100,8 +150,8 @@ type ExtrasCost struct {
 	CPU float64
 }
 
-// CompareExtras returns what extras cost over plain.
-func CompareExtras(plain, extras *Result) ExtrasCost {
+// CompareExtras returns what extras, whose searches add what, cost over plain.
+func CompareExtras(plain, extras *Result, what string) ExtrasCost {
 	ratio := func(a, b float64) float64 {
 		if b == 0 {
 			return 0
@@ -117,7 +167,7 @@ func CompareExtras(plain, extras *Result) ExtrasCost {
 		}
 		return ratio(sum, float64(r.Requests))
 	}
-	return ExtrasCost{Plain: plain.Target, Extras: extras.Target,
+	return ExtrasCost{Plain: plain.Target, Extras: extras.Target, What: what,
 		P50:        ratio(float64(extras.Latency.P50), float64(plain.Latency.P50)),
 		Mean:       ratio(float64(extras.Latency.Mean), float64(plain.Latency.Mean)),
 		P99:        ratio(float64(extras.Latency.P99), float64(plain.Latency.P99)),
@@ -136,8 +186,8 @@ func WriteExtrasCost(w io.Writer, c ExtrasCost) error {
 		parts = append(parts, fmt.Sprintf("CPU per request %.2fx", c.CPU))
 	}
 	parts = append(parts, fmt.Sprintf("p50 %.2fx, mean %.2fx, p99 %.2fx", c.P50, c.Mean, c.P99))
-	_, err := fmt.Fprintf(w, "%s (all four facets and highlight=true) costs over %s (plain searches): %s\n",
-		c.Extras, c.Plain, strings.Join(parts, "; "))
+	_, err := fmt.Fprintf(w, "%s (%s) costs over %s (plain searches): %s\n",
+		c.Extras, c.What, c.Plain, strings.Join(parts, "; "))
 	return err
 }
 

@@ -52,6 +52,22 @@ func TestBuildCompletionsIsDeterministicAndTyped(t *testing.T) {
 	}
 }
 
+func TestQuoteQ(t *testing.T) {
+	for query, want := range map[string]string{
+		"resource=items&q=forest+path&page=2":     "resource=items&q=%22forest+path%22&page=2",
+		"q=thames&resource=items":                 "q=%22thames%22&resource=items",
+		"resource=items&q=%C3%A9lan&type=photo":   "resource=items&q=%22%C3%A9lan%22&type=photo",
+		"resource=items&type=photo":               "resource=items&type=photo",
+		"resource=items&q=&sort=az":               "resource=items&q=&sort=az",
+		"resource=items&q=%20&sort=az":            "resource=items&q=%20&sort=az",
+		"resource=items&sq=thames&q=ice&facets=a": "resource=items&sq=thames&q=%22ice%22&facets=a",
+	} {
+		if got := quoteQ(query); got != want {
+			t.Errorf("quoteQ(%q) = %q, want %q", query, got, want)
+		}
+	}
+}
+
 // metered is a gateway on the fixture's embedded index with its metrics served, as mediagw does.
 func metered(t *testing.T) (api, metrics string) {
 	t.Helper()
@@ -92,15 +108,16 @@ func TestExtrasAndSuggestRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	plain := NewGateway("plain", api, NewClient(2, 10*time.Second), 100)
-	extras := plain.WithExtras("plain+extras")
+	extras := plain.WithExtras("plain" + ExtrasSuffix)
+	phrase := plain.WithPhrase("plain" + PhraseSuffix)
 	opt := RunOptions{Concurrency: 2, Duration: 400 * time.Millisecond, Rounds: 2, Warmup: 100 * time.Millisecond,
-		Metrics: map[string]string{"plain": metrics, "plain+extras": metrics}}
+		Metrics: map[string]string{"plain": metrics, "plain+extras": metrics, "plain+phrase": metrics}}
 	for _, tc := range []struct {
 		mix     *Mix
 		targets []Target
 		kind    Kind
 	}{
-		{searches, []Target{plain, extras}, KindItems},
+		{searches, []Target{plain, extras, phrase}, KindItems},
 		{completions, []Target{plain}, KindSuggest},
 	} {
 		res, err := Run(context.Background(), tc.mix, tc.targets, opt)
@@ -119,9 +136,11 @@ func TestExtrasAndSuggestRuns(t *testing.T) {
 		if err := WriteTable(&out, res); err != nil {
 			t.Fatal(err)
 		}
-		if len(res) == 2 {
-			if err := WriteExtrasCost(&out, CompareExtras(res[0], res[1])); err != nil {
-				t.Fatal(err)
+		if len(res) == 3 {
+			for _, c := range []ExtrasCost{CompareExtras(res[0], res[1], Extras), CompareExtras(res[0], res[2], Phrase)} {
+				if err := WriteExtrasCost(&out, c); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
 		for _, want := range []string{"gateway's own time while measuring plain", "rate-limit call"} {
@@ -129,8 +148,10 @@ func TestExtrasAndSuggestRuns(t *testing.T) {
 				t.Errorf("report without %q:\n%s", want, out.String())
 			}
 		}
-		if len(res) == 2 && !strings.Contains(out.String(), "plain+extras (all four facets and highlight=true) costs over plain") {
-			t.Errorf("no cost line:\n%s", out.String())
+		for _, want := range []string{"plain+extras (all four facets and highlight=true) costs over plain", `plain+phrase (q's words in quotes, a phrase) costs over plain`} {
+			if len(res) == 3 && !strings.Contains(out.String(), want) {
+				t.Errorf("no cost line %q:\n%s", want, out.String())
+			}
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync"
 	"time"
 
 	"mediagw/search/engine"
@@ -44,6 +45,8 @@ type Gateway struct {
 	visitors   int
 	// extra is added to the query of every search (WithExtras).
 	extra string
+	// quoted, when set, holds each search's query with its q in quotes (WithPhrase), made once.
+	quoted *sync.Map
 }
 
 // NewGateway targets the API answering at base (scheme, host and base path). With visitors > 0
@@ -64,6 +67,9 @@ func (g *Gateway) Name() string { return g.name }
 func (g *Gateway) Do(ctx context.Context, r *Request, seq uint64) (int, int64, error) {
 	u := g.base + "?" + r.Query
 	if r.Kind == KindItems {
+		if g.quoted != nil {
+			u = g.base + "?" + g.phrased(r)
+		}
 		u += g.extra
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)

@@ -93,7 +93,8 @@ func TestDrawWritesEveryChartOfASmallRun(t *testing.T) {
 		{Label: "OpenSearch vs embedded", Mode: "mix", Results: []*bench.Result{
 			result("opensearch", 100, 20*time.Millisecond, nil), result("embedded", 90, 24*time.Millisecond, nil)}},
 		{Label: "extras", Mode: "extras", Results: []*bench.Result{
-			result("opensearch", 100, 20*time.Millisecond, nil), result("opensearch+extras", 90, 24*time.Millisecond, nil)}},
+			result("opensearch", 100, 20*time.Millisecond, nil), result("opensearch+extras", 90, 24*time.Millisecond, nil),
+			result("opensearch+phrase", 95, 22*time.Millisecond, nil)}},
 		{Label: "suggest", Mode: "suggest", QPS: 40, Results: []*bench.Result{result("embedded", 40, 2*time.Millisecond, nil)}},
 	}
 	dir := t.TempDir()
@@ -129,6 +130,10 @@ func TestDrawWritesEveryChartOfASmallRun(t *testing.T) {
 			if !slices.Contains(lines, w) {
 				t.Errorf("%s: no text %q", name, w)
 			}
+		}
+		// The phrases' run is no group of the extras' chart, nor their plain searches.
+		if name == "extras.svg" && (slices.Contains(lines, "opensearch+extras") || slices.Contains(lines, "opensearch+phrase")) {
+			t.Errorf("%s pairs the phrases' run: %q", name, lines)
 		}
 	}
 }

@@ -180,8 +180,11 @@ func extras(saved []bench.Saved) ([]byte, error) {
 		if s.Mode != "extras" {
 			continue
 		}
-		for i := 0; i+1 < len(s.Results); i += 2 {
-			plain, ex := s.Results[i], s.Results[i+1]
+		for i := 1; i < len(s.Results); i++ {
+			plain, ex := s.Results[i-1], s.Results[i]
+			if !strings.HasSuffix(ex.Target, bench.ExtrasSuffix) {
+				continue // the plain searches, or their phrases (the report gives their cost)
+			}
 			groups = append(groups, plain.Target)
 			for j, v := range []time.Duration{plain.Latency.P50, ex.Latency.P50, plain.Latency.P99, ex.Latency.P99} {
 				series[j].Values = append(series[j].Values, ms(v))

@@ -54,7 +54,7 @@ type benchFlags struct {
 
 func benchFlagSet(fs *flag.FlagSet, e *env) {
 	b := &e.bench
-	fs.StringVar(&b.mode, "mode", "mix", "mix: replay the request mix; extras: its searches with all facets and highlight=true against the same without; suggest: completions as typed; probe: categories and authors cold, then cached; load: mediactl load against a plain _bulk, then mediactl reindex of what it loaded; charts: draw -results as SVG into -charts")
+	fs.StringVar(&b.mode, "mode", "mix", "mix: replay the request mix; extras: its searches with all facets and highlight=true, and as phrases (q in quotes), against the same without; suggest: completions as typed; probe: categories and authors cold, then cached; load: mediactl load against a plain _bulk, then mediactl reindex of what it loaded; charts: draw -results as SVG into -charts")
 	fs.StringVar(&b.gateways, "gateway", "", "gateway base URLs to measure, comma-separated, each URL or NAME=URL (e.g. gateway=http://127.0.0.1:8080/)")
 	fs.StringVar(&b.via, "via", "", "proxies in front of the engine (mediactl passthrough) to send the direct requests through, comma-separated NAME=URL, visitors as for -gateway: the floor of what any gateway costs")
 	fs.BoolVar(&b.direct, "direct", true, "also send the mix straight to the engine MEDIA_BACKEND names (OpenSearch unless elasticsearch; its URL and alias settings): the baseline")
@@ -225,7 +225,7 @@ func benchMix(ctx context.Context, e *env) error {
 
 // modeTargets are the targets -mode measures: the gateways and the engine for the mix; the
 // gateways alone otherwise (the engine has no direct form of the extras), each beside itself
-// with the extras for -mode extras, whose metrics it shares.
+// with the extras and with phrases for -mode extras, whose metrics they share.
 func modeTargets(e *env, metrics map[string]string) ([]bench.Target, error) {
 	b := e.bench
 	if b.mode == "mix" {
@@ -242,10 +242,11 @@ func modeTargets(e *env, metrics map[string]string) ([]bench.Target, error) {
 	for _, g := range gateways {
 		targets = append(targets, g)
 		if b.mode == "extras" {
-			extras := g.WithExtras(g.Name() + "+extras")
-			targets = append(targets, extras)
-			if u, ok := metrics[g.Name()]; ok {
-				metrics[extras.Name()] = u
+			for _, t := range []bench.Target{g.WithExtras(g.Name() + bench.ExtrasSuffix), g.WithPhrase(g.Name() + bench.PhraseSuffix)} {
+				targets = append(targets, t)
+				if u, ok := metrics[g.Name()]; ok {
+					metrics[t.Name()] = u
+				}
 			}
 		}
 	}
@@ -275,16 +276,18 @@ func describeRun(e *env, mix *bench.Mix, corpus *bench.Corpus) {
 	fmt.Fprintf(e.stdout, "run: %s; %s; visitors %s\n", loop, measured, visitorsNote(b))
 }
 
-// writeResults writes the run's tables: the targets', the extras' cost (-mode extras, each
-// gateway beside itself with the extras) and the processes' memory.
+// writeResults writes the run's tables: the targets', the extras' and the phrases' cost (-mode
+// extras, each gateway beside itself with them) and the processes' memory.
 func writeResults(e *env, results []*bench.Result, reports []bench.RSSReport) error {
 	if err := bench.WriteTable(e.stdout, results); err != nil {
 		return err
 	}
 	if e.bench.mode == "extras" {
-		for i := 0; i+1 < len(results); i += 2 {
-			if err := bench.WriteExtrasCost(e.stdout, bench.CompareExtras(results[i], results[i+1])); err != nil {
-				return err
+		for i := 0; i+2 < len(results); i += 3 {
+			for _, c := range []bench.ExtrasCost{bench.CompareExtras(results[i], results[i+1], bench.Extras), bench.CompareExtras(results[i], results[i+2], bench.Phrase)} {
+				if err := bench.WriteExtrasCost(e.stdout, c); err != nil {
+					return err
+				}
 			}
 		}
 	}
