@@ -7,7 +7,7 @@
 # on, and embedded), and replays the same request mix against each gateway and straight against
 # OpenSearch (and, caching off, through the floor: proxies that forward it unchanged), printing
 # the ratios and what each gateway's metrics say of its own time; then the search-box extras (all
-# facets and highlighting against plain searches, completions) on both backends. It keeps each
+# facets and highlighting, and phrases, against plain searches; completions) on both backends. It keeps each
 # section's results in var/bench/results and draws them as SVG charts. It stops every process it
 # started. docs/performance.md explains the method and records the figures.
 #
