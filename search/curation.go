@@ -15,5 +15,5 @@ type Curation interface {
 
 // PinBoost is what a search by relevance adds to the score of the i-th of the n ids pinned for
 // its text, when it finds that item: more than the relevance rule gives any item (search.Clauses,
-// TitleBonus), so pinned items come first, in their order, and the rest follow as scored.
+// Bonus), so pinned items come first, in their order, and the rest follow as scored.
 func PinBoost(i, n int) float64 { return float64(n-i) * 1e6 }

@@ -1,6 +1,10 @@
 package search
 
-import "mediagw/search/text"
+import (
+	"math/bits"
+
+	"mediagw/search/text"
+)
 
 // Field is a field of an item that free text searches, by its name in Item's JSON.
 type Field string
@@ -71,19 +75,45 @@ var Clauses = func() []Clause {
 // scores differ by scoreStep at least.
 const scoreStep = 1.0 / 8
 
-// titleBonusUnit is the unit of TitleBonus: a power of two, so the sum of a bonus and clause
-// scores stays exact.
-const titleBonusUnit = 1.0 / 1024
+// popularityUnit is one level of Popularity in the score: a power of two, so the sum of a bonus
+// and clause scores stays exact, and above every TitleBonus, so that of items whose words score
+// alike the more used comes first and the title's length orders those equally used.
+const popularityUnit = 1.0 / 256
+
+// maxPopularity caps Popularity so that the bonus stays below scoreStep (2^31 downloads reach it).
+const maxPopularity = int(scoreStep/popularityUnit) - 1
+
+// titleBonusUnit is the unit of TitleBonus: a power of two, a 128th of popularityUnit, so the
+// bonus of the shortest title stays below one level of popularity.
+const titleBonusUnit = popularityUnit / 128
+
+// Bonus is what an item adds to its relevance score: its Popularity in popularityUnits plus its
+// TitleBonus. It stays below scoreStep, so it orders only items whose words score alike, never
+// an item that matches fewer words or in weaker fields above one that matches better. The
+// loaders store it with each item; both backends add the stored value.
+func Bonus(it Item) float64 {
+	return float64(Popularity(it.Downloads))*popularityUnit + TitleBonus(it.Title)
+}
+
+// Popularity is how much an item downloaded n times is used, in levels: floor(log2(n+1)), one
+// more level for each doubling (0 for none or absent, 1 for one, 13 for 8,191 to 16,382), up to
+// maxPopularity. Levels, not the count, so that items used about as much fall to their titles'
+// length; docs/relevance.md has the figures of the scales tried.
+func Popularity(downloads int64) int {
+	if downloads <= 0 {
+		return 0
+	}
+	return min(bits.Len64(uint64(downloads)+1)-1, maxPopularity)
+}
 
 // TitleBonus is what an item adds to its score for the length of its title, in words: the
 // shorter, the more, since a short title holds less that the user did not type ("Alaska" before
-// "La Alaska stafeto kaj Kaptitoj de la glacirokoj" for alaska). It stays below scoreStep, so it
-// orders only items whose words score alike. The loaders store it with each item; both backends
-// add the stored value.
+// "La Alaska stafeto kaj Kaptitoj de la glacirokoj" for alaska). It stays below popularityUnit,
+// so it orders only items whose words score alike and that are used about as much.
 func TitleBonus(title string) float64 {
 	n := len(text.Words(title))
 	if n == 0 {
 		return 0
 	}
-	return float64((int(scoreStep/titleBonusUnit)-1)/n) * titleBonusUnit
+	return float64((int(popularityUnit/titleBonusUnit)-1)/n) * titleBonusUnit
 }

@@ -19,6 +19,7 @@ func TestMatched(t *testing.T) {
 		{"no match", Item{Title: "Thames"}, "harbour", "", nil},
 		{"title, folded", Item{Title: "Élan on the Thames"}, "elan thames", "", map[string]string{"title": "<mark>Élan</mark> on the <mark>Thames</mark>"}},
 		{"typo within the allowance", Item{Title: "The Forest"}, "forrest", "", map[string]string{"title": "The <mark>Forest</mark>"}},
+		{"two letters swapped are one typo", Item{Title: "Bliss and Heaven"}, "bilss", "", map[string]string{"title": "<mark>Bliss</mark> and Heaven"}},
 		{"short words must be exact", Item{Title: "an ox"}, "ax", "", nil},
 		// Past search.MaxTypoWords words, the shorter ones must match exactly, as in the engines.
 		{"typo words bounded", Item{Title: "The Forest"}, "forst aaaaaaa bbbbbbb ccccccc ddddddd eeeeeee fffffff", "", nil},
@@ -79,6 +80,18 @@ func TestEditsWithin(t *testing.T) {
 		{"thames", "thmaes", 1, true},
 		{"thames", "tmhaes", 1, false},
 		{"thames", "tmhaes", 2, true},
+		// A swap of adjacent letters is one edit (Levenshtein counts two), not a swap and more
+		// edits of the same letters (the optimal string alignment distance).
+		{"bliss", "bilss", 1, true},
+		{"cuore", "cuoer", 1, true},
+		{"bliss", "bilss", 0, false},
+		{"chrysanthemum", "chrysnthemmu", 2, true},
+		{"chrysanthemum", "chrysnthemmu", 1, false},
+		{"ab", "ba", 1, true},
+		{"abc", "ca", 2, false},
+		{"abc", "ca", 3, true},
+		{"abcd", "badc", 2, true},
+		{"abcd", "badc", 1, false},
 		{"abc", "abd", 0, false},
 		{"abc", "", 2, false},
 		{"", "ab", 2, true},

@@ -266,7 +266,7 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 	if walking && cur.Version != "" && cur.Version != h.name {
 		return search.Result{}, fmt.Errorf("search: index %s: %w", cur.Version, search.ErrCursorExpired)
 	}
-	bq, hasText, err := buildQuery(h.idx.Mapping(), q, h.facets.titleBonus, h.fuzzy)
+	bq, hasText, err := buildQuery(h.idx.Mapping(), q, h.facets.bonus, h.fuzzy)
 	if err != nil {
 		return search.Result{}, fmt.Errorf("search: %w", err)
 	}
@@ -436,13 +436,13 @@ func storedItem(hit *bsearch.DocumentMatch) (search.Item, error) {
 }
 
 // buildQuery: every word of q.Text must match some text field, exactly or within the typo
-// allowance, and every phrase of q.Phrases exactly (textQuery, scoring with titleBonus by document
+// allowance, and every phrase of q.Phrases exactly (textQuery, scoring with bonus by document
 // number; nil for a query whose scores no one reads; keeping typo candidates in fuzzy); filters
 // restrict without scoring, and what a phrase of q.Exclude matches is left out. It reports
 // whether the text held any term.
-func buildQuery(m mapping.IndexMapping, q search.Query, titleBonus []float64, fuzzy *fuzzyCache) (query.Query, bool, error) {
-	must, hasText := textQuery(q, titleBonus, fuzzy)
-	if hasText && titleBonus != nil {
+func buildQuery(m mapping.IndexMapping, q search.Query, bonus []float64, fuzzy *fuzzyCache) (query.Query, bool, error) {
+	must, hasText := textQuery(q, bonus, fuzzy)
+	if hasText && bonus != nil {
 		must = pinned(must, q)
 	}
 	if !hasText && q.Text != "" {

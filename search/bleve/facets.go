@@ -21,15 +21,15 @@ var facetFields = []string{fieldType, fieldCategory, fieldLanguage, fieldYear}
 
 // facetIndex holds, by document number, what the facets, completions and scores read of each
 // document: each facet field's value (the index of the value in values, plus one; 0: none), the
-// date (YYYYMMDD; 0: none), the downloads and the title bonus (search.TitleBonus). Read from the doc values, that is a compressed chunk per
+// date (YYYYMMDD; 0: none), the downloads and the score's bonus (search.Bonus). Read from the doc values, that is a compressed chunk per
 // document and field, which costs a faceted search more than its hits; in memory it is an array
 // lookup. The index is read-only, so its document numbers never change.
 type facetIndex struct {
-	values     [][]string
-	of         [][]uint32
-	date       []uint32
-	downloads  []int64
-	titleBonus []float64
+	values    [][]string
+	of        [][]uint32
+	date      []uint32
+	downloads []int64
+	bonus     []float64
 }
 
 // loadFacetIndex reads the facet fields, dates and downloads of every document from their
@@ -73,11 +73,11 @@ func loadFacetIndex(ctx context.Context, idx blevesearch.Index) (*facetIndex, er
 		if fi.downloads, err = numbers(ctx, r, fieldDownloads, n, func(v float64) int64 { return int64(v) }); err != nil {
 			return err
 		}
-		if fi.titleBonus, err = numbers(ctx, r, fieldTitleBonus, n, func(v float64) float64 { return v }); err != nil {
+		if fi.bonus, err = numbers(ctx, r, fieldBonus, n, func(v float64) float64 { return v }); err != nil {
 			return err
 		}
 		// One length for all, so that a document number within one is within every one.
-		size := max(len(fi.date), len(fi.downloads), len(fi.titleBonus))
+		size := max(len(fi.date), len(fi.downloads), len(fi.bonus))
 		for _, of := range fi.of {
 			size = max(size, len(of))
 		}
@@ -86,7 +86,7 @@ func loadFacetIndex(ctx context.Context, idx blevesearch.Index) (*facetIndex, er
 		}
 		fi.date = append(fi.date, make([]uint32, size-len(fi.date))...)
 		fi.downloads = append(fi.downloads, make([]int64, size-len(fi.downloads))...)
-		fi.titleBonus = append(fi.titleBonus, make([]float64, size-len(fi.titleBonus))...)
+		fi.bonus = append(fi.bonus, make([]float64, size-len(fi.bonus))...)
 		return nil
 	})
 	if err != nil {

@@ -36,8 +36,8 @@ const (
 	fieldDownloads   = "downloads"
 	fieldTitleSort   = "title_sort"
 	fieldYear        = "year"
-	// fieldTitleBonus is search.TitleBonus of the item's title, which its score adds.
-	fieldTitleBonus = "title_bonus"
+	// fieldBonus is search.Bonus of the item (its popularity and title length), which its score adds.
+	fieldBonus = "bonus"
 	// fieldStored holds the whole item as JSON, so Item and Search return every field as loaded.
 	fieldStored = "stored"
 )
@@ -110,12 +110,12 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	}
 	// Dates are also numbers (YYYYMMDD): numeric ranges are far cheaper than ranges over date
 	// terms, while sorting on the string is cheaper than decoding numbers.
-	for _, name := range []string{fieldDownloads, fieldDate, fieldTitleBonus} {
+	for _, name := range []string{fieldDownloads, fieldDate, fieldBonus} {
 		fm := mapping.NewNumericFieldMapping()
 		fm.Store = false
 		fm.IncludeInAll = false
-		// The title bonus is read from its postings when the index opens (facetIndex).
-		fm.DocValues = name != fieldTitleBonus
+		// The bonus is read from its postings when the index opens (facetIndex).
+		fm.DocValues = name != fieldBonus
 		doc.AddFieldMappingsAt(name, fm)
 	}
 
@@ -138,12 +138,12 @@ func document(it search.Item) (map[string]interface{}, error) {
 		return nil, fmt.Errorf("item %s: %w", it.ID, err)
 	}
 	d := map[string]interface{}{
-		fieldTitle:      it.Title,
-		fieldType:       it.Type,
-		fieldDownloads:  float64(it.Downloads),
-		fieldTitleSort:  search.TitleKey(it.Title),
-		fieldTitleBonus: search.TitleBonus(it.Title),
-		fieldStored:     string(raw),
+		fieldTitle:     it.Title,
+		fieldType:      it.Type,
+		fieldDownloads: float64(it.Downloads),
+		fieldTitleSort: search.TitleKey(it.Title),
+		fieldBonus:     search.Bonus(it),
+		fieldStored:    string(raw),
 	}
 	set := func(k, v string) {
 		if v != "" {

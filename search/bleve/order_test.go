@@ -67,7 +67,7 @@ func TestPagesSortedByRankings(t *testing.T) {
 func sortedByFields(t *testing.T, be *Backend, q search.Query) ([]string, int) {
 	t.Helper()
 	h := be.cur
-	bq, _, err := buildQuery(h.idx.Mapping(), q, h.facets.titleBonus, h.fuzzy)
+	bq, _, err := buildQuery(h.idx.Mapping(), q, h.facets.bonus, h.fuzzy)
 	if err != nil {
 		t.Fatal(err)
 	}

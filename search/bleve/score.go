@@ -19,10 +19,10 @@ import (
 
 // textQuery requires every word of q.Text and every phrase of q.Phrases in some searched field and
 // scores an item by search.Clauses' rule: for each word or phrase the best clause it matches,
-// summed, plus the item's title bonus (titleBonus by document number; nil leaves it out). Only
+// summed, plus the item's search.Bonus (bonus by document number; nil leaves it out). Only
 // the words search.TypoWords allows have typo clauses, which keep their candidates in fuzzy (nil:
 // nowhere); each word is searched as its synonyms too (q.Curation). It reports whether q held any term; one with none is no query (nil).
-func textQuery(q search.Query, titleBonus []float64, fuzzy *fuzzyCache) (query.Query, bool) {
+func textQuery(q search.Query, bonus []float64, fuzzy *fuzzyCache) (query.Query, bool) {
 	var all allWords
 	words := text.Words(q.Text)
 	typos := search.TypoWords(words)
@@ -45,12 +45,12 @@ func textQuery(q search.Query, titleBonus []float64, fuzzy *fuzzyCache) (query.Q
 	if len(all.words) == 1 {
 		tq = all.words[0]
 	}
-	if titleBonus == nil {
+	if bonus == nil {
 		return tq, true
 	}
 	return scored(tq, func(d *bsearch.DocumentMatch) float64 {
-		if doc := d.IndexInternalID.Value(); doc < uint64(len(titleBonus)) {
-			return d.Score + titleBonus[doc]
+		if doc := d.IndexInternalID.Value(); doc < uint64(len(bonus)) {
+			return d.Score + bonus[doc]
 		}
 		return d.Score
 	}), true

@@ -8,7 +8,7 @@ import (
 	"mediagw/search/text"
 )
 
-// Document is what a load sends for an item: the item, plus the az sort key and the title bonus
+// Document is what a load sends for an item: the item, plus the az sort key and the score's bonus
 // computed in Go so both backends sort and score alike, and the terms of its searched fields. The
 // mapping keeps most terms out of the stored _source (mappings/items.json): they are indexed, never
 // read back, and would more than double each hit the engine reads and sends; related items'
@@ -16,8 +16,9 @@ import (
 // (bench) sends the same.
 type Document struct {
 	search.Item
-	TitleSort  string  `json:"title_sort"`
-	TitleBonus float64 `json:"title_bonus"`
+	TitleSort string `json:"title_sort"`
+	// Bonus is search.Bonus: what the item's relevance score adds for its popularity and title.
+	Bonus float64 `json:"bonus"`
 	// Year is the date's year, which the year facet counts (facetFields).
 	Year string `json:"year,omitempty"`
 	// AuthorKey is the author's search.AuthorKey, which the authors list counts so that the
@@ -42,7 +43,7 @@ type Document struct {
 
 // NewDocument is the stored document of it.
 func NewDocument(it search.Item) Document {
-	d := Document{Item: it, TitleSort: search.TitleKey(it.Title), TitleBonus: search.TitleBonus(it.Title), Year: it.Year()}
+	d := Document{Item: it, TitleSort: search.TitleKey(it.Title), Bonus: search.Bonus(it), Year: it.Year()}
 	if it.Author != "" {
 		d.AuthorKey = search.AuthorKey(it.Author)
 	}

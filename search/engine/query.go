@@ -38,6 +38,9 @@ type fuzzyRule struct {
 // set adds the rule's parameters to the match query m.
 func (r fuzzyRule) set(m obj) {
 	m["fuzziness"] = fmt.Sprintf("AUTO:%d,%d", r.OneTypoFrom, r.TwoTyposFrom)
+	// Two adjacent letters swapped are one edit (search.EditsWithin), as in search/bleve: the
+	// engines' default, asked for so that no engine line's default can differ.
+	m["fuzzy_transpositions"] = true
 	if r.MaxExpansions > 0 {
 		m["max_expansions"] = r.MaxExpansions
 	}
@@ -191,10 +194,10 @@ func boolQuery(q search.Query) obj {
 		for _, p := range phrases {
 			must = append(must, phraseQuery(p))
 		}
-		// The score adds the item's title bonus, stored by the loader (search.TitleBonus).
+		// The score adds the item's bonus, stored by the loader (search.Bonus).
 		b["must"] = []any{obj{"function_score": obj{
 			"query":              obj{"bool": obj{"must": must}},
-			"field_value_factor": obj{"field": "title_bonus", "missing": 0},
+			"field_value_factor": obj{"field": "bonus", "missing": 0},
 			"boost_mode":         "sum",
 		}}}
 		if pins := pinClauses(q); pins != nil {

@@ -73,7 +73,7 @@ func TestReindex(t *testing.T) {
 	// A document as an older mediagw made it, with another sort key and no title bonus: the
 	// copy makes each document anew from its item, by this mediagw's rules.
 	stale := NewDocument(items[0])
-	stale.TitleSort, stale.TitleBonus = "stale", 0
+	stale.TitleSort, stale.Bonus = "stale", 0
 	putDocument(t, old.Index, stale)
 
 	def := changedDefinition(t)
@@ -91,8 +91,8 @@ func TestReindex(t *testing.T) {
 	if v, err := b.Version(t.Context()); err != nil || v != st.Index {
 		t.Errorf("alias points at %q, %v; want %s", v, err, st.Index)
 	}
-	if got, want := storedDocument(t, st.Index, items[0].ID), NewDocument(items[0]); got.TitleSort != want.TitleSort || got.TitleBonus != want.TitleBonus {
-		t.Errorf("copied document: title_sort %q, title_bonus %v; want %q, %v as a load makes them", got.TitleSort, got.TitleBonus, want.TitleSort, want.TitleBonus)
+	if got, want := storedDocument(t, st.Index, items[0].ID), NewDocument(items[0]); got.TitleSort != want.TitleSort || got.Bonus != want.Bonus {
+		t.Errorf("copied document: title_sort %q, bonus %v; want %q, %v as a load makes them", got.TitleSort, got.Bonus, want.TitleSort, want.Bonus)
 	}
 	status, err := b.Status(t.Context())
 	if err != nil {

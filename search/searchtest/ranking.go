@@ -40,10 +40,16 @@ const (
 	// KindElision: KindTitle of a title with an elided article ("... de l'Amérique ..."), typed
 	// without the article ("... de amerique ..."); for every such item.
 	KindElision QueryKind = "title with an elision"
+	// KindPopular: the one distinctive word of a popular item's title (issue 44: "alice",
+	// "sawyer", "darkness"): the word of its title fewest items hold, among those whose titles the
+	// item is the most downloaded of; for the popularItems most downloaded items that have one.
+	// Other titles hold the word too and it scores alike in all of them, so it is the item's
+	// popularity that must put it first: success@1 is the figure.
+	KindPopular QueryKind = "a popular item's one distinctive title word"
 )
 
 // QueryKinds are the kinds in the order reports list them.
-var QueryKinds = []QueryKind{KindTitle, KindRarest, KindTypo, KindShortTypo, KindPossessive, KindElision}
+var QueryKinds = []QueryKind{KindTitle, KindRarest, KindTypo, KindShortTypo, KindPossessive, KindElision, KindPopular}
 
 // KnownItem is a search a user makes for one item they know: Text should find the item ID.
 type KnownItem struct {
@@ -95,6 +101,79 @@ func KnownItems(items []search.Item) []KnownItem {
 		}
 		if typo, ok := WithTypo(first, 4, 5); ok {
 			out = append(out, KnownItem{Kind: KindShortTypo, Text: strings.Join(typo, " "), ID: it.ID})
+		}
+	}
+	return append(out, popularWords(items, titles, df)...)
+}
+
+// popularItems caps the KindPopular queries.
+const popularItems = 200
+
+// popularWords are the KindPopular queries of items: for the most downloaded items (the lower id
+// first on a tie) whose title no other item has (titles counts them by folded title), the word of
+// the title that the fewest items hold in any searched field (df; the earlier on a tie) among
+// those that another title holds too and whose titles the item has strictly the most downloads
+// of; up to popularItems of them.
+func popularWords(items []search.Item, titles, df map[string]int) []KnownItem {
+	// Per folded title word: how many titles hold it, the most downloads of one, and how many
+	// of them have that many.
+	type holders struct {
+		titles, atMost int
+		most           int64
+	}
+	byWord := map[string]*holders{}
+	words := make([][]string, len(items))
+	for i, it := range items {
+		words[i] = text.Words(it.Title)
+		seen := map[string]bool{}
+		for _, w := range words[i] {
+			f := text.Fold(w)
+			if seen[f] {
+				continue
+			}
+			seen[f] = true
+			h := byWord[f]
+			if h == nil {
+				h = &holders{}
+				byWord[f] = h
+			}
+			h.titles++
+			switch {
+			case it.Downloads > h.most || h.titles == 1:
+				h.most, h.atMost = it.Downloads, 1
+			case it.Downloads == h.most:
+				h.atMost++
+			}
+		}
+	}
+	order := make([]int, len(items))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		return cmp.Or(-cmp.Compare(items[a].Downloads, items[b].Downloads), strings.Compare(items[a].ID, items[b].ID))
+	})
+	var out []KnownItem
+	for _, i := range order {
+		it := items[i]
+		if len(out) == popularItems || it.Downloads == 0 {
+			break
+		}
+		if titles[text.Fold(it.Title)] > 1 {
+			continue
+		}
+		pick := ""
+		for _, w := range words[i] {
+			f := text.Fold(w)
+			if h := byWord[f]; h.titles < 2 || h.most != it.Downloads || h.atMost > 1 {
+				continue
+			}
+			if pick == "" || df[f] < df[text.Fold(pick)] {
+				pick = w
+			}
+		}
+		if pick != "" {
+			out = append(out, KnownItem{Kind: KindPopular, Text: pick, ID: it.ID})
 		}
 	}
 	return out
@@ -196,17 +275,20 @@ func misspell(w string) (string, bool) {
 	return string(rs), true
 }
 
-// Relevance is how well a backend finds known items: the share found on the first page of ten
-// (success@10) and the mean reciprocal rank within it (MRR).
+// Relevance is how well a backend finds known items: the share found first (success@1), the
+// share found on the first page of ten (success@10) and the mean reciprocal rank within it (MRR).
 type Relevance struct {
-	Queries        int
-	Success10, MRR float64
+	Queries                  int
+	Success1, Success10, MRR float64
 }
 
 // add counts one query's page into the sums that mean turns into shares.
 func (r *Relevance) add(page []string, want string) {
 	r.Queries++
 	if i := slices.Index(page, want); i >= 0 {
+		if i == 0 {
+			r.Success1++
+		}
 		r.Success10++
 		r.MRR += 1 / float64(i+1)
 	}
@@ -215,6 +297,7 @@ func (r *Relevance) add(page []string, want string) {
 // mean turns the sums of add into shares of the queries.
 func (r Relevance) mean() Relevance {
 	if r.Queries > 0 {
+		r.Success1 /= float64(r.Queries)
 		r.Success10 /= float64(r.Queries)
 		r.MRR /= float64(r.Queries)
 	}
@@ -222,19 +305,26 @@ func (r Relevance) mean() Relevance {
 }
 
 func (r Relevance) String() string {
-	return fmt.Sprintf("success@10 %.3f, MRR %.3f (%d queries)", r.Success10, r.MRR, r.Queries)
+	return fmt.Sprintf("success@1 %.3f, success@10 %.3f, MRR %.3f (%d queries)", r.Success1, r.Success10, r.MRR, r.Queries)
+}
+
+// below reports whether r falls short of floor in any of its figures.
+func (r Relevance) below(floor Relevance) bool {
+	return r.Success1 < floor.Success1 || r.Success10 < floor.Success10 || r.MRR < floor.MRR
 }
 
 // relevanceFloor is, per kind, the relevance both backends reached on the real catalogue
 // (docs/relevance.md), rounded down: the figures are deterministic for a catalogue, so a change
-// that loses known items fails.
+// that loses known items fails. With popularity in the score (search.Bonus), a more used title
+// holding the same words may come before the one sought, which the title kinds' MRR shows.
 var relevanceFloor = map[QueryKind]Relevance{
-	KindTitle:      {Success10: 0.999, MRR: 0.991},
-	KindRarest:     {Success10: 0.997, MRR: 0.981},
-	KindTypo:       {Success10: 0.989, MRR: 0.978},
-	KindShortTypo:  {Success10: 0.991, MRR: 0.980},
-	KindPossessive: {Success10: 0.999, MRR: 0.990},
+	KindTitle:      {Success10: 0.999, MRR: 0.986},
+	KindRarest:     {Success10: 0.999, MRR: 0.978},
+	KindTypo:       {Success10: 0.989, MRR: 0.971},
+	KindShortTypo:  {Success10: 0.991, MRR: 0.976},
+	KindPossessive: {Success10: 0.995, MRR: 0.989},
 	KindElision:    {Success10: 0.999, MRR: 0.989},
+	KindPopular:    {Success1: 0.939, Success10: 0.999, MRR: 0.969},
 }
 
 // sameTenAim is the share of known-item queries whose first ten results the backends must agree
@@ -290,8 +380,8 @@ func RunRankingAgreement(t *testing.T, openA, openB Open) {
 		floor := relevanceFloor[kind]
 		for name, rel := range map[string]Relevance{"A": relA[kind], "B": relB[kind]} {
 			t.Logf("%s, %s: %v", name, kind, rel)
-			if rel.Success10 < floor.Success10 || rel.MRR < floor.MRR {
-				t.Errorf("%s finds the known items of kind %q with %v, below the %.3f and %.3f reached", name, kind, rel, floor.Success10, floor.MRR)
+			if rel.below(floor) {
+				t.Errorf("%s finds the known items of kind %q with %v, below the %v reached", name, kind, rel, floor)
 			}
 		}
 	}

@@ -312,6 +312,10 @@ func testText(t *testing.T, b search.Backend, items []search.Item) {
 		{"typo in a 6-letter word", "quaser", []string{"ph-keywords"}, false},
 		{"typo in a 5-letter word", "cuora", []string{"pg-cuore"}, false},
 		{"typo two letters in a long word", "chrysantenum", []string{"ph-chrys"}, false},
+		// Two adjacent letters swapped are one typo, as the engines' fuzzy queries count them.
+		{"typo two letters swapped", "bilss", []string{"ph-bliss"}, false},
+		{"typo two last letters swapped", "cuoer", []string{"pg-cuore"}, false},
+		{"typo swapped and one missing in a long word", "chrysnthemmu", []string{"ph-chrys"}, false},
 		{"every word must match", "quintero zeppelin", []string{}, true},
 		{"words in different fields", "quasar desert", []string{"ph-keywords"}, true},
 		{"a typo among the words", "quintero markett", []string{"ph-author"}, true},
