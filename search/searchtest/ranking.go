@@ -109,6 +109,10 @@ func KnownItems(items []search.Item) []KnownItem {
 // popularItems caps the KindPopular queries.
 const popularItems = 200
 
+// distinctive: a KindPopular word is held by at most one item in distinctive ("and" is no
+// word a user seeks "Pride and Prejudice" by).
+const distinctive = 100
+
 // popularWords are the KindPopular queries of items: for the most downloaded items (the lower id
 // first on a tie) whose title no other item has (titles counts them by folded title), the word of
 // the title that the fewest items hold in any searched field (df; the earlier on a tie) among
@@ -165,7 +169,7 @@ func popularWords(items []search.Item, titles, df map[string]int) []KnownItem {
 		pick := ""
 		for _, w := range words[i] {
 			f := text.Fold(w)
-			if h := byWord[f]; h.titles < 2 || h.most != it.Downloads || h.atMost > 1 {
+			if h := byWord[f]; h.titles < 2 || h.most != it.Downloads || h.atMost > 1 || df[f]*distinctive > len(items) {
 				continue
 			}
 			if pick == "" || df[f] < df[text.Fold(pick)] {
