@@ -3,12 +3,16 @@
 package attacktest
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -29,6 +33,7 @@ const othersAim = 0.95
 func costlyVisitors(t *testing.T, s *server, r *report) {
 	ctx, cancel := context.WithTimeout(t.Context(), costlyFor)
 	defer cancel()
+	logFrom := s.logSize()
 	var wg sync.WaitGroup
 	costly := make([]*samples, 2)
 	for i := range costly {
@@ -49,6 +54,7 @@ func costlyVisitors(t *testing.T, s *server, r *report) {
 		t.Errorf("only %d other searches in %v", others.count(), costlyFor)
 	}
 	if share < othersAim {
+		t.Logf("the refusals' causes, as logged: %s", refusals(t, s, logFrom))
 		t.Errorf("others' uncached searches %.1f%% 200, want at least %.0f%%", 100*share, 100*othersAim)
 	}
 	r.add(fmt.Sprintf("two visitors sending searches of 28 random six-letter words one after another for %v", costlyFor),
@@ -117,4 +123,24 @@ func get(ctx context.Context, c *http.Client, target string) (time.Duration, int
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	return time.Since(start), resp.StatusCode
+}
+
+// refusals counts the 503 lines the server logged from offset on by their error, numbers left out.
+func refusals(t *testing.T, s *server, offset int64) string {
+	b, err := os.ReadFile(s.logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	digits := regexp.MustCompile(`[0-9.]+(ms|s|µs)?`)
+	counts := map[string]int{}
+	for line := range bytes.SplitSeq(b[offset:], []byte("\n")) {
+		var l struct {
+			Status int    `json:"status"`
+			Error  string `json:"error"`
+		}
+		if json.Unmarshal(line, &l) == nil && l.Status == http.StatusServiceUnavailable {
+			counts[digits.ReplaceAllString(l.Error, "N")]++
+		}
+	}
+	return fmt.Sprint(counts)
 }

@@ -10,21 +10,22 @@ import (
 	"mediagw/search"
 )
 
-// The engine time after which a visitor is heavy, and how fast its account of that time fades:
-// half of it goes every heavyHalfLife. A visitor holding a slot all the time comes to 7.2 s
-// (heavyHalfLife/ln 2), and passes heavyAfter within its first few costly searches; one searching
-// at a person's pace (4-35 ms a search, one or two a second) stays far under it, even with its
-// calls slowed tenfold on busy CPUs, where their time is counted as it passes, not as CPU.
+// A visitor is heavy when its recent engine time is more than heavyShare of all visitors' and
+// more than heavyFloor; the accounts of that time fade by half every heavyHalfLife. A share, not
+// an absolute time: when costly searches slow every call on busy CPUs, everyone's time grows, but
+// two visitors sending them one after another still hold most of it and eighty at a person's pace
+// a small part each. The floor keeps a lone visitor, all of a quiet engine's time, anyone.
 const (
-	heavyAfter    = 2 * time.Second
+	heavyShare    = 4 // a visitor is heavy past 1/heavyShare of the total
+	heavyFloor    = 500 * time.Millisecond
 	heavyHalfLife = 5 * time.Second
 	// minSweep is how many visitors the account holds before it forgets idle ones.
 	minSweep = 1024
 )
 
 // shares keeps any one visitor (search.VisitorOf) from filling the slots: a visitor holds at most
-// share of them (max(1, Limit/4)), and so does a heavy one, which has lately kept the engine busy
-// for more than heavyAfter, sending costly searches one after another however few at once. Past
+// share of them (max(1, Limit/4)), and so does a heavy one, which has lately taken a large share
+// of the engine's time, sending costly searches one after another however few at once. Past
 // that, a visitor's call runs only on a slot free now that leaves half the slots to the others,
 // and is refused at once otherwise (ShareError): two visitors sending the costliest searches one
 // after another on two slots hold one, and the others' searches keep answering.
@@ -36,7 +37,9 @@ type shares struct {
 	// running counts the calls holding a slot, a visitor's or not.
 	running  int
 	visitors map[string]*account
-	sweepAt  int
+	// total is all visitors' engine time, decayed as theirs: the forgotten ones' too.
+	total   account
+	sweepAt int
 }
 
 // account is one visitor's calls running and engine time, decayed to at.
@@ -94,7 +97,7 @@ func (s *shares) enter(visitor string, try func() bool, retry time.Duration) (to
 		a = &account{at: s.now()}
 		s.visitors[visitor] = a
 	}
-	heavy := a.decayed(s.now()) > heavyAfter
+	heavy := s.heavy(a)
 	if a.held < s.share && !heavy {
 		a.held++
 		return false, nil
@@ -130,6 +133,15 @@ func (s *shares) ended(visitor string, took time.Duration) {
 	a.held--
 	a.decayed(s.now())
 	a.busy += took
+	s.total.decayed(s.now())
+	s.total.busy += took
+}
+
+// heavy reports whether a has lately taken more than its share of all visitors' engine time.
+func (s *shares) heavy(a *account) bool {
+	now := s.now()
+	busy := a.decayed(now)
+	return busy > heavyFloor && busy*heavyShare > s.total.decayed(now)
 }
 
 // sweep forgets the visitors with nothing running and next to no engine time once the account
@@ -140,7 +152,7 @@ func (s *shares) sweep() {
 	}
 	now := s.now()
 	for v, a := range s.visitors {
-		if a.held == 0 && a.decayed(now) < heavyAfter/64 {
+		if a.held == 0 && a.decayed(now) < heavyFloor/64 {
 			delete(s.visitors, v)
 		}
 	}

@@ -3,6 +3,8 @@ package admit
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -141,13 +143,73 @@ func TestHeavinessFades(t *testing.T) {
 	if visit(t, a, b, "a", done) {
 		t.Fatal("a heavy visitor took the last slot")
 	}
-	clock.add(3 * heavyHalfLife) // 8 s -> 1 s
+	clock.add(5 * heavyHalfLife) // 8 s -> 0.25 s, under heavyFloor
 	if !visit(t, a, b, "a", done) {
 		t.Fatal("a visitor whose engine time faded was refused the last slot")
 	}
 	for range 2 {
 		b.release <- struct{}{}
 		<-done
+	}
+}
+
+// TestHeavyIsAShare: two visitors sending costly searches one after another among eighty at a
+// person's pace are heavy and the others not, however slow every call is on busy CPUs; a lone
+// visitor is heavy only past heavyFloor.
+func TestHeavyIsAShare(t *testing.T) {
+	for _, tc := range []struct {
+		name                string
+		costly, light       time.Duration
+		costlyN, lightEvery int // costly visitors; a light call ends every lightEvery ms
+		wantCostly          bool
+		wantLight           bool
+	}{
+		{"a fast engine", 1500 * time.Millisecond, 30 * time.Millisecond, 2, 50, true, false},
+		{"every call slow", 3 * time.Second, 2 * time.Second, 2, 50, true, false},
+		{"light calls slower than costly ones", 1500 * time.Millisecond, 2 * time.Second, 2, 50, true, false},
+		{"no costly visitors", 0, 2 * time.Second, 0, 50, false, false},
+		{"a lone visitor at a person's pace", 0, 100 * time.Millisecond, 0, 1000, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newShares(16)
+			clock := &fakeClock{}
+			s.now = clock.now
+			call := func(v string, took time.Duration) {
+				if _, err := s.enter(v, func() bool { return true }, time.Second); err != nil {
+					t.Fatalf("%s: %v", v, err)
+				}
+				s.started()
+				s.ended(v, took)
+			}
+			light := 80
+			if tc.lightEvery >= 1000 {
+				light = 1
+			}
+			const step = 10 * time.Millisecond
+			for i := range int(15 * time.Second / step) {
+				clock.add(step)
+				ms := (i + 1) * int(step/time.Millisecond)
+				if ms%tc.lightEvery == 0 {
+					call(fmt.Sprintf("light%d", (ms/tc.lightEvery)%light), tc.light)
+				}
+				for c := range tc.costlyN {
+					if ms%int(tc.costly/time.Millisecond) == 0 {
+						call(fmt.Sprintf("costly%d", c), tc.costly)
+					}
+				}
+			}
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			for v, a := range s.visitors {
+				want := tc.wantLight
+				if strings.HasPrefix(v, "costly") {
+					want = tc.wantCostly
+				}
+				if got := s.heavy(a); got != want {
+					t.Errorf("%s (%v of %v): heavy %v, want %v", v, a.busy, s.total.busy, got, want)
+				}
+			}
+		})
 	}
 }
 
