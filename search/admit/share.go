@@ -10,14 +10,16 @@ import (
 	"mediagw/search"
 )
 
-// A visitor is heavy when its recent engine time is more than heavyShare of all visitors' and
+// A visitor is heavy when its recent engine time is more than 1/heavyShare of all visitors' and
 // more than heavyFloor; the accounts of that time fade by half every heavyHalfLife. A share, not
-// an absolute time: when costly searches slow every call on busy CPUs, everyone's time grows, but
-// two visitors sending them one after another still hold most of it and eighty at a person's pace
-// a small part each. The floor keeps a lone visitor, all of a quiet engine's time, anyone.
+// an absolute time: on CPUs slowed by costly searches everyone's calls take longer, so eighty
+// visitors at a person's pace each stay a small part of the total, where one sending costly
+// searches one after another holds a slot all the time (7.2 s, heavyHalfLife/ln 2) and stays
+// above 1/8 until the others' calls are slowed about tenfold. The floor keeps a lone visitor, all
+// of a quiet engine's time, anyone.
 const (
-	heavyShare    = 4 // a visitor is heavy past 1/heavyShare of the total
-	heavyFloor    = 500 * time.Millisecond
+	heavyShare    = 8 // a visitor is heavy past 1/heavyShare of the total
+	heavyFloor    = time.Second
 	heavyHalfLife = 5 * time.Second
 	// minSweep is how many visitors the account holds before it forgets idle ones.
 	minSweep = 1024

@@ -154,7 +154,8 @@ func TestHeavinessFades(t *testing.T) {
 }
 
 // TestHeavyIsAShare: two visitors sending costly searches one after another among eighty at a
-// person's pace are heavy and the others not, however slow every call is on busy CPUs; a lone
+// person's pace are heavy and the others not, however slow every call is on busy CPUs (a costly
+// visitor's time grows no faster than the clock, the others' with their calls' slowness); a lone
 // visitor is heavy only past heavyFloor.
 func TestHeavyIsAShare(t *testing.T) {
 	for _, tc := range []struct {
@@ -165,9 +166,9 @@ func TestHeavyIsAShare(t *testing.T) {
 		wantLight           bool
 	}{
 		{"a fast engine", 1500 * time.Millisecond, 30 * time.Millisecond, 2, 50, true, false},
-		{"every call slow", 3 * time.Second, 2 * time.Second, 2, 50, true, false},
-		{"light calls slower than costly ones", 1500 * time.Millisecond, 2 * time.Second, 2, 50, true, false},
-		{"no costly visitors", 0, 2 * time.Second, 0, 50, false, false},
+		{"every call three times slower", 4500 * time.Millisecond, 90 * time.Millisecond, 2, 50, true, false},
+		{"every call slow, the others' tenfold", 3 * time.Second, 300 * time.Millisecond, 2, 50, true, false},
+		{"no costly visitors, every call slow", 0, 2 * time.Second, 0, 50, false, false},
 		{"a lone visitor at a person's pace", 0, 100 * time.Millisecond, 0, 1000, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -175,10 +176,13 @@ func TestHeavyIsAShare(t *testing.T) {
 			clock := &fakeClock{}
 			s.now = clock.now
 			call := func(v string, took time.Duration) {
-				if _, err := s.enter(v, func() bool { return true }, time.Second); err != nil {
+				own, err := s.enter(v, func() bool { return true }, time.Second)
+				if err != nil {
 					t.Fatalf("%s: %v", v, err)
 				}
-				s.started()
+				if !own {
+					s.started()
+				}
 				s.ended(v, took)
 			}
 			light := 80
@@ -186,7 +190,7 @@ func TestHeavyIsAShare(t *testing.T) {
 				light = 1
 			}
 			const step = 10 * time.Millisecond
-			for i := range int(15 * time.Second / step) {
+			for i := range int(30 * time.Second / step) {
 				clock.add(step)
 				ms := (i + 1) * int(step/time.Millisecond)
 				if ms%tc.lightEvery == 0 {
