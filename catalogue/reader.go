@@ -123,6 +123,9 @@ type Media struct {
 	MaxBytes int64
 }
 
+// utf8BOM is the byte order mark some editors write at the start of a UTF-8 file.
+var utf8BOM = []byte("\ufeff")
+
 // NewReader reads catalogue lines from r.
 func NewReader(r io.Reader) *Reader {
 	return &Reader{
@@ -160,6 +163,10 @@ func (r *Reader) Next() (search.Item, error) {
 		}
 		r.line++
 		line = bytes.TrimRight(line, "\r\n")
+		if r.line == 1 {
+			// CATALOGUE.md: a byte order mark at the start of the file is ignored.
+			line = bytes.TrimPrefix(line, utf8BOM)
+		}
 		r.raw = line
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue

@@ -386,3 +386,41 @@ func TestWithdrawnLanguageCode(t *testing.T) {
 		t.Errorf("language iw read as %q, %v; want he", it.Language, err)
 	}
 }
+
+// TestByteOrderMark: a byte order mark at the start of a file, plain or gzipped, is not part of its
+// first line (CATALOGUE.md); one further on is still an error of its line.
+func TestByteOrderMark(t *testing.T) {
+	const line = `{"id":"a","type":"photo","title":"t"}` + "\n"
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	io.WriteString(zw, "\ufeff"+line)
+	zw.Close()
+	for _, tc := range []struct {
+		name string
+		file []byte
+	}{
+		{"plain", []byte("\ufeff" + line)},
+		{"gzip", gz.Bytes()},
+		{"plain, CRLF", []byte("\ufeff" + strings.TrimSuffix(line, "\n") + "\r\n")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rc, err := Decompress(bytes.NewReader(tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rc.Close()
+			it, err := NewReader(rc).Next()
+			if err != nil || it.ID != "a" {
+				t.Errorf("first line: %+v, %v; want item a", it, err)
+			}
+		})
+	}
+	r := NewReader(strings.NewReader(line + "\ufeff" + line))
+	if _, err := r.Next(); err != nil {
+		t.Fatalf("line 1: %v", err)
+	}
+	var le *LineError
+	if _, err := r.Next(); !errors.As(err, &le) || le.Line != 2 {
+		t.Errorf("line 2 starting with a byte order mark: %v; want a LineError of line 2", err)
+	}
+}

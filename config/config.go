@@ -204,7 +204,7 @@ var Settings = []Setting{
 			c.TrustedProxies = p
 			return err
 		}},
-	{"MEDIA_PUBLIC_URL", "public-url", "http://127.0.0.1:8080", "public base URL used in links, permalinks and QR codes",
+	{"MEDIA_PUBLIC_URL", "public-url", "http://127.0.0.1:8080", "public base URL used in links, permalinks and QR codes; unset, it follows MEDIA_ADDR (http://, loopback for a wildcard host)",
 		func(c *Config, v string) error {
 			u, err := url.Parse(v)
 			// No user info either: links would hand it to every visitor (gateway.Config rejects it too).
@@ -339,12 +339,28 @@ func Register(fs *flag.FlagSet, getenv func(string) string) func() (Config, erro
 				return Config{}, fmt.Errorf("invalid %s %q: %w", names[s.Env], RedactSetting(s.Env, values[i]), err)
 			}
 		}
+		if !flagged["public-url"] && getenv("MEDIA_PUBLIC_URL") == "" {
+			c.PublicURL = publicURLOf(c.Addr)
+		}
 		if err := c.EngineAuth.check(); err != nil {
 			return Config{}, fmt.Errorf("invalid %s, %s, %s: %w", names["MEDIA_ENGINE_USERNAME"], names["MEDIA_ENGINE_PASSWORD"],
 				names["MEDIA_ENGINE_API_KEY"], err)
 		}
 		return c, nil
 	}
+}
+
+// publicURLOf is the base URL links name when MEDIA_PUBLIC_URL is not set: the listen address,
+// with loopback for a wildcard host, so that links work on the machine that serves them.
+func publicURLOf(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://127.0.0.1:8080"
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }
 
 // resolveAliases puts the value of each alias that applies to the configured backend in values,

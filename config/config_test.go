@@ -277,3 +277,28 @@ func TestParsePrefixesMapped(t *testing.T) {
 		}
 	}
 }
+
+// TestPublicURLFollowsAddr: without MEDIA_PUBLIC_URL, links name the address the API listens on
+// (loopback for a wildcard host); a public URL given by variable or flag wins.
+func TestPublicURLFollowsAddr(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{nil, nil, "http://127.0.0.1:8080"},
+		{map[string]string{"MEDIA_ADDR": ":9000"}, nil, "http://127.0.0.1:9000"},
+		{map[string]string{"MEDIA_ADDR": "0.0.0.0:9000"}, nil, "http://127.0.0.1:9000"},
+		{map[string]string{"MEDIA_ADDR": "[::]:9000"}, nil, "http://127.0.0.1:9000"},
+		{map[string]string{"MEDIA_ADDR": "192.0.2.7:80"}, nil, "http://192.0.2.7:80"},
+		{map[string]string{"MEDIA_ADDR": "[2001:db8::1]:8081"}, nil, "http://[2001:db8::1]:8081"},
+		{nil, []string{"-addr", "localhost:7000"}, "http://localhost:7000"},
+		{map[string]string{"MEDIA_ADDR": ":9000", "MEDIA_PUBLIC_URL": "https://media.example.org/"}, nil, "https://media.example.org"},
+		{map[string]string{"MEDIA_ADDR": ":9000"}, []string{"-public-url", "https://x.example"}, "https://x.example"},
+	} {
+		c, _, err := Load("mediagw", tc.args, env(tc.env), io.Discard)
+		if err != nil || c.PublicURL != tc.want {
+			t.Errorf("env %v, args %v: public URL %q, %v; want %q", tc.env, tc.args, c.PublicURL, err, tc.want)
+		}
+	}
+}

@@ -98,7 +98,7 @@ func TestHelp(t *testing.T) {
 }
 
 // TestGen: the file is what gen.Generate makes for that n and seed, whichever way it is written,
-// and nothing but the file is left beside it.
+// and nothing but the file, readable by others, is left beside it.
 func TestGen(t *testing.T) {
 	var want bytes.Buffer
 	if err := gen.Generate(&want, 50, 3); err != nil {
@@ -139,6 +139,10 @@ func TestGen(t *testing.T) {
 		for _, e := range entries {
 			if strings.HasPrefix(e.Name(), ".") {
 				t.Errorf("temporary file %s left in %s", e.Name(), sub)
+			}
+			// Readable by others, as a file os.Create makes (under the usual umask 022).
+			if info, err := e.Info(); err == nil && info.Mode().IsRegular() && info.Mode().Perm() != 0o644 {
+				t.Errorf("%s has mode %v, want -rw-r--r--", e.Name(), info.Mode().Perm())
 			}
 		}
 	}

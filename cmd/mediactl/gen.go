@@ -85,6 +85,11 @@ func writeAtomically(path string, write func(io.Writer) error) (err error) {
 			os.Remove(f.Name())
 		}
 	}()
+	// CreateTemp makes the file its owner's alone; a catalogue is data others (a loader, a server's
+	// user) read, as a file made by os.Create would be.
+	if err := f.Chmod(0o644); err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
 	bw := bufio.NewWriterSize(f, 1<<20)
 	if err := write(bw); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
