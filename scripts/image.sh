@@ -102,8 +102,10 @@ run() {
 	ctl load /data/catalogue.ndjson.gz 2>&1 | tail -1 >&2
 
 	log "mediagw in the container"
+	# The image keeps the admin listener on the container's loopback; a deployment that scrapes it
+	# names an address others reach, as this one does to read /metrics through the published port.
 	podman run -d --name "$name" "${run_args[@]}" -v "$data:/data" -e MEDIA_SHUTDOWN_DELAY=0s \
-		-p 127.0.0.1::8080 -p 127.0.0.1::9090 "$IMAGE:local" >/dev/null
+		-e MEDIA_ADMIN_ADDR=:9090 -p 127.0.0.1::8080 -p 127.0.0.1::9090 "$IMAGE:local" >/dev/null
 	local api admin
 	api=http://$(podman port "$name" 8080/tcp)
 	admin=http://$(podman port "$name" 9090/tcp)
