@@ -3,15 +3,20 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"mediagw/catalogue"
 )
 
 // openTerminal opens a pseudo-terminal: what mediactl writes to tty, the test reads from out.
@@ -93,6 +98,44 @@ func TestProgressOnlyOnATerminal(t *testing.T) {
 			}
 			if strings.Contains(piped.String(), tc.what) || strings.Contains(piped.String(), "\r") {
 				t.Errorf("%v on a pipe showed progress: %q", tc.args, piped.String())
+			}
+		})
+	}
+}
+
+// TestReadProgressFollowsTheItems: the share of the file validate and load show as read moves
+// with the lines read, whether the file is compressed (its compressed bytes) or not.
+func TestReadProgressFollowsTheItems(t *testing.T) {
+	const n, every = 10_000, 500
+	for _, name := range []string{"c.ndjson", "c.ndjson.gz"} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), name)
+			if _, stderr, err := mediactl(t, nil, "gen", "-n", strconv.Itoa(n), "-seed", "3", "-o", path); err != nil {
+				t.Fatalf("gen: %v\n%s", err, stderr)
+			}
+			src, err := openSource(t.Context(), &env{}, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			m := readProgress("loading", src)
+			for lines := 1; ; lines++ {
+				_, err := src.reader.Next()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				var lerr *catalogue.LineError
+				if err != nil && !errors.As(err, &lerr) {
+					t.Fatal(err)
+				}
+				if lines%every != 0 {
+					continue
+				}
+				// A read goes at most 64 KiB ahead of the lines: 3% of this gzipped file.
+				shown, read := float64(m.done())/float64(m.total), float64(lines)/n
+				if math.Abs(shown-read) > 0.05 {
+					t.Errorf("after %d of %d lines, %.0f%% of the file shown as read", lines, n, 100*shown)
+				}
 			}
 		})
 	}
