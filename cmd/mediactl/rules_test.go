@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
+
+	"mediagw/cmd/internal/backends"
+	"mediagw/config"
+	"mediagw/gateway"
+	"mediagw/internal/servicetest"
+	"mediagw/ratelimit"
+	"mediagw/search/live"
+)
+
+// rulesCatalogue: three items say television and none says tv.
+const rulesCatalogue = `{"id":"tv-studio","type":"photo","title":"Television studio at night"}
+{"id":"tv-set","type":"photo","title":"An old television set in a kitchen, television news on it"}
+{"id":"tv-mast","type":"video","title":"Television mast on the hill","description":"The mast of a television station"}
+{"id":"radio-mast","type":"photo","title":"Radio mast on the hill"}
+`
+
+// servedWithin bounds how long a replica may take to serve an applied set: it reads the set with
+// the live version, every live.DefaultEvery, and then answers from it at once.
+const servedWithin = 5*live.DefaultEvery + 5*time.Second
+
+// TestRulesOnThreeReplicas: three gateways on one engine alias, sharing Redis as replicas do, each
+// wired by backends.Open as mediagw wires one. After `mediactl rules apply` of a synonyms file and
+// a pins file, every replica serves the set within seconds: tv finds what television finds, and
+// the pinned item comes first for its query. A malformed file is refused with its line numbers,
+// and every replica still serves the set applied before.
+func TestRulesOnThreeReplicas(t *testing.T) {
+	redisURL := servicetest.RedisURL(t)
+	envs := openSearchEnv(t)
+	envs["REDIS_URL"] = redisURL
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if out, stderr, err := mediactl(t, envs, "load", write("c.ndjson", rulesCatalogue)); err != nil {
+		t.Fatalf("load: %v\n%s\n%s", err, out, stderr)
+	}
+	replicas := startReplicas(t, envs, 3)
+
+	before := replicas[0].search(t, "television")
+	if len(before) != 3 {
+		t.Fatalf("television finds %q, want the 3 items that say it", before)
+	}
+	pinned := before[len(before)-1]
+	for i, r := range replicas {
+		if got := r.search(t, "tv"); len(got) != 0 {
+			t.Fatalf("replica %d: tv finds %q before any synonym", i, got)
+		}
+		if got := r.search(t, "television"); !slices.Equal(got, before) {
+			t.Fatalf("replica %d: television finds %q, replica 0 %q", i, got, before)
+		}
+	}
+	// serves reports whether replica r serves the set: tv finds television's items, pinned first.
+	serves := func(r replica) error {
+		tv, television := r.search(t, "tv"), r.search(t, "television")
+		if len(television) == 0 || television[0] != pinned {
+			return fmt.Errorf("television finds %q, not %s first", television, pinned)
+		}
+		if !slices.Equal(slices.Sorted(slices.Values(tv)), slices.Sorted(slices.Values(before))) {
+			return fmt.Errorf("tv finds %q, television %q", tv, before)
+		}
+		return nil
+	}
+
+	synonyms := write("synonyms.txt", "# what people type => what the catalogue says\ntv, television\n")
+	pins := write("pins.txt", "Television => "+pinned+"\n")
+	out, stderr, err := mediactl(t, envs, "rules", "-synonyms", synonyms, "-pins", pins, "apply")
+	if err != nil || !strings.Contains(out, "applied") {
+		t.Fatalf("rules apply: %v\n%s\n%s", err, out, stderr)
+	}
+	applied := time.Now()
+	for i, r := range replicas {
+		for err := serves(r); err != nil; err = serves(r) {
+			if time.Since(applied) > servedWithin {
+				t.Fatalf("replica %d, %s after the set was applied: %v", i, time.Since(applied).Round(time.Millisecond), err)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	t.Logf("every replica served the set %s after it was applied", time.Since(applied).Round(time.Millisecond))
+
+	// Line 3 of the synonyms and line 2 of the pins are bad; the good pin of line 1 would change
+	// television's first item.
+	badSynonyms := write("bad-synonyms.txt", "tv, television\n\nbig apple, new york\n")
+	badPins := write("bad-pins.txt", "television => "+before[0]+"\nradio =>\n")
+	out, stderr, err = mediactl(t, envs, "rules", "-synonyms", badSynonyms, "-pins", badPins, "apply")
+	if err == nil {
+		t.Fatalf("rules apply of malformed files succeeded:\n%s\n%s", out, stderr)
+	}
+	for _, want := range []string{"synonyms line 3", "pins line 2", "the served set is unchanged"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("rules apply of malformed files: %q lacks %q", err, want)
+		}
+	}
+	// Each replica reads the stored set again in that time: it is still the one applied.
+	time.Sleep(2 * live.DefaultEvery)
+	for i, r := range replicas {
+		if err := serves(r); err != nil {
+			t.Errorf("replica %d after a refused file: %v", i, err)
+		}
+	}
+	out, _, err = mediactl(t, envs, "rules", "show")
+	if err != nil || !strings.Contains(out, "tv, television") || !strings.Contains(out, "Television => "+pinned) {
+		t.Errorf("rules show after a refused file: %v\n%s", err, out)
+	}
+}
+
+// replica is one gateway's URL.
+type replica struct{ url string }
+
+// startReplicas starts n gateways on the settings envs names, each with its own backend chain,
+// Redis client and HTTP server, until the test ends.
+func startReplicas(t *testing.T, envs map[string]string, n int) []replica {
+	t.Helper()
+	cfg, _, err := config.Load("mediagw", nil, func(k string) string { return envs[k] }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy := ratelimit.Policy{Limit: 1 << 20, Window: time.Minute}
+	prefix := fmt.Sprintf("mediagw-test:%s:%d:", t.Name(), time.Now().UnixNano())
+	var out []replica
+	for range n {
+		ctx, cancel := context.WithCancel(context.Background())
+		t.Cleanup(cancel)
+		c, closeBackend, err := backends.Open(ctx, cfg, zap.NewNop(), prometheus.NewRegistry(), 64<<20)
+		if err != nil {
+			t.Fatalf("open the backend: %v", err)
+		}
+		t.Cleanup(closeBackend)
+		client, err := ratelimit.NewClientFromURL(cfg.RedisURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { client.Close() })
+		servicetest.WaitForRedis(t, client)
+		shared, err := ratelimit.NewRedis(client, policy, ratelimit.WithPrefix(prefix))
+		if err != nil {
+			t.Fatal(err)
+		}
+		gcfg := gateway.DefaultConfig()
+		gcfg.PublicURL = "https://media.example.org"
+		gcfg.RatePolicy = policy
+		gw, err := gateway.New(gcfg, c, ratelimit.NewFallback(shared, ratelimit.NewMemory(policy, nil), zap.NewNop()), zap.NewNop())
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(gw)
+		t.Cleanup(srv.Close)
+		out = append(out, replica{srv.URL})
+	}
+	return out
+}
+
+// search returns the ids of the items the replica finds for q, in its order.
+func (r replica) search(t *testing.T, q string) []string {
+	t.Helper()
+	resp, err := http.Get(r.url + "/?resource=items&per_page=50&q=" + url.QueryEscape(q))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("q=%s: %d, %v", q, resp.StatusCode, err)
+	}
+	ids := make([]string, len(body.Data))
+	for i, it := range body.Data {
+		ids[i] = it.ID
+	}
+	return ids
+}
