@@ -128,11 +128,14 @@ type server struct {
 }
 
 // testEnv is the environment every run starts from: both listeners on free loopback ports, the
-// embedded index, no shutdown delay, and a limit no test reaches.
-func testEnv(t *testing.T) map[string]string {
+// embedded index of the shared fixture, no shutdown delay, and a limit no test reaches.
+func testEnv(t *testing.T) map[string]string { return envOf(indexDir(t)) }
+
+// envOf is testEnv with the embedded index in dir.
+func envOf(dir string) map[string]string {
 	return map[string]string{
 		"MEDIA_BACKEND":        "embedded",
-		"MEDIA_INDEX_DIR":      indexDir(t),
+		"MEDIA_INDEX_DIR":      dir,
 		"MEDIA_ADDR":           "127.0.0.1:0",
 		"MEDIA_ADMIN_ADDR":     "127.0.0.1:0",
 		"MEDIA_RATE_LIMIT":     "1000000",
