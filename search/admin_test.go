@@ -1,6 +1,7 @@
 package search
 
 import (
+	"errors"
 	"reflect"
 	"testing"
 )
@@ -36,11 +37,53 @@ func TestRetain(t *testing.T) {
 		{"removals sorted oldest first", append([]StoredVersion{{Name: "a"}, {Name: "b", Unfinished: true, Abandoned: true}}, fin("c", "d")...), "d", 0, Retention{Remove: []string{"a", "b", "c"}, Rollback: "c"}},
 		{"an abandoned version newer than live stays", append(fin("a", "b"), StoredVersion{Name: "c", Unfinished: true, Abandoned: true}), "b", 2, Retention{Rollback: "a"}},
 		{"no live version: nothing goes", fin("a", "b"), "", 0, Retention{}},
+		{"an empty live one keeps the newest with items", []StoredVersion{{Name: "a"}, {Name: "b"}, {Name: "c", Empty: true}, {Name: "d", Empty: true}}, "d", 1,
+			Retention{Remove: []string{"a"}, Rollback: "c"}},
+		{"an empty older one is not kept for it", []StoredVersion{{Name: "a"}, {Name: "b", Empty: true}, {Name: "c", Empty: true}}, "c", 0,
+			Retention{Remove: []string{"b"}, Rollback: "b"}},
+		{"a live one with items keeps only keep", []StoredVersion{{Name: "a"}, {Name: "b", Empty: true}, {Name: "c"}}, "c", 0,
+			Retention{Remove: []string{"a", "b"}, Rollback: "b"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := Retain(tt.versions, tt.live, tt.keep); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("Retain(%+v, %q, %d) = %+v, want %+v", tt.versions, tt.live, tt.keep, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestGuardCheck(t *testing.T) {
+	rejected := func(r, lines int64) func() (int64, int64) { return func() (int64, int64) { return r, lines } }
+	withRejected := func(g Guard, r, lines int64) Guard { g.Rejected = rejected(r, lines); return g }
+	tests := []struct {
+		name    string
+		g       Guard
+		n, live int64
+		want    error
+	}{
+		{"a first load", DefaultGuard, 10, -1, nil},
+		{"a bigger one", DefaultGuard, 10, 5, nil},
+		{"10% fewer", DefaultGuard, 90, 100, nil},
+		{"over 10% fewer", DefaultGuard, 89, 100, ErrShrink},
+		{"half", DefaultGuard, 50, 100, ErrShrink},
+		{"half, allowed", Guard{MaxShrink: 1}, 50, 100, nil},
+		{"empty", DefaultGuard, 0, -1, ErrEmpty},
+		{"empty beside an empty live one", DefaultGuard, 0, 0, ErrEmpty},
+		{"empty, allowed, shrinks", Guard{AllowEmpty: true, MaxShrink: 0.1}, 0, 100, ErrShrink},
+		{"empty, allowed", Guard{AllowEmpty: true, MaxShrink: 1}, 0, 100, nil},
+		{"1% refused", withRejected(DefaultGuard, 1, 100), 99, -1, nil},
+		{"over 1% refused", withRejected(DefaultGuard, 2, 100), 98, -1, ErrRejected},
+		{"every line refused", withRejected(DefaultGuard, 3, 3), 0, 5, ErrRejected},
+		{"every line refused, allowed", withRejected(Unguarded, 3, 3), 0, 5, nil},
+		{"no line", withRejected(Guard{AllowEmpty: true}, 0, 0), 0, -1, nil},
+		{"unguarded", Unguarded, 0, 1000, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.g.Check(tt.n, tt.live)
+			if tt.want == nil && err != nil || tt.want != nil && (!errors.Is(err, tt.want) || !errors.Is(err, ErrWorse)) {
+				t.Errorf("Check(%d, %d) = %v, want %v", tt.n, tt.live, err, tt.want)
 			}
 		})
 	}

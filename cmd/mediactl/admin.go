@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"mediagw/cmd/internal/backends"
 	"mediagw/search"
@@ -33,7 +34,7 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "INDEX\tITEMS\tMAPPING\tSTATE")
+	fmt.Fprintln(tw, "INDEX\tITEMS\tMAPPING\tMADE\tSTATE")
 	for _, in := range infos {
 		live := ""
 		switch {
@@ -49,7 +50,11 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 		if in.Err != nil {
 			docs = "? (" + in.Err.Error() + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", in.Name, docs, mappingColumn(in), live)
+		made := "?"
+		if !in.Created.IsZero() {
+			made = in.Created.UTC().Format(time.DateTime) + " UTC"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", in.Name, docs, mappingColumn(in), made, live)
 	}
 	return tw.Flush()
 }
@@ -67,7 +72,23 @@ func runRollback(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "%s is live again\n", name)
+	fmt.Fprintf(e.stdout, "%s is live again (mediactl use VERSION makes a newer kept one live again; mediactl status lists them)\n", name)
+	return nil
+}
+
+func runUse(ctx context.Context, e *env, args []string) error {
+	if len(args) != 1 {
+		return fmt.Errorf("%w: use takes one index version (mediactl status lists them)", errUsage)
+	}
+	b, err := backends.OpenAdmin(e.cfg)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	if err := b.Use(ctx, args[0]); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "%s is live\n", args[0])
 	return nil
 }
 

@@ -259,6 +259,12 @@ func TestAdminCommands(t *testing.T) {
 	if err := os.WriteFile(half, bytes.Join(lines[:60], nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	empty := filepath.Join(t.TempDir(), "empty.ndjson")
+	bad := filepath.Join(t.TempDir(), "bad.ndjson")
+	if err := errors.Join(os.WriteFile(empty, nil, 0o644), os.WriteFile(bad, []byte("{\"bad\":1}\nnot json\n"), 0o644)); err != nil {
+		t.Fatal(err)
+	}
+	rejects := filepath.Join(t.TempDir(), "rejects.ndjson")
 	backends := []struct {
 		name string
 		envs func(t *testing.T) map[string]string
@@ -285,12 +291,18 @@ func TestAdminCommands(t *testing.T) {
 				{args: []string{"rollback"}, wantErr: "rollback"},
 				{args: []string{"load", path}, want: []string{"read 120 lines: 120 accepted, 0 rejected", "is live with 120 items"}},
 				{args: []string{"rollback"}, wantErr: "older than"},
-				{args: []string{"load", half}, want: []string{"is live with 60 items"}},
+				// A worse catalogue is refused, saying which flag lets it through.
+				{args: []string{"load", half}, wantErr: "-allow-shrink"},
+				{args: []string{"load", empty}, wantErr: "-allow-empty"},
+				{args: []string{"load", "-rejects", rejects, bad}, wantErr: "-max-rejected"},
+				{args: []string{"status"}, count: map[string]int{" 120 ": 1, "live": 1, " 60 ": 0, " 0 ": 0}},
+				{args: []string{"load", "-allow-shrink", half}, want: []string{"is live with 60 items"}},
 				{args: []string{"load", path}, want: []string{"is live with 120 items"}},
 				// Keep 1: the first load's index is gone; the half one is kept.
 				{args: []string{"status"}, want: []string{"INDEX", "ITEMS", "STATE"}, count: map[string]int{" 60 ": 1, " 120 ": 1, "live": 1}},
 				{args: []string{"rollback"}, want: []string{"is live again"}},
 				{args: []string{"status"}, count: map[string]int{" 60 ": 1, "live": 1}},
+				{args: []string{"use", "nope"}, wantErr: "nope"},
 			}
 			if e, ok := servicetest.EngineNamed(envs["MEDIA_BACKEND"]); ok {
 				// An engine's status names the engine it checked at open.
@@ -313,8 +325,32 @@ func TestAdminCommands(t *testing.T) {
 					}
 				}
 			}
+			// The rollback is undone by use of the version it left.
+			newer := statusLine(t, envs, " 120 ")
+			if out, _, err := mediactl(t, envs, "use", strings.Fields(newer)[0]); err != nil || !strings.Contains(out, "is live") {
+				t.Fatalf("use: %v\n%s", err, out)
+			}
+			if line := statusLine(t, envs, " 120 "); !strings.Contains(line, "live") {
+				t.Errorf("after use, status says %q, want the 120 items live", line)
+			}
 		})
 	}
+}
+
+// statusLine is the line of mediactl status that holds s.
+func statusLine(t *testing.T, envs map[string]string, s string) string {
+	t.Helper()
+	out, _, err := mediactl(t, envs, "status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(out) {
+		if strings.Contains(line, s) {
+			return line
+		}
+	}
+	t.Fatalf("status lacks %q:\n%s", s, out)
+	return ""
 }
 
 // TestLoadMissingFile: a load of a file that does not exist fails before building anything.

@@ -9,6 +9,7 @@ import (
 	"iter"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,6 +38,34 @@ func catalogueFlags(fs *flag.FlagSet, e *env) {
 		e.media.MaxBytes = n << 20
 		return nil
 	})
+}
+
+// loadFlags are load's flags: those of the catalogue, and the guard against a worse catalogue
+// going live (search.Guard).
+func loadFlags(fs *flag.FlagSet, e *env) {
+	catalogueFlags(fs, e)
+	e.guard = search.DefaultGuard
+	fs.BoolVar(&e.guard.AllowEmpty, "allow-empty", false, "let a catalogue with no items go live")
+	fs.BoolFunc("allow-shrink", "let a catalogue with any number fewer items than the live one go live", func(string) error {
+		e.guard.MaxShrink = 1
+		return nil
+	})
+	fs.Func("max-shrink", fmt.Sprintf("largest share, in percent, by which the new catalogue may hold fewer items than the live one (default %g)", 100*search.DefaultGuard.MaxShrink),
+		percentFlag(&e.guard.MaxShrink))
+	fs.Func("max-rejected", fmt.Sprintf("largest share, in percent, of the lines read that -rejects may set aside (default %g)", 100*search.DefaultGuard.MaxRejected),
+		percentFlag(&e.guard.MaxRejected))
+}
+
+// percentFlag parses a percentage from 0 to 100 ("5" or "5%") into share, from 0 to 1.
+func percentFlag(share *float64) func(string) error {
+	return func(v string) error {
+		p, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
+		if err != nil || p < 0 || p > 100 {
+			return errors.New("must be a percentage from 0 to 100")
+		}
+		*share = p / 100
+		return nil
+	}
 }
 
 // source is an open catalogue file whose progress through its bytes (compressed ones for a .gz
@@ -189,7 +218,12 @@ func runLoad(ctx context.Context, e *env, args []string) error {
 	}
 	stopProgress := progress(e, m)
 	start := time.Now()
-	stats, err := b.Load(ctx, items)
+	guard := e.guard
+	guard.Rejected = func() (int64, int64) {
+		st := src.reader.Stats()
+		return int64(st.Rejected), int64(st.Lines)
+	}
+	stats, err := b.LoadGuarded(ctx, items, guard)
 	stopProgress()
 	cerr := closeRejects()
 	summary(e, src.reader.Stats())
@@ -206,6 +240,9 @@ func runLoad(ctx context.Context, e *env, args []string) error {
 		if errors.As(err, &lerr) {
 			return errors.Join(fmt.Errorf("%s: %v; nothing went live (-rejects FILE loads the good lines and sets the bad ones aside)", path, lerr), cerr)
 		}
+		if errors.Is(err, search.ErrWorse) {
+			return errors.Join(fmt.Errorf("load %s: refused, %w; the live index is unchanged (%s)", path, err, guardAdvice(err)), cerr)
+		}
 		return errors.Join(fmt.Errorf("load %s: %w; the live index is unchanged", path, err), cerr)
 	}
 	if cerr != nil {
@@ -216,6 +253,17 @@ func runLoad(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "index %s is live with %d items; took %s (%.0f items/s)\n",
 		stats.Index, stats.Indexed, took.Round(time.Millisecond), float64(stats.Indexed)/took.Seconds())
 	return nil
+}
+
+// guardAdvice names the flag that lets the version a guard refused with err go live.
+func guardAdvice(err error) string {
+	switch {
+	case errors.Is(err, search.ErrRejected):
+		return "-max-rejected PCT lets more refused lines through"
+	case errors.Is(err, search.ErrEmpty):
+		return "-allow-empty lets an empty catalogue go live"
+	}
+	return "-allow-shrink, or -max-shrink PCT, lets a smaller catalogue go live"
 }
 
 func counted(seq iter.Seq2[search.Item, error], n *atomic.Int64) iter.Seq2[search.Item, error] {

@@ -18,6 +18,7 @@ import (
 	"mediagw/catalogue"
 	"mediagw/cmd/internal/buildinfo"
 	"mediagw/config"
+	"mediagw/search"
 )
 
 const usage = `usage: mediactl COMMAND [flags] [args]
@@ -31,8 +32,9 @@ commands:
   reindex   [-mapping FILE] [-rate N]
                                      build a new index from the live one (OpenSearch: with the
                                      index definition FILE), copying at most N items/s, and make it live
-  status                             show the live index, the kept ones and their mappings
-  rollback                           make the previous kept index live again
+  status                             show the live index and the kept ones: items, mapping, when made
+  rollback                           make the previous kept index live again (use undoes it)
+  use       VERSION                  make the kept index VERSION (from status) live, older or newer
   bench     [-mode mix|probe|load] -gateway URL -catalogue FILE
                                      measure the gateway against OpenSearch itself (see -h)
   queries   [-n N] [-window D]       the most frequent searches, and those that found nothing, of
@@ -82,6 +84,7 @@ type env struct {
 	// command flags
 	rejects     string
 	media       catalogue.Media
+	guard       search.Guard
 	n           int
 	seed        int64
 	out         string
@@ -100,13 +103,14 @@ var commands = []command{
 		fs.StringVar(&e.out, "o", "", "output file (.gz compresses); - for standard output")
 	}},
 	{name: "validate", run: runValidate, flags: catalogueFlags},
-	{name: "load", run: runLoad, flags: catalogueFlags},
+	{name: "load", run: runLoad, flags: loadFlags},
 	{name: "reindex", run: runReindex, flags: func(fs *flag.FlagSet, e *env) {
 		fs.StringVar(&e.mapping, "mapping", "", "index definition (settings and mappings) of the new index; empty: -engine-mapping, or the built-in one")
 		fs.Float64Var(&e.rate, "rate", 0, "items copied per second at most, to spare an engine that also serves; 0: as fast as it goes")
 	}},
 	{name: "status", run: runStatus},
 	{name: "rollback", run: runRollback},
+	{name: "use", run: runUse},
 	{name: "bench", run: runBench, flags: benchFlagSet},
 	{name: "passthrough", run: runPassthrough, flags: passthroughFlagSet},
 	{name: "queries", run: runQueries, flags: queriesFlagSet},

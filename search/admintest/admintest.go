@@ -1,7 +1,8 @@
 // Package admintest is the conformance suite every search.Admin runs, as search/searchtest is
 // for search.Backend: a load makes its version live only once complete, loads keep the configured
-// number of replaced versions (search.Retain), rollback finds the newest finished older one, and
-// what a dead load left is listed as unfinished and removed.
+// number of replaced versions (search.Retain), rollback finds the newest finished older one, any
+// kept version can be made live again (Use), a load never makes a worse version live unless told
+// (search.Guard), and what a dead load left is listed as unfinished and removed.
 package admintest
 
 import (
@@ -26,6 +27,9 @@ type Harness struct {
 	// Unfinished leaves in a's store what a load that began by before the version named before
 	// and then died leaves behind, and returns the name Status lists it under.
 	Unfinished func(t *testing.T, a search.Admin, before string, by time.Duration) string
+	// Serve returns a search.Backend answering from a's live version, as a server that picked up
+	// a's last change would; it registers its cleanup with t.
+	Serve func(t *testing.T, a search.Admin) search.Backend
 	// Exclusive: a load holds the store's one load lock, so what an unfinished load left is
 	// known dead and the next load removes it however recent; otherwise only once it is older
 	// than any load takes.
@@ -44,6 +48,10 @@ var Cases = []Case{
 	{"KeepsTheNewestReplaced", testKeep},
 	{"FailedLoadChangesNothing", testFailedLoad},
 	{"Rollback", testRollback},
+	{"RefusesWorse", testRefusesWorse},
+	{"KeepsOneWithItems", testKeepsOneWithItems},
+	{"RollForward", testRollForward},
+	{"UseRefusesUnknown", testUseRefusesUnknown},
 	{"Unfinished", testUnfinished},
 }
 
@@ -114,9 +122,9 @@ func checkFinished(t *testing.T, a search.Admin, want ...version) {
 	var got []version
 	for _, in := range st {
 		got = append(got, version{in.Name, int(in.Docs), in.Live})
-		if in.Err != nil || in.Unfinished || in.Version != search.IndexVersion || in.Outdated {
-			t.Errorf("Status %s: error %v, unfinished %v, version %d, outdated %v; want a current finished version",
-				in.Name, in.Err, in.Unfinished, in.Version, in.Outdated)
+		if in.Err != nil || in.Unfinished || in.Version != search.IndexVersion || in.Outdated || in.Created.IsZero() {
+			t.Errorf("Status %s: error %v, unfinished %v, version %d, outdated %v, made %v; want a current finished version and when it was made",
+				in.Name, in.Err, in.Unfinished, in.Version, in.Outdated, in.Created)
 		}
 	}
 	if !slices.Equal(got, want) {
@@ -281,5 +289,147 @@ func testUnfinished(t *testing.T, h Harness) {
 	}
 	if got := names(status(t, a)); !slices.Equal(got, want) {
 		t.Errorf("after the next load Status lists %v, want %v (%s removed)", got, want, old)
+	}
+}
+
+// testRefusesWorse: a guarded load of an empty catalogue, of one whose every line was refused,
+// or of half the live items is refused, saying why; what was live stays live, the kept versions
+// stay and the new one is gone. Allowed by the guard, each goes live.
+func testRefusesWorse(t *testing.T, h Harness) {
+	refused := func(g search.Guard) search.Guard {
+		g.Rejected = func() (int64, int64) { return 7, 7 }
+		return g
+	}
+	tests := []struct {
+		name    string
+		n       int
+		guard   search.Guard
+		want    error
+		allowed search.Guard
+	}{
+		{"an empty file", 0, search.DefaultGuard, search.ErrEmpty, search.Guard{AllowEmpty: true, MaxShrink: 1}},
+		{"every line refused", 0, refused(search.DefaultGuard), search.ErrRejected, refused(search.Unguarded)},
+		{"half the live items", 20, search.DefaultGuard, search.ErrShrink, search.Guard{MaxRejected: 0.01, MaxShrink: 1}},
+		{"over 10% fewer", 35, search.DefaultGuard, search.ErrShrink, search.Guard{MaxShrink: 0.2}},
+	}
+	// Each case begins with live live again, so that the versions it allowed stay kept.
+	a := h.Open(t, len(tests)+1)
+	kept := load(t, a, "a", 30)
+	live := load(t, a, "b", 40)
+	want := []version{{kept.Index, 30, false}, {live.Index, 40, true}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st, err := a.LoadGuarded(ctx(t), search.Values(Items("c", tt.n)), tt.guard)
+			if !errors.Is(err, tt.want) || !errors.Is(err, search.ErrWorse) {
+				t.Fatalf("LoadGuarded = %+v, %v; want an error wrapping %v", st, err, tt.want)
+			}
+			checkFinished(t, a, want...)
+			st, err = a.LoadGuarded(ctx(t), search.Values(Items("c", tt.n)), tt.allowed)
+			if err != nil || st.Indexed != tt.n {
+				t.Fatalf("LoadGuarded allowed = %+v, %v; want %d items live", st, err, tt.n)
+			}
+			want[1].live = false
+			checkFinished(t, a, append(slices.Clone(want), version{st.Index, tt.n, true})...)
+			want = append(want, version{st.Index, tt.n, false})
+			want[1].live = true
+			if err := a.Use(ctx(t), live.Index); err != nil {
+				t.Fatalf("Use(%s): %v", live.Index, err)
+			}
+		})
+	}
+	t.Run("a first load", func(t *testing.T) {
+		a := h.Open(t, 2)
+		if st, err := a.LoadGuarded(ctx(t), search.Values(Items("a", 5)), search.DefaultGuard); err != nil || st.Indexed != 5 {
+			t.Errorf("LoadGuarded with nothing live = %+v, %v; want 5 items live", st, err)
+		}
+	})
+}
+
+// testKeepsOneWithItems: however many empty versions go live, loads keep the newest version
+// with items.
+func testKeepsOneWithItems(t *testing.T, h Harness) {
+	a := h.Open(t, 0)
+	full := load(t, a, "a", 10)
+	var last search.LoadStats
+	for range 3 {
+		st, err := a.LoadGuarded(ctx(t), search.Values(nil), search.Unguarded)
+		if err != nil {
+			t.Fatalf("LoadGuarded empty, allowed: %v", err)
+		}
+		last = st
+	}
+	checkFinished(t, a, version{full.Index, 10, false}, version{last.Index, 0, true})
+	if got, err := a.Rollback(ctx(t)); err != nil || got != full.Index {
+		t.Errorf("Rollback = %q, %v; want %s", got, err, full.Index)
+	}
+}
+
+// answers are what a search of the live version returns: totals and ids of a few queries.
+func answers(t *testing.T, b search.Backend) []string {
+	t.Helper()
+	var out []string
+	for _, q := range []search.Query{
+		{Text: "harbour", Page: 1, PerPage: 50},
+		{Text: "number 3", Page: 1, PerPage: 5},
+		{Sort: search.SortNewest, Page: 2, PerPage: 7},
+	} {
+		res, err := b.Search(ctx(t), q)
+		if err != nil {
+			t.Fatalf("Search(%+v): %v", q, err)
+		}
+		ids := make([]string, len(res.Items))
+		for i, it := range res.Items {
+			ids[i] = it.ID
+		}
+		out = append(out, fmt.Sprintf("%q: %d %v", q.Text, res.Total, ids))
+	}
+	return out
+}
+
+// testRollForward: a rollback is undone by Use of the version it left: searches answer as they
+// did before both, and the versions are as they were.
+func testRollForward(t *testing.T, h Harness) {
+	a := h.Open(t, 2)
+	first := load(t, a, "a", 30)
+	second := load(t, a, "b", 45)
+	before := answers(t, h.Serve(t, a))
+	if got, err := a.Rollback(ctx(t)); err != nil || got != first.Index {
+		t.Fatalf("Rollback = %q, %v; want %s", got, err, first.Index)
+	}
+	if back := answers(t, h.Serve(t, a)); slices.Equal(back, before) {
+		t.Fatalf("after Rollback searches answer as before it: %v", back)
+	}
+	checkFinished(t, a, version{first.Index, 30, true}, version{second.Index, 45, false})
+	if err := a.Use(ctx(t), second.Index); err != nil {
+		t.Fatalf("Use(%s): %v", second.Index, err)
+	}
+	if after := answers(t, h.Serve(t, a)); !slices.Equal(after, before) {
+		t.Errorf("after Rollback and Use, searches answer\n%v\nwant, as before both,\n%v", after, before)
+	}
+	checkFinished(t, a, version{first.Index, 30, false}, version{second.Index, 45, true})
+	if err := a.Use(ctx(t), first.Index); err != nil {
+		t.Fatalf("Use(%s), older: %v", first.Index, err)
+	}
+	checkFinished(t, a, version{first.Index, 30, true}, version{second.Index, 45, false})
+}
+
+// testUseRefusesUnknown: Use of a name that is not a kept finished version fails and changes
+// nothing.
+func testUseRefusesUnknown(t *testing.T, h Harness) {
+	a := h.Open(t, 2)
+	live := load(t, a, "a", 8)
+	recent := h.Unfinished(t, a, live.Index, time.Nanosecond)
+	for _, name := range []string{"", "nope", live.Index + "0", recent} {
+		if err := a.Use(ctx(t), name); err == nil {
+			t.Errorf("Use(%q) succeeded", name)
+		}
+	}
+	if got := names(status(t, a)); !slices.Equal(got, []string{recent, live.Index}) {
+		t.Errorf("Status lists %v, want %v", got, []string{recent, live.Index})
+	}
+	for _, in := range status(t, a) {
+		if in.Live != (in.Name == live.Index) {
+			t.Errorf("Status %s: live %v", in.Name, in.Live)
+		}
 	}
 }

@@ -48,6 +48,11 @@ func NewLoader(dir string, keep int) *Loader {
 // live. On any error, or when ctx ends, the partial index is removed and `current` is left alone.
 // Only one load runs in a directory at a time.
 func (l *Loader) Load(ctx context.Context, items iter.Seq2[search.Item, error]) (search.LoadStats, error) {
+	return l.LoadGuarded(ctx, items, search.Unguarded)
+}
+
+// LoadGuarded is Load that makes the new index live only if g finds it no worse than the live one.
+func (l *Loader) LoadGuarded(ctx context.Context, items iter.Seq2[search.Item, error], g search.Guard) (search.LoadStats, error) {
 	start := time.Now()
 	if err := ctx.Err(); err != nil {
 		return search.LoadStats{}, fmt.Errorf("load: %w", err)
@@ -60,7 +65,7 @@ func (l *Loader) Load(ctx context.Context, items iter.Seq2[search.Item, error]) 
 		return search.LoadStats{}, err
 	}
 	defer unlock()
-	return l.replace(ctx, start, "load", items)
+	return l.replace(ctx, start, "load", items, g)
 }
 
 // Reindex builds a new index from the items stored in the live one, with this mediagw's
@@ -93,13 +98,14 @@ func (l *Loader) Reindex(ctx context.Context, opts search.ReindexOptions) (searc
 		return search.LoadStats{}, fmt.Errorf("rebuild: open %s: %w", live, err)
 	}
 	defer src.Close()
-	return l.replace(ctx, start, "rebuild", search.Paced(ctx, allItems(src, opts.Progress), opts.Rate))
+	return l.replace(ctx, start, "rebuild", search.Paced(ctx, allItems(src, opts.Progress), opts.Rate), search.Unguarded)
 }
 
-// replace builds a new index from items beside the live one, checks it holds every item, makes
-// it live and prunes the old ones; the caller holds the directory's lock. On any error, or when
-// ctx ends, the partial index is removed and `current` is left alone.
-func (l *Loader) replace(ctx context.Context, start time.Time, op string, items iter.Seq2[search.Item, error]) (stats search.LoadStats, err error) {
+// replace builds a new index from items beside the live one, checks it holds every item and
+// that g finds it no worse, makes it live and prunes the old ones; the caller holds the
+// directory's lock. On any error, or when ctx ends, the partial index is removed and `current`
+// is left alone.
+func (l *Loader) replace(ctx context.Context, start time.Time, op string, items iter.Seq2[search.Item, error], g search.Guard) (stats search.LoadStats, err error) {
 	// Under the lock, a building directory can only be left over from a crashed load.
 	if err := removeMatching(l.dir, buildingPrefix); err != nil {
 		return stats, err
@@ -115,6 +121,13 @@ func (l *Loader) replace(ctx context.Context, start time.Time, op string, items 
 	if err != nil {
 		return stats, fmt.Errorf("%s %s: %w", op, name, err)
 	}
+	live, err := l.liveDocs()
+	if err != nil {
+		return stats, fmt.Errorf("%s %s: %w", op, name, err)
+	}
+	if err := g.Check(int64(n), live); err != nil {
+		return stats, fmt.Errorf("%s %s: %w", op, name, err)
+	}
 	if err := os.Rename(building, filepath.Join(l.dir, name)); err != nil {
 		return stats, fmt.Errorf("%s %s: %w", op, name, err)
 	}
@@ -127,6 +140,19 @@ func (l *Loader) replace(ctx context.Context, start time.Time, op string, items 
 		return stats, fmt.Errorf("%s %s is live, but %w: %w", op, name, search.ErrPrune, err)
 	}
 	return stats, nil
+}
+
+// liveDocs counts the live index's items; -1 when none is live.
+func (l *Loader) liveDocs() (int64, error) {
+	if _, err := os.Lstat(filepath.Join(l.dir, currentLink)); errors.Is(err, os.ErrNotExist) {
+		return -1, nil
+	}
+	cur, err := currentName(l.dir)
+	if err != nil {
+		return 0, err
+	}
+	docs, _, err := describe(filepath.Join(l.dir, cur))
+	return docs, err
 }
 
 // allItems yields every item stored in idx, in no particular order, and then an error if

@@ -91,6 +91,14 @@ func TestAdminConformance(t *testing.T) {
 			}
 			return name
 		},
+		Serve: func(t *testing.T, a search.Admin) search.Backend {
+			b, err := Open(a.(*Loader).dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { b.Close() })
+			return b
+		},
 		Exclusive: true,
 	})
 }

@@ -45,7 +45,8 @@ func (l *Loader) prune(live string) error {
 }
 
 // retention is search.Retain over the built indexes, with live the live one: every index
-// listed is finished, since one being built has another prefix until it is.
+// listed is finished, since one being built has another prefix until it is. One that cannot be
+// counted is taken to hold items.
 func (l *Loader) retention(live string) (search.Retention, error) {
 	names, err := indexNames(l.dir, "")
 	if err != nil {
@@ -53,7 +54,8 @@ func (l *Loader) retention(live string) (search.Retention, error) {
 	}
 	vs := make([]search.StoredVersion, len(names))
 	for i, n := range names {
-		vs[i] = search.StoredVersion{Name: n}
+		docs, _, err := describe(filepath.Join(l.dir, n))
+		vs[i] = search.StoredVersion{Name: n, Empty: err == nil && docs == 0}
 	}
 	return search.Retain(vs, live, l.keep), nil
 }
@@ -96,17 +98,23 @@ func (l *Loader) Status(context.Context) ([]search.IndexInfo, error) {
 	}
 	out := make([]search.IndexInfo, 0, len(names)+len(building))
 	for _, n := range names {
-		info := search.IndexInfo{Name: n, Live: n == cur}
+		info := search.IndexInfo{Name: n, Live: n == cur, Created: created(n)}
 		info.Docs, info.Version, info.Err = describe(filepath.Join(l.dir, n))
 		info.Outdated = info.Err == nil && info.Version < search.IndexVersion
 		out = append(out, info)
 	}
 	// A load writing one holds it open: it is not read.
 	for _, n := range building {
-		out = append(out, search.IndexInfo{Name: n, Unfinished: true})
+		out = append(out, search.IndexInfo{Name: n, Unfinished: true, Created: created(n)})
 	}
 	slices.SortFunc(out, func(a, b search.IndexInfo) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
+}
+
+// created is when the load that named index name began (Loader.newName).
+func created(name string) time.Time {
+	t, _ := time.Parse(stampLayout, strings.TrimPrefix(name, indexPrefix))
+	return t
 }
 
 // describe reads an index's document count and layout version (0 when it has none).
@@ -153,4 +161,33 @@ func (l *Loader) Rollback(context.Context) (string, error) {
 		return "", fmt.Errorf("rollback: %w", err)
 	}
 	return prev, nil
+}
+
+// Use makes the built index name live, older or newer than the live one. Servers pick it up on
+// their next Reload. It fails while a load runs in the directory, and for an index that is not
+// built, or built by an older mediagw (which servers refuse).
+func (l *Loader) Use(_ context.Context, name string) error {
+	unlock, err := lockDir(l.dir)
+	if err != nil {
+		return fmt.Errorf("use %s: %w", name, err)
+	}
+	defer unlock()
+	names, err := indexNames(l.dir, "")
+	if err != nil {
+		return fmt.Errorf("use %s: %w", name, err)
+	}
+	if !slices.Contains(names, name) {
+		return fmt.Errorf("use %s: no such index is kept in %s (mediactl status lists them)", name, l.dir)
+	}
+	_, version, err := describe(filepath.Join(l.dir, name))
+	if err != nil {
+		return fmt.Errorf("use %s: %w", name, err)
+	}
+	if version < search.IndexVersion {
+		return fmt.Errorf("use %s: it was built by an older mediagw (layout %d, this one reads %d)", name, version, search.IndexVersion)
+	}
+	if err := switchCurrent(l.dir, name); err != nil {
+		return fmt.Errorf("use %s: %w", name, err)
+	}
+	return nil
 }

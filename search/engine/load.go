@@ -24,7 +24,13 @@ const cleanupTimeout = 30 * time.Second
 // atomic _aliases call. Older indices beyond Config.Keep are removed (an error wrapping
 // search.ErrPrune says that failed; the load itself succeeded). If items yields an error,
 // ctx ends or any step fails, the alias is left as it was and the new index is deleted.
-func (b *Backend) Load(ctx context.Context, items iter.Seq2[search.Item, error]) (stats search.LoadStats, err error) {
+func (b *Backend) Load(ctx context.Context, items iter.Seq2[search.Item, error]) (search.LoadStats, error) {
+	return b.LoadGuarded(ctx, items, search.Unguarded)
+}
+
+// LoadGuarded is Load that points the alias at the new index only if g finds it no worse than
+// the live one.
+func (b *Backend) LoadGuarded(ctx context.Context, items iter.Seq2[search.Item, error], g search.Guard) (stats search.LoadStats, err error) {
 	start := b.cfg.Now()
 	name := indexName(b.cfg.Alias, start)
 	stats.Index = name
@@ -51,6 +57,13 @@ func (b *Backend) Load(ctx context.Context, items iter.Seq2[search.Item, error])
 	if count != int64(n) {
 		return stats, fmt.Errorf("load %s: the index holds %d items, but %d were accepted (duplicate ids?)", name, count, n)
 	}
+	liveDocs, err := b.liveDocs(ctx)
+	if err != nil {
+		return stats, fmt.Errorf("load %s: %w", name, err)
+	}
+	if err := g.Check(count, liveDocs); err != nil {
+		return stats, fmt.Errorf("load %s: %w", name, err)
+	}
 	if err := ctx.Err(); err != nil {
 		return stats, fmt.Errorf("load %s: %w", name, err)
 	}
@@ -65,6 +78,15 @@ func (b *Backend) Load(ctx context.Context, items iter.Seq2[search.Item, error])
 		return stats, fmt.Errorf("load %s is live, but %w: %w", name, search.ErrPrune, err)
 	}
 	return stats, nil
+}
+
+// liveDocs counts the items behind the alias; -1 when it points at no index.
+func (b *Backend) liveDocs(ctx context.Context) (int64, error) {
+	live, err := b.aliasTargets(ctx)
+	if err != nil || len(live) == 0 {
+		return -1, err
+	}
+	return b.count(ctx, b.cfg.Alias)
 }
 
 // discard removes the index name that a load or reindex began and did not make live; it runs

@@ -172,6 +172,7 @@ func TestAdminConformance(t *testing.T) {
 			}
 			return name
 		},
+		Serve: func(_ *testing.T, a search.Admin) search.Backend { return a.(*Backend) },
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -112,7 +113,8 @@ func (b *Backend) prune(ctx context.Context, live string) error {
 	return b.deleteIndices(ctx, r.Remove...)
 }
 
-// retention is search.Retain over the alias's versioned indices, with live the live one.
+// retention is search.Retain over the alias's versioned indices, with live the live one. One
+// that cannot be counted is taken to hold items.
 func (b *Backend) retention(ctx context.Context, live string) (search.Retention, error) {
 	vs, err := b.versions(ctx)
 	if err != nil {
@@ -122,6 +124,10 @@ func (b *Backend) retention(ctx context.Context, live string) (search.Retention,
 	stored := make([]search.StoredVersion, len(vs))
 	for i, v := range vs {
 		stored[i] = search.StoredVersion{Name: v.name, Unfinished: !v.finished, Abandoned: !v.finished && v.name < abandoned}
+		if v.finished {
+			docs, err := b.count(ctx, v.name)
+			stored[i].Empty = err == nil && docs == 0
+		}
 	}
 	return search.Retain(stored, live, b.cfg.Keep), nil
 }
@@ -175,11 +181,45 @@ func (b *Backend) Status(ctx context.Context) ([]search.IndexInfo, error) {
 	var out []search.IndexInfo
 	for _, v := range vs {
 		in := search.IndexInfo{Name: v.name, Live: slices.Contains(live, v.name), Unfinished: !v.finished,
-			Version: v.mapping.Version, MappingHash: v.mapping.Hash, Outdated: v.mapping.Version < search.IndexVersion}
+			Version: v.mapping.Version, MappingHash: v.mapping.Hash, Outdated: v.mapping.Version < search.IndexVersion,
+			Created: b.created(v.name)}
 		in.Docs, in.Err = b.count(ctx, v.name)
 		out = append(out, in)
 	}
 	return out, nil
+}
+
+// created is when the load that named index name began (indexName); zero for an index this
+// tool did not name.
+func (b *Backend) created(name string) time.Time {
+	stamp, ok := strings.CutPrefix(name, b.cfg.Alias+"-")
+	if !ok || len(stamp) != len("20060102-150405-000") {
+		return time.Time{}
+	}
+	t, err := time.Parse("20060102-150405", stamp[:15])
+	ms, err2 := strconv.Atoi(stamp[16:])
+	if err != nil || err2 != nil {
+		return time.Time{}
+	}
+	return t.Add(time.Duration(ms) * time.Millisecond)
+}
+
+// Use points the alias at the kept finished index name, older or newer than the live one.
+func (b *Backend) Use(ctx context.Context, name string) error {
+	vs, err := b.versions(ctx)
+	if err != nil {
+		return fmt.Errorf("use %s: %w", name, err)
+	}
+	i := slices.IndexFunc(vs, func(v version) bool { return v.name == name })
+	switch {
+	case i < 0:
+		return fmt.Errorf("use %s: alias %s has no such index (mediactl status lists them)", name, b.cfg.Alias)
+	case !vs[i].finished:
+		return fmt.Errorf("use %s: its load did not finish it", name)
+	case vs[i].mapping.Version < search.IndexVersion:
+		return fmt.Errorf("use %s: it was built by an older mediagw (mapping version %d, this one reads %d)", name, vs[i].mapping.Version, search.IndexVersion)
+	}
+	return b.pointAlias(ctx, name)
 }
 
 // Drop deletes every versioned index of the alias, and with them the alias: for tests and
