@@ -181,6 +181,7 @@ func TestMetricsBackendErrors(t *testing.T) {
 		kind string
 	}{
 		{"unavailable", searchtest.Failing{Err: fmt.Errorf("dial: %w", search.ErrUnavailable)}, "unavailable"},
+		{"no index", searchtest.Failing{Err: &search.NoIndexError{Name: "items"}}, "no_index"},
 		{"too slow", searchtest.Failing{}, "timeout"},
 		{"deadline error", searchtest.Failing{Err: fmt.Errorf("query: %w", context.DeadlineExceeded)}, "timeout"},
 		{"other failure", searchtest.Failing{Err: errors.New("index corrupt")}, "other"},
@@ -202,7 +203,7 @@ func TestMetricsBackendErrors(t *testing.T) {
 				if rec := h.get(target); rec.Code < 500 {
 					t.Fatalf("%s: %d, want a 5xx", target, rec.Code)
 				}
-				for _, kind := range []string{"unavailable", "timeout", "other"} {
+				for _, kind := range []string{"unavailable", "no_index", "timeout", "other"} {
 					want := 0.0
 					if kind == tt.kind {
 						want = 1

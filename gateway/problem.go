@@ -210,6 +210,8 @@ func backendError(ctx context.Context, err error) *apiError {
 			Detail: "the search engine did not answer in time; try again or narrow the query", Cause: err}
 	case search.KindCanceled:
 		ae = &apiError{Type: problemClientClosed, Detail: "the client went away before the answer", Cause: err}
+	case search.KindNoIndex:
+		ae = unavailable(noIndexDetail(err), err)
 	case search.KindUnavailable:
 		ae = unavailable("the search engine cannot be reached right now; try again later", err)
 	case search.KindOverloaded:
@@ -219,6 +221,16 @@ func backendError(ctx context.Context, err error) *apiError {
 	}
 	ae.kind = kind
 	return ae
+}
+
+// noIndexDetail says which index is missing (a *search.NoIndexError) and how an operator fixes it.
+func noIndexDetail(err error) string {
+	var ne *search.NoIndexError
+	name := "the search index"
+	if errors.As(err, &ne) && ne.Name != "" {
+		name = fmt.Sprintf("the search index %q", ne.Name)
+	}
+	return name + " does not exist: no catalogue is loaded (an operator loads one with mediactl load FILE)"
 }
 
 // logLevel is how loud the log line of a request answered with e is: an error when the service or

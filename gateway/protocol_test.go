@@ -325,9 +325,19 @@ func TestHealthAndReadiness(t *testing.T) {
 		t.Errorf("healthz with the engine down: %d, want 200 (the process lives)", rec.Code)
 	}
 	rec := down.get("/readyz")
-	expectProblem(t, rec, http.StatusServiceUnavailable, "unavailable")
+	if p := expectProblem(t, rec, http.StatusServiceUnavailable, "unavailable"); !strings.Contains(p.Detail, "cannot be reached") {
+		t.Errorf("readyz with the engine down: detail %q, want it to say the engine cannot be reached", p.Detail)
+	}
 	if rec.Header().Get("Retry-After") == "" {
 		t.Errorf("no Retry-After")
+	}
+	// An engine that answers without the index: readyz says which is missing and how to load it.
+	none := newHarness(t, withBackend(func(b search.Backend) search.Backend {
+		return searchtest.Failing{Backend: b, Err: &search.NoIndexError{Name: "items"}}
+	}))
+	if p := expectProblem(t, none.get("/readyz"), http.StatusServiceUnavailable, "unavailable"); !strings.Contains(p.Detail, `index "items" does not exist`) ||
+		!strings.Contains(p.Detail, "mediactl load") {
+		t.Errorf("readyz without the index: detail %q, want it to name the index and mediactl load", p.Detail)
 	}
 }
 
@@ -338,12 +348,16 @@ func TestBackendFailures(t *testing.T) {
 		f      searchtest.Failing
 		status int
 		slug   string
+		// detail is what the problem's detail says, when the case holds it to something.
+		detail string
 	}{
-		{"unavailable", searchtest.Failing{Err: fmt.Errorf("connect 10.0.0.5:9200: %w", search.ErrUnavailable)}, http.StatusServiceUnavailable, "unavailable"},
-		{"too slow", searchtest.Failing{}, http.StatusGatewayTimeout, "timeout"},
-		{"deadline error", searchtest.Failing{Err: fmt.Errorf("query: %w", context.DeadlineExceeded)}, http.StatusGatewayTimeout, "timeout"},
-		{"other failure", searchtest.Failing{Err: errors.New("secret internals: index corrupt at /var/lib/x")}, http.StatusInternalServerError, "internal-error"},
-		{"panic", searchtest.Failing{Panic: true}, http.StatusInternalServerError, "internal-error"},
+		{"unavailable", searchtest.Failing{Err: fmt.Errorf("connect 10.0.0.5:9200: %w", search.ErrUnavailable)}, http.StatusServiceUnavailable, "unavailable", "cannot be reached"},
+		{"no index", searchtest.Failing{Err: &search.NoIndexError{Name: "items", Err: errors.New("secret 404")}}, http.StatusServiceUnavailable, "unavailable",
+			`the search index "items" does not exist: no catalogue is loaded (an operator loads one with mediactl load FILE)`},
+		{"too slow", searchtest.Failing{}, http.StatusGatewayTimeout, "timeout", ""},
+		{"deadline error", searchtest.Failing{Err: fmt.Errorf("query: %w", context.DeadlineExceeded)}, http.StatusGatewayTimeout, "timeout", ""},
+		{"other failure", searchtest.Failing{Err: errors.New("secret internals: index corrupt at /var/lib/x")}, http.StatusInternalServerError, "internal-error", ""},
+		{"panic", searchtest.Failing{Panic: true}, http.StatusInternalServerError, "internal-error", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -352,7 +366,9 @@ func TestBackendFailures(t *testing.T) {
 				withBackend(func(b search.Backend) search.Backend { tt.f.Backend = b; return tt.f }))
 			for _, target := range targets {
 				rec := h.get(target)
-				expectProblem(t, rec, tt.status, tt.slug)
+				if p := expectProblem(t, rec, tt.status, tt.slug); !strings.Contains(p.Detail, tt.detail) {
+					t.Errorf("%s: detail %q, want it to say %q", target, p.Detail, tt.detail)
+				}
 				if (tt.status == http.StatusServiceUnavailable) != (rec.Header().Get("Retry-After") != "") {
 					t.Errorf("%s: Retry-After %q", target, rec.Header().Get("Retry-After"))
 				}

@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // ErrorKind is what a backend's error means to its callers: the one classification the
@@ -22,10 +23,14 @@ const (
 	KindCursorExpired
 	// KindCanceled is context.Canceled: the caller went away before the answer.
 	KindCanceled
+	// KindNoIndex is a *NoIndexError: the engine answers, but no index is behind the name it
+	// serves (nothing loaded yet, or removed): a load, not a wait, fixes it. It is no failure of
+	// the engine's (EngineFailed): a circuit breaker that opened on it would hide it.
+	KindNoIndex
 	// KindTimeout is context.DeadlineExceeded: the engine did not answer in time.
 	KindTimeout
-	// KindUnavailable is ErrUnavailable: the engine cannot be reached, has no index, or its
-	// circuit breaker is open.
+	// KindUnavailable is ErrUnavailable: the engine cannot be reached, or its circuit breaker is
+	// open.
 	KindUnavailable
 	// KindOverloaded is ErrOverloaded: the call was refused before reaching the engine (search/admit).
 	KindOverloaded
@@ -38,7 +43,7 @@ const (
 
 var kindNames = [...]string{
 	KindNone: "none", KindNotFound: "not_found", KindCursorInvalid: "cursor_invalid", KindCursorExpired: "cursor_expired",
-	KindCanceled: "canceled", KindTimeout: "timeout", KindUnavailable: "unavailable", KindOverloaded: "overloaded",
+	KindCanceled: "canceled", KindNoIndex: "no_index", KindTimeout: "timeout", KindUnavailable: "unavailable", KindOverloaded: "overloaded",
 	KindEngineFault: "engine_fault", KindInternal: "internal",
 }
 
@@ -50,8 +55,8 @@ func (k ErrorKind) String() string {
 }
 
 // Kind classifies err. An error that is several things at once is the first of: an answer to the
-// question (not found, a bad cursor), a timeout, the caller gone, the engine unavailable,
-// overloaded, at fault.
+// question (not found, a bad cursor), a timeout, the caller gone, no index, the engine
+// unavailable, overloaded, at fault.
 func Kind(err error) ErrorKind {
 	switch {
 	case err == nil:
@@ -66,6 +71,8 @@ func Kind(err error) ErrorKind {
 		return KindTimeout
 	case errors.Is(err, context.Canceled):
 		return KindCanceled
+	case errors.As(err, new(*NoIndexError)):
+		return KindNoIndex
 	case errors.Is(err, ErrUnavailable):
 		return KindUnavailable
 	case errors.Is(err, ErrOverloaded):
@@ -97,3 +104,20 @@ func (k ErrorKind) Failed() bool { return k >= KindCanceled }
 // side. The question's faults and a caller that went away are not: stale answers must not hide
 // them, and a circuit breaker must not count them.
 func (k ErrorKind) EngineFailed() bool { return k >= KindTimeout && k <= KindEngineFault }
+
+// NoIndexError is the error of a backend whose engine answers but holds no index under Name (an
+// alias, the embedded index's directory): nothing was loaded there yet, or it was removed. It is
+// an ErrUnavailable too, for those that only tell failures of the engine apart.
+type NoIndexError struct {
+	Name string
+	Err  error
+}
+
+func (e *NoIndexError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("no index %s", e.Name)
+	}
+	return fmt.Sprintf("no index %s: %v", e.Name, e.Err)
+}
+
+func (e *NoIndexError) Unwrap() []error { return []error{ErrUnavailable, e.Err} }

@@ -28,6 +28,8 @@ func TestKind(t *testing.T) {
 		{"deadline and cancel", errors.Join(context.Canceled, context.DeadlineExceeded), search.KindTimeout},
 		{"cancel beats unavailable", errors.Join(context.Canceled, search.ErrUnavailable), search.KindCanceled},
 		{"unreachable", fmt.Errorf("dial: %w", search.ErrUnavailable), search.KindUnavailable},
+		{"no index", fmt.Errorf("search: %w", &search.NoIndexError{Name: "items"}), search.KindNoIndex},
+		{"no index, wrapping", fmt.Errorf("search: %w", &search.NoIndexError{Name: "items", Err: errors.New("404")}), search.KindNoIndex},
 		{"breaker open", fmt.Errorf("search: %w", &breaker.OpenError{Retry: time.Second}), search.KindUnavailable},
 		{"admission refused", fmt.Errorf("search: %w", &admit.OverloadedError{Limit: 2}), search.KindOverloaded},
 		{"engine 5xx", fmt.Errorf("search: %w", &engine.EngineError{Op: "search", Status: 500}), search.KindEngineFault},

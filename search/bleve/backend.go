@@ -540,7 +540,7 @@ func currentName(dir string) (string, error) {
 	target, err := os.Readlink(filepath.Join(dir, currentLink))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("no index loaded in %s (run a load first): %w", dir, search.ErrUnavailable)
+			return "", &search.NoIndexError{Name: dir}
 		}
 		return "", fmt.Errorf("resolve %s: %w: %w", currentLink, search.ErrUnavailable, err)
 	}

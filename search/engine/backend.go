@@ -432,7 +432,7 @@ func (b *Backend) Ping(ctx context.Context) error {
 	case status == http.StatusOK:
 		return nil
 	case status == http.StatusNotFound:
-		return fmt.Errorf("%s ping: %w: no index behind alias %s", b.name(), search.ErrUnavailable, b.cfg.Alias)
+		return fmt.Errorf("%s ping: %w", b.name(), &search.NoIndexError{Name: b.cfg.Alias})
 	case err == nil:
 		err = errors.New("unexpected answer")
 		fallthrough
@@ -449,7 +449,7 @@ func (b *Backend) Version(ctx context.Context) (string, error) {
 		return "", err
 	}
 	if len(live) == 0 {
-		return "", fmt.Errorf("%s version: %w: no index behind alias %s", b.name(), search.ErrUnavailable, b.cfg.Alias)
+		return "", fmt.Errorf("%s version: %w", b.name(), &search.NoIndexError{Name: b.cfg.Alias})
 	}
 	if err := b.refreshRules(ctx); err != nil {
 		return "", err

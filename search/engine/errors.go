@@ -42,7 +42,7 @@ func (e *EngineError) EngineFault() bool { return e.Status >= http.StatusInterna
 
 // classify maps an error of the client to what callers branch on: a deadline wraps
 // context.DeadlineExceeded, an engine that cannot be reached, is overloaded or has no index under
-// the alias wraps search.ErrUnavailable, and any other engine answer is an *EngineError.
+// the alias (a *search.NoIndexError) wraps search.ErrUnavailable, and any other engine answer is an *EngineError.
 // engine is the product asked (Backend.name), status the HTTP status of the answer, or 0 when
 // there was none.
 func classify(ctx context.Context, engine Product, op string, status int, err error) error {
@@ -70,7 +70,7 @@ func classify(ctx context.Context, engine Product, op string, status int, err er
 	switch {
 	case ee.Type == "index_not_found_exception":
 		// The alias points nowhere: nothing has been loaded yet, or it was removed.
-		return fmt.Errorf("%w: %w", search.ErrUnavailable, ee)
+		return &search.NoIndexError{Name: se.Err.Index, Err: ee}
 	case ee.Status == http.StatusGatewayTimeout:
 		return fmt.Errorf("%w: %w", ee, context.DeadlineExceeded)
 	case ee.Status == http.StatusTooManyRequests, ee.Status == http.StatusBadGateway,

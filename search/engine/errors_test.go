@@ -40,7 +40,7 @@ func TestClassify(t *testing.T) {
 		kind search.ErrorKind
 	}{
 		{"refused", context.Background(), 0, fmt.Errorf("POST: %w", refused), search.ErrUnavailable, search.KindUnavailable},
-		{"no index behind the alias", context.Background(), 404, structErr(404, "index_not_found_exception", "no such index [secret]"), search.ErrUnavailable, search.KindUnavailable},
+		{"no index behind the alias", context.Background(), 404, structErr(404, "index_not_found_exception", "no such index [secret]"), search.ErrUnavailable, search.KindNoIndex},
 		{"busy", context.Background(), 429, structErr(429, "rejected_execution_exception", "secret queue"), search.ErrUnavailable, search.KindUnavailable},
 		{"unavailable", context.Background(), 503, structErr(503, "cluster_block_exception", "secret block"), search.ErrUnavailable, search.KindUnavailable},
 		{"bad gateway without JSON", context.Background(), 502, fmt.Errorf("%w: body: secret html", opensearch.ErrJSONUnmarshalBody), search.ErrUnavailable, search.KindUnavailable},

@@ -21,6 +21,7 @@ var metered = []layer.Op{layer.Search, layer.Item, layer.Categories, layer.Autho
 // Failures as the metrics label them: what a client is answered, 503, 504 or 500.
 const (
 	failUnavailable = "unavailable"
+	failNoIndex     = "no_index"
 	failTimeout     = "timeout"
 	failOther       = "other"
 )
@@ -35,6 +36,8 @@ func failure(k search.ErrorKind) string {
 		return failTimeout
 	case search.KindUnavailable, search.KindOverloaded:
 		return failUnavailable
+	case search.KindNoIndex:
+		return failNoIndex
 	}
 	return failOther
 }
@@ -59,7 +62,7 @@ func New(next search.Backend) *Backend {
 		}, []string{"op"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mediagw_backend_errors_total",
-			Help: "Failed search engine calls, by operation and kind (unavailable, timeout, other); a missing item, a bad cursor and a client that went away are not failures.",
+			Help: "Failed search engine calls, by operation and kind (unavailable, no_index: the engine answers but holds no index under the configured name, timeout, other); a missing item, a bad cursor and a client that went away are not failures.",
 		}, []string{"op", "kind"}),
 	}
 	b.Backend = layer.Wrap(next, layer.Hook[time.Time](hook{b}))
@@ -67,7 +70,7 @@ func New(next search.Backend) *Backend {
 	for _, op := range metered {
 		b.timed[op] = true
 		b.duration.WithLabelValues(op.String())
-		for _, f := range []string{failUnavailable, failTimeout, failOther} {
+		for _, f := range []string{failUnavailable, failNoIndex, failTimeout, failOther} {
 			b.errors.WithLabelValues(op.String(), f)
 		}
 	}
