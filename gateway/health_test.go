@@ -2,13 +2,17 @@ package gateway_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"mediagw/internal/servicetest"
 	"mediagw/search"
+	"mediagw/search/engine"
 )
 
 // pingCounter counts the engine calls /readyz makes, failing them while failing is set.
@@ -60,5 +64,24 @@ func TestReadyzFromLastCheck(t *testing.T) {
 				t.Errorf("50 probes within a second asked the engine %d times, want once", n)
 			}
 		})
+	}
+}
+
+// TestReadyzNamesMissingIndex: on the real engine, an alias with no index behind it (a name
+// nothing was loaded under) makes /readyz and searches 503 naming the alias and mediactl load,
+// not an engine that cannot be reached.
+func TestReadyzNamesMissingIndex(t *testing.T) {
+	e := servicetest.TestEngine(t)
+	missing, err := engine.New(engine.Config{URLs: []string{e.URL(t)}, Product: engine.Product(e.Product), Alias: servicetest.NewAlias() + "-missing"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { missing.Close() })
+	h := newHarness(t, withBackend(func(search.Backend) search.Backend { return missing }))
+	for _, target := range []string{"/readyz", "/?resource=items&q=harbour"} {
+		p := expectProblem(t, h.get(target), http.StatusServiceUnavailable, "unavailable")
+		if want := fmt.Sprintf("the search index %q does not exist", missing.Alias()); !strings.Contains(p.Detail, want) || !strings.Contains(p.Detail, "mediactl load") {
+			t.Errorf("%s: detail %q, want it to say %s and how to load one", target, p.Detail, want)
+		}
 	}
 }

@@ -219,3 +219,29 @@ func TestCompression(t *testing.T) {
 		t.Errorf("with Compression, the transport does not ask for compressed answers (or fails: %v)", err)
 	}
 }
+
+// TestMissingAlias: an engine that answers without an index behind the alias is told apart from
+// one that cannot be reached: the error names the alias, and its kind is search.KindNoIndex.
+func TestMissingAlias(t *testing.T) {
+	b := newBackend(t, Config{})
+	calls := []struct {
+		name string
+		call func(ctx context.Context) error
+	}{
+		{"ping", b.Ping},
+		{"search", func(ctx context.Context) error {
+			_, err := b.Search(ctx, search.Query{Text: "harbour", Page: 1, PerPage: 5})
+			return err
+		}},
+		{"version", func(ctx context.Context) error { _, err := b.Version(ctx); return err }},
+	}
+	for _, c := range calls {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.call(t.Context())
+			var ne *search.NoIndexError
+			if search.Kind(err) != search.KindNoIndex || !errors.As(err, &ne) || ne.Name != b.Alias() {
+				t.Errorf("%s without an index: %v (kind %v), want a NoIndexError naming %s", c.name, err, search.Kind(err), b.Alias())
+			}
+		})
+	}
+}
