@@ -16,7 +16,7 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	if len(args) != 0 {
 		return fmt.Errorf("%w: status takes no arguments", errUsage)
 	}
-	b, err := backends.OpenAdmin(e.cfg)
+	b, err := backends.OpenAdmin(ctx, e.cfg, e.log)
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func runRollback(ctx context.Context, e *env, args []string) error {
 	if len(args) != 0 {
 		return fmt.Errorf("%w: rollback takes no arguments", errUsage)
 	}
-	b, err := backends.OpenAdmin(e.cfg)
+	b, err := backends.OpenAdmin(ctx, e.cfg, e.log)
 	if err != nil {
 		return err
 	}
@@ -80,7 +80,7 @@ func runUse(ctx context.Context, e *env, args []string) error {
 	if len(args) != 1 {
 		return fmt.Errorf("%w: use takes one index version (mediactl status lists them)", errUsage)
 	}
-	b, err := backends.OpenAdmin(e.cfg)
+	b, err := backends.OpenAdmin(ctx, e.cfg, e.log)
 	if err != nil {
 		return err
 	}

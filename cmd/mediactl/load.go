@@ -193,7 +193,7 @@ func runLoad(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	b, err := backends.OpenAdmin(e.cfg)
+	b, err := backends.OpenAdmin(ctx, e.cfg, e.log)
 	if err != nil {
 		return err
 	}

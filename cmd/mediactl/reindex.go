@@ -30,7 +30,7 @@ func runReindex(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	b, err := backends.OpenAdmin(e.cfg)
+	b, err := backends.OpenAdmin(ctx, e.cfg, e.log)
 	if err != nil {
 		return err
 	}

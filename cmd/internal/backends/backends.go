@@ -32,8 +32,9 @@ type opener struct {
 	// its kind needs (a breaker, how its version is asked, the speller's matches); the function
 	// it returns releases it.
 	serve func(ctx context.Context, cfg config.Config, log *zap.Logger, reg prometheus.Registerer) (search.Backend, chain.Options, func(), error)
-	// admin opens it to load, list and roll back index versions.
-	admin func(cfg config.Config) (search.Admin, error)
+	// admin opens it to load, list and roll back index versions, logging to log while it waits
+	// for an engine.
+	admin func(ctx context.Context, cfg config.Config, log *zap.Logger) (search.Admin, error)
 	// engine is the search/engine configuration of an engine backend, nil for the embedded one.
 	engine func(cfg config.Config) engine.Config
 	// inflightPerCPU sizes the bound on engine calls in progress when the settings leave it to
@@ -45,7 +46,7 @@ type opener struct {
 var openers = map[string]opener{
 	config.BackendEmbedded: {
 		serve: serveEmbedded,
-		admin: func(cfg config.Config) (search.Admin, error) {
+		admin: func(_ context.Context, cfg config.Config, _ *zap.Logger) (search.Admin, error) {
 			return blevebackend.NewLoader(cfg.IndexDir, cfg.KeepIndices), nil
 		},
 		// It searches on this process' CPUs: one call per CPU keeps them busy, and more only
@@ -71,14 +72,14 @@ func engineOpener(conf func(config.Config) engine.Config) opener {
 		serve: func(ctx context.Context, cfg config.Config, log *zap.Logger, reg prometheus.Registerer) (search.Backend, chain.Options, func(), error) {
 			return serveEngine(ctx, cfg, conf, log, reg)
 		},
-		admin: func(cfg config.Config) (search.Admin, error) {
+		admin: func(ctx context.Context, cfg config.Config, log *zap.Logger) (search.Admin, error) {
 			b, err := newEngine(cfg, conf)
 			if err != nil {
 				return nil, err
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), detectWithin)
+			ctx, cancel := context.WithTimeout(ctx, detectWithin)
 			defer cancel()
-			if _, err := detect(ctx, cfg, b); err != nil {
+			if _, err := detect(ctx, cfg, b, log); err != nil {
 				b.Close()
 				return nil, err
 			}
@@ -142,13 +143,14 @@ func MaxInflight(cfg config.Config) (int, error) {
 	return o.inflightPerCPU * runtime.GOMAXPROCS(0), nil
 }
 
-// OpenAdmin opens the configured backend to manage its index versions.
-func OpenAdmin(cfg config.Config) (search.Admin, error) {
+// OpenAdmin opens the configured backend to manage its index versions, waiting for an engine
+// until ctx ends or detectWithin passes and logging to log while it waits.
+func OpenAdmin(ctx context.Context, cfg config.Config, log *zap.Logger) (search.Admin, error) {
 	o, err := lookup(cfg.Backend)
 	if err != nil {
 		return nil, err
 	}
-	return o.admin(cfg)
+	return o.admin(ctx, cfg, log)
 }
 
 // Engine makes the engine backend (OpenSearch or Elasticsearch) cfg names, with what tune changes of
@@ -208,9 +210,15 @@ func newEngine(cfg config.Config, conf func(config.Config) engine.Config, tune .
 // an engine started beside the gateway (compose, a pod's restart) takes some seconds to answer.
 const detectWithin = 30 * time.Second
 
+// waitNote is how often detect says it still waits for the engine.
+const waitNote = 2 * time.Second
+
 // detect reads what engine b talks to, asking again each second while it gives no answer (until
-// ctx ends), and refuses a wrong product or version, or refused credentials, at once.
-func detect(ctx context.Context, cfg config.Config, b *engine.Backend) (engine.Engine, error) {
+// ctx ends), and refuses a wrong product or version, or refused credentials, at once. While it
+// waits it logs why, at once and every waitNote, so that a wait is never silent.
+func detect(ctx context.Context, cfg config.Config, b *engine.Backend, log *zap.Logger) (engine.Engine, error) {
+	start := time.Now()
+	var noted time.Time
 	for {
 		e, err := b.Detect(ctx)
 		var mismatch *engine.MismatchError
@@ -220,6 +228,12 @@ func detect(ctx context.Context, cfg config.Config, b *engine.Backend) (engine.E
 			return e, nil
 		case errors.As(err, &mismatch), errors.As(err, &auth):
 			return e, fmt.Errorf("MEDIA_BACKEND=%s: %w", cfg.Backend, err)
+		}
+		if time.Since(noted) >= waitNote {
+			noted = time.Now()
+			deadline, _ := ctx.Deadline()
+			log.Info("waiting for the search engine", zap.String("backend", cfg.Backend), zap.Error(err),
+				zap.Duration("waited", noted.Sub(start).Round(time.Second)), zap.Duration("gives_up_in", time.Until(deadline).Round(time.Second)))
 		}
 		select {
 		case <-ctx.Done():
@@ -241,7 +255,7 @@ func serveEngine(ctx context.Context, cfg config.Config, conf func(config.Config
 		return nil, layers, nil, err
 	}
 	dctx, cancel := context.WithTimeout(ctx, detectWithin)
-	e, err := detect(dctx, cfg, b)
+	e, err := detect(dctx, cfg, b, log)
 	cancel()
 	if err != nil {
 		b.Close()

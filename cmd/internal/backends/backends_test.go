@@ -3,6 +3,7 @@ package backends
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"path/filepath"
 	"runtime"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"mediagw/config"
 	"mediagw/internal/servicetest"
@@ -64,7 +67,7 @@ func TestUnknownBackend(t *testing.T) {
 	if _, _, err := Open(t.Context(), cfg, zap.NewNop(), prometheus.NewRegistry(), 0); err == nil || !strings.Contains(err.Error(), `unknown backend "elastic"`) {
 		t.Errorf("Open: %v, want unknown backend", err)
 	}
-	if _, err := OpenAdmin(cfg); err == nil || !strings.Contains(err.Error(), `unknown backend "elastic"`) {
+	if _, err := OpenAdmin(t.Context(), cfg, zap.NewNop()); err == nil || !strings.Contains(err.Error(), `unknown backend "elastic"`) {
 		t.Errorf("OpenAdmin: %v, want unknown backend", err)
 	}
 }
@@ -76,7 +79,7 @@ func TestEmbedded(t *testing.T) {
 	if _, _, err := Open(t.Context(), cfg, zap.NewNop(), prometheus.NewRegistry(), 0); !errors.Is(err, search.ErrUnavailable) || !strings.Contains(err.Error(), "mediactl load") {
 		t.Fatalf("Open without an index: %v, want search.ErrUnavailable saying to run mediactl load", err)
 	}
-	admin, err := OpenAdmin(cfg)
+	admin, err := OpenAdmin(t.Context(), cfg, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,8 +154,44 @@ func TestEngineSettings(t *testing.T) {
 			}
 			b.Close()
 			cfg.EngineMapping = filepath.Join(t.TempDir(), "missing.json")
-			if _, err := OpenAdmin(cfg); err == nil || !strings.Contains(err.Error(), "mapping file") {
+			if _, err := OpenAdmin(t.Context(), cfg, zap.NewNop()); err == nil || !strings.Contains(err.Error(), "mapping file") {
 				t.Errorf("OpenAdmin with a missing mapping file: %v", err)
+			}
+		})
+	}
+}
+
+// TestWaitIsNeverSilent: opening an engine backend against an address nothing listens on says,
+// at once and every waitNote, that it waits and why, until its deadline, to serve (mediagw) and to
+// manage (mediactl) alike.
+func TestWaitIsNeverSilent(t *testing.T) {
+	cfg := config.Config{Backend: config.BackendOpenSearch, EngineURL: "http://127.0.0.1:1", EngineIndex: "items"}
+	opens := map[string]func(ctx context.Context, log *zap.Logger) error{
+		"serve": func(ctx context.Context, log *zap.Logger) error {
+			_, _, err := Open(ctx, cfg, log, prometheus.NewRegistry(), 0)
+			return err
+		},
+		"admin": func(ctx context.Context, log *zap.Logger) error {
+			_, err := OpenAdmin(ctx, cfg, log)
+			return err
+		},
+	}
+	for name, open := range opens {
+		t.Run(name, func(t *testing.T) {
+			core, logs := observer.New(zapcore.InfoLevel)
+			ctx, cancel := context.WithTimeout(t.Context(), waitNote+waitNote/2)
+			defer cancel()
+			if err := open(ctx, zap.New(core)); err == nil {
+				t.Fatal("opened an engine backend where nothing listens")
+			}
+			waits := logs.FilterMessage("waiting for the search engine").All()
+			if len(waits) != 2 {
+				t.Fatalf("logged %d waits in %s, want 2 (at once, then after %s): %v", len(waits), waitNote+waitNote/2, waitNote, logs.All())
+			}
+			for _, w := range waits {
+				if !strings.Contains(fmt.Sprint(w.ContextMap()["error"]), "127.0.0.1:1") {
+					t.Errorf("the wait's line does not say why: %v", w.ContextMap())
+				}
 			}
 		})
 	}
