@@ -16,18 +16,19 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	if len(args) != 0 {
 		return fmt.Errorf("%w: status takes no arguments", errUsage)
 	}
-	b, err := backends.OpenAdmin(ctx, e.cfg, e.log)
+	var infos []search.IndexInfo
+	var eng interface{ Engine() engine.Engine }
+	err := withAdmin(ctx, e, func(b search.Admin) (err error) {
+		// An engine backend knows what it talks to (it checked at open); the embedded index is ours.
+		eng, _ = b.(interface{ Engine() engine.Engine })
+		infos, err = b.Status(ctx)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	defer b.Close()
-	infos, err := b.Status(ctx)
-	if err != nil {
-		return err
-	}
-	// An engine backend knows what it talks to (it checked at open); the embedded index is ours.
-	if eb, ok := b.(interface{ Engine() engine.Engine }); ok {
-		fmt.Fprintf(e.stdout, "engine: %s\n", eb.Engine())
+	if eng != nil {
+		fmt.Fprintf(e.stdout, "engine: %s\n", eng.Engine())
 	}
 	if len(infos) == 0 {
 		fmt.Fprintln(e.stdout, "no index yet: mediactl load FILE builds one")
@@ -63,12 +64,11 @@ func runRollback(ctx context.Context, e *env, args []string) error {
 	if len(args) != 0 {
 		return fmt.Errorf("%w: rollback takes no arguments", errUsage)
 	}
-	b, err := backends.OpenAdmin(ctx, e.cfg, e.log)
-	if err != nil {
+	var name string
+	err := withAdmin(ctx, e, func(b search.Admin) (err error) {
+		name, err = b.Rollback(ctx)
 		return err
-	}
-	defer b.Close()
-	name, err := b.Rollback(ctx)
+	})
 	if err != nil {
 		return err
 	}
@@ -80,16 +80,21 @@ func runUse(ctx context.Context, e *env, args []string) error {
 	if len(args) != 1 {
 		return fmt.Errorf("%w: use takes one index version (mediactl status lists them)", errUsage)
 	}
+	if err := withAdmin(ctx, e, func(b search.Admin) error { return b.Use(ctx, args[0]) }); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "%s is live\n", args[0])
+	return nil
+}
+
+// withAdmin runs f with the configured backend's Admin, opened for it and closed after.
+func withAdmin(ctx context.Context, e *env, f func(search.Admin) error) error {
 	b, err := backends.OpenAdmin(ctx, e.cfg, e.log)
 	if err != nil {
 		return err
 	}
 	defer b.Close()
-	if err := b.Use(ctx, args[0]); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "%s is live\n", args[0])
-	return nil
+	return f(b)
 }
 
 // mappingColumn names the mapping an index version was built with: its version, and the hash of
