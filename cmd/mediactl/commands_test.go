@@ -301,8 +301,8 @@ func TestAdminCommands(t *testing.T) {
 				// Keep 1: the first load's index is gone; the half one is kept.
 				{args: []string{"status"}, want: []string{"INDEX", "ITEMS", "STATE"}, count: map[string]int{" 60 ": 1, " 120 ": 1, "live": 1}},
 				{args: []string{"rollback"}, want: []string{"is live again"}},
-				{args: []string{"status"}, count: map[string]int{" 60 ": 1, "live": 1}},
 				{args: []string{"use", "nope"}, wantErr: "nope"},
+				{args: []string{"status"}, count: map[string]int{" 60 ": 1, "live": 1}},
 			}
 			if e, ok := servicetest.EngineNamed(envs["MEDIA_BACKEND"]); ok {
 				// An engine's status names the engine it checked at open.

@@ -289,7 +289,7 @@ func TestOpenOlderLayout(t *testing.T) {
 		t.Fatalf("Open(older layout): %v, want search.ErrUnavailable saying to load again", err)
 	}
 	st, err := l.Status(t.Context())
-	if want := []search.IndexInfo{{Name: current(t, dir), Docs: 3, Live: true, Version: 1, Outdated: true}}; err != nil || !slices.Equal(st, want) {
+	if want := []search.IndexInfo{{Name: current(t, dir), Docs: 3, Live: true, Version: 1, Outdated: true, Created: created(current(t, dir))}}; err != nil || !slices.Equal(st, want) {
 		t.Errorf("Status = %+v, %v; want %+v", st, err, want)
 	}
 }
