@@ -49,7 +49,7 @@ func runRules(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("rules: %s and %s %w; the served set is unchanged", e.rules.synonyms, e.rules.pins, err)
 		}
 	}
-	a, err := backends.OpenAdmin(e.cfg)
+	a, err := backends.OpenAdmin(ctx, e.cfg, e.log)
 	if err != nil {
 		return err
 	}
