@@ -394,16 +394,31 @@ func TestStatusOutdated(t *testing.T) {
 	}
 	b := newBackend(t, Config{Alias: old.Alias(), Keep: 1, Now: clock})
 	st, err := b.Status(t.Context())
+	st = undated(t, st)
 	if want := stamped(t, older, []search.IndexInfo{{Name: first.Index, Docs: int64(len(items)), Live: true, Version: v - 1, Outdated: true}}); err != nil || !slices.Equal(st, want) {
 		t.Errorf("Status = %+v, %v; want %+v", st, err, want)
 	}
 	second := load(t, b, items)
 	st, err = b.Status(t.Context())
+	st = undated(t, st)
 	want := append(stamped(t, older, []search.IndexInfo{{Name: first.Index, Docs: int64(len(items)), Version: v - 1, Outdated: true}}),
 		stamped(t, mappings.Items, []search.IndexInfo{{Name: second.Index, Docs: int64(len(items)), Live: true, Version: v}})...)
 	if err != nil || !slices.Equal(st, want) {
 		t.Errorf("after a load: Status = %+v, %v; want %+v", st, err, want)
 	}
+}
+
+// undated returns infos with Created zeroed, for a comparison with what a test builds, once
+// each says when it was made (the time the index name holds, on the test's clock).
+func undated(t *testing.T, infos []search.IndexInfo) []search.IndexInfo {
+	t.Helper()
+	for i := range infos {
+		if infos[i].Created.IsZero() {
+			t.Errorf("Status: %s says nothing of when it was made", infos[i].Name)
+		}
+		infos[i].Created = time.Time{}
+	}
+	return infos
 }
 
 // stamped returns infos with the MappingHash Status reports of indices built from the
