@@ -191,6 +191,21 @@ type Backend interface {
 	Version(ctx context.Context) (string, error)
 }
 
+// LiveVersion is the one owner of the version a backend serves (search/live), as the backend
+// reads it back.
+type LiveVersion interface {
+	// Named is the version the backend named when last asked (Backend.Version), or "" when that
+	// is unknown; the owner says how old it may be. It never waits.
+	Named() string
+}
+
+// VersionReader is a backend that would otherwise ask for the version it serves on a request's
+// path (search/engine: which index a walk's page without hits came from). The chain that owns
+// the version (search/chain) hands it over once, when it is built and before any request.
+type VersionReader interface {
+	ReadVersionFrom(v LiveVersion)
+}
+
 // Errors a caller branches on.
 var (
 	// ErrNotFound means the requested item does not exist.

@@ -5,7 +5,6 @@
 package chain
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -26,7 +25,7 @@ type Options struct {
 	// over the network.
 	Breaker *breaker.Options
 	// Live says how the index version is asked (live.Options.Every 0 for a backend that knows it
-	// without a call).
+	// without a call); its Tag is the chain's.
 	Live live.Options
 	// Admit bounds the engine calls in progress.
 	Admit admit.Options
@@ -48,11 +47,12 @@ type Options struct {
 //	backend search/bleve or search/engine
 //
 // The live version is asked of the layer right above the backend: through the breaker, neither
-// admitted nor metered, so that a version check never waits behind searches.
+// admitted nor metered, so that a version check never waits behind searches. A backend that would
+// ask for it on a request's path (search.VersionReader) reads it from the chain's owner instead.
 type Chain struct {
 	// Speller is the top of the chain: the search.Backend the gateway asks.
 	*spell.Speller
-	// Live is the owner of the index version, which the cache and the speller read.
+	// Live is the owner of the index version, which the cache, the speller and the backend read.
 	Live *live.Version
 	// Cache is the cache layer, nil without one.
 	Cache *cache.Backend
@@ -72,7 +72,11 @@ func New(b search.Backend, o Options) (*Chain, error) {
 		}
 		next = cb
 	}
-	c := &Chain{Live: live.New(withRules(b, next.Version), o.Live)}
+	o.Live.Tag = rulesTag(b)
+	c := &Chain{Live: live.New(next.Version, o.Live)}
+	if r, ok := b.(search.VersionReader); ok {
+		r.ReadVersionFrom(c.Live)
+	}
 	admitted := admit.New(next, o.Admit)
 	if err := reg.Register(admitted); err != nil {
 		return nil, fmt.Errorf("register admission metrics: %w", err)
@@ -96,19 +100,18 @@ func New(b search.Backend, o Options) (*Chain, error) {
 	return c, nil
 }
 
-// withRules is ask, the backend's version, named with the operators' synonyms and pins b serves
-// when it serves any (search/curation): what is kept per version (answers, words) is then kept
-// per set too, and a new set is served as soon as its version is read.
-func withRules(b search.Backend, ask func(context.Context) (string, error)) func(context.Context) (string, error) {
+// rulesTag names the operators' synonyms and pins b serves, when it serves any (search/curation),
+// as the live version's tag: what is kept per version (answers, words) is then kept per set too,
+// and a new set is served as soon as its version is read. Nil when b serves none.
+func rulesTag(b search.Backend) func() string {
 	r, ok := b.(interface{ CurrentRules() *curation.Rules })
 	if !ok {
-		return ask
+		return nil
 	}
-	return func(ctx context.Context) (string, error) {
-		v, err := ask(ctx)
-		if d := r.CurrentRules().Digest(); err == nil && d != "" {
-			v += "+rules-" + d
+	return func() string {
+		if d := r.CurrentRules().Digest(); d != "" {
+			return "+rules-" + d
 		}
-		return v, err
+		return ""
 	}
 }

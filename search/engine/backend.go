@@ -140,6 +140,9 @@ type Backend struct {
 	engine atomic.Pointer[Engine]
 	// rules are the operators' synonyms and pins served, read with the version (curation.go).
 	rules atomic.Pointer[curation.Rules]
+	// live is the owner of the version served (ReadVersionFrom), nil when the backend serves
+	// without a chain in front of it.
+	live search.LiveVersion
 }
 
 // New checks the configuration and makes a client; it does not contact the engine (see Ping).
@@ -286,7 +289,7 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 		res.Items[i] = h.Source
 	}
 	// index is the index that answered, as its hits name it; "" for a page without hits until
-	// something asks the alias (answeredBy).
+	// answeredBy names it.
 	index := ""
 	if len(hits) > 0 {
 		index = hits[0].Index
@@ -328,13 +331,25 @@ func (b *Backend) walkIndex(ctx context.Context, cur search.Cursor, index string
 }
 
 // answeredBy is the index that answered a search: index, the one its hits name, or, for a page
-// without hits ("", which does not say), the one the alias serves: the same, but across a reload.
+// without hits ("", which does not say), the one the alias serves: the same, but across a load.
+// That is the owner's of the live version when it knows, which asks the alias in the background
+// (search/live: up to twice live.DefaultEvery old, so a walk's page without hits in the seconds
+// after a load may end the walk where it would expire it), else the alias's asked now.
 func (b *Backend) answeredBy(ctx context.Context, index string) (string, error) {
 	if index != "" {
 		return index, nil
 	}
+	if b.live != nil {
+		if v := b.live.Named(); v != "" {
+			return v, nil
+		}
+	}
 	return b.Version(ctx)
 }
+
+// ReadVersionFrom has the backend read the index the alias serves from v, the chain's owner of
+// the live version, rather than ask the alias on a search's path. Call it once, before it serves.
+func (b *Backend) ReadVersionFrom(v search.LiveVersion) { b.live = v }
 
 // Item returns the item with the given id, or search.ErrNotFound. It searches on the id field
 // rather than fetching by document id, so ids such as "." or ".." cannot turn into other paths.
@@ -478,6 +493,7 @@ func (b *Backend) aliasTargets(ctx context.Context) ([]string, error) {
 }
 
 var (
-	_ search.Backend = (*Backend)(nil)
-	_ search.Loader  = (*Backend)(nil)
+	_ search.Backend       = (*Backend)(nil)
+	_ search.Loader        = (*Backend)(nil)
+	_ search.VersionReader = (*Backend)(nil)
 )

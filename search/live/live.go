@@ -1,6 +1,7 @@
 // Package live owns the version of the index a backend serves now (search.Backend.Version): one
 // owner per backend, read by everything kept per version (search/cache's answers, search/spell's
-// words), so that the engine's alias is asked by one watcher under one policy.
+// words) and by the backend itself (search.VersionReader), so that the engine's alias is asked by
+// one watcher under one policy.
 package live
 
 import (
@@ -22,6 +23,10 @@ type Options struct {
 	Timeout time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Tag, when not nil, names what else the backend serves with the version (search/chain: the
+	// operators' rules), read right after each answer and added to it in Current and Ask, so that
+	// what readers keep per version is kept per tag too. Named leaves it out.
+	Tag func() string
 }
 
 // DefaultEvery is Options.Every for an engine: an alias lookup every two seconds costs the
@@ -38,10 +43,11 @@ type Version struct {
 	opts Options
 
 	mu sync.Mutex
-	// version is the answer of the question asked at, "" when it failed; asking while one runs.
-	version string
-	at      time.Time
-	asking  bool
+	// named is the answer of the question asked at, "" when it failed; version is named with its
+	// tag; asking while a question runs.
+	named, version string
+	at             time.Time
+	asking         bool
 }
 
 // New makes the owner of the version ask names (a backend's Version).
@@ -55,18 +61,32 @@ func New(ask func(ctx context.Context) (string, error), opts Options) *Version {
 	return &Version{ask: ask, opts: opts}
 }
 
-// Current returns the version served now and when it was last known to be, or "" when it is
-// unknown. With Every, it never waits: it starts a question in the background when the answer
-// it holds is Every old.
+// Current returns the version served now, with its tag, and when it was last known to be, or ""
+// when it is unknown. With Every, it never waits: it starts a question in the background when
+// the answer it holds is Every old.
 func (v *Version) Current() (string, time.Time) {
+	_, version, at := v.read()
+	return version, at
+}
+
+// Named returns the version as the backend names it, without Current's tag, or "" when Current's
+// is unknown: for the backend itself, which matches it against the names of its own indices
+// (search.LiveVersion). Like Current, it never waits.
+func (v *Version) Named() string {
+	named, _, _ := v.read()
+	return named
+}
+
+// read is the version held, as named and with its tag, and when it was known to be.
+func (v *Version) read() (named, version string, at time.Time) {
 	now := v.opts.Now()
 	if v.opts.Every <= 0 {
 		// A local question: nothing leaves the process, so no deadline is due.
-		s, err := v.ask(context.Background())
+		named, version, err := v.answer(context.Background())
 		if err != nil {
-			return "", time.Time{}
+			return "", "", time.Time{}
 		}
-		return s, now
+		return named, version, now
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -79,47 +99,58 @@ func (v *Version) Current() (string, time.Time) {
 		go v.refresh()
 	}
 	if age >= 2*v.opts.Every {
-		return "", time.Time{}
+		return "", "", time.Time{}
 	}
-	return v.version, v.at
+	return v.named, v.version, v.at
 }
 
-// Ask returns the version, asking now unless an answer at most Every old is held: a readiness
-// probe or a start learns it before the first readers need it. A failure is returned and leaves
-// what is held.
+// Ask returns the version with its tag, asking now unless an answer at most Every old is held: a
+// readiness probe or a start learns it before the first readers need it. A failure is returned
+// and leaves what is held.
 func (v *Version) Ask(ctx context.Context) (string, error) {
 	if v.opts.Every <= 0 {
-		return v.ask(ctx)
+		_, version, err := v.answer(ctx)
+		return version, err
 	}
 	started := v.opts.Now()
 	v.mu.Lock()
-	held, fresh := v.version, !v.at.IsZero() && started.Sub(v.at) < v.opts.Every
+	// A failed question ("") is no answer to hold: it is asked again.
+	held, fresh := v.version, v.version != "" && started.Sub(v.at) < v.opts.Every
 	v.mu.Unlock()
 	if fresh {
 		return held, nil
 	}
-	s, err := v.ask(ctx)
+	named, version, err := v.answer(ctx)
 	if err != nil {
 		return "", err
 	}
 	v.mu.Lock()
 	if started.After(v.at) {
-		v.version, v.at = s, started
+		v.named, v.version, v.at = named, version, started
 	}
 	v.mu.Unlock()
-	return s, nil
+	return version, nil
+}
+
+// answer asks the version now: as the backend names it, and with its tag.
+func (v *Version) answer(ctx context.Context) (named, version string, err error) {
+	named, err = v.ask(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	if v.opts.Tag == nil {
+		return named, named, nil
+	}
+	return named, named + v.opts.Tag(), nil
 }
 
 func (v *Version) refresh() {
 	started := v.opts.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), v.opts.Timeout)
 	defer cancel()
-	s, err := v.ask(ctx)
-	if err != nil {
-		s = ""
-	}
+	named, version, _ := v.answer(ctx)
 	v.mu.Lock()
-	v.version, v.at, v.asking = s, started, false
+	v.named, v.version, v.at, v.asking = named, version, started, false
 	v.mu.Unlock()
 }
 
@@ -130,3 +161,5 @@ func (v *Version) Asking() bool {
 	defer v.mu.Unlock()
 	return v.asking
 }
+
+var _ search.LiveVersion = (*Version)(nil)
