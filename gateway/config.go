@@ -47,7 +47,7 @@ type Config struct {
 	DemoAPIs []string
 	// Metrics, when not nil, receives the request metrics (see metrics.go), whose own time
 	// subtracts what the backend's metering (search/meter) adds to each request's
-	// search.EngineClock; nil records none.
+	// telemetry.EngineClock; nil records none.
 	Metrics prometheus.Registerer
 	// Queries, when not nil, is told each search with a text the API answers (queries.go); nil
 	// records none.

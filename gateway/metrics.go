@@ -111,7 +111,7 @@ func (m *metrics) Collect(ch chan<- prometheus.Metric) {
 }
 
 // observeRequest records one finished request: how long it took, and how much of that it waited
-// on calls that reached the engine (search.EngineClock).
+// on calls that reached the engine (telemetry.EngineClock).
 func (m *metrics) observeRequest(resource string, status int, latency, engine time.Duration) {
 	if !slices.Contains(metricResources, resource) {
 		resource = resOther

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"mediagw/search"
+	"mediagw/search/telemetry"
 )
 
 // observe is the outermost middleware: it gives the request an id and its CORS headers, turns a
@@ -39,7 +40,7 @@ func (g *Gateway) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		// The backend's admission shares its slots out by visitor (search/admit).
 		ctx := search.WithVisitor(req.Context(), st.visitor)
 		if g.metrics != nil {
-			ctx, st.engine = search.WithEngineClock(ctx)
+			ctx, st.engine = telemetry.WithEngineClock(ctx)
 		}
 		c.SetRequest(req.WithContext(ctx))
 		h := c.Response().Header()

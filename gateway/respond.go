@@ -14,7 +14,7 @@ import (
 
 	"github.com/labstack/echo/v5"
 
-	"mediagw/search"
+	"mediagw/search/telemetry"
 )
 
 const (
@@ -146,7 +146,7 @@ func cacheControl(maxAge time.Duration) string {
 
 // cacheStatus is the RFC 9211 Cache-Status of an answer from origin o; noted is false when nothing
 // noted one, as when the gateway runs without a cache.
-func cacheStatus(o search.Origin, noted bool) string {
+func cacheStatus(o telemetry.Origin, noted bool) string {
 	switch {
 	case !noted:
 		return "mediagw; fwd=bypass"

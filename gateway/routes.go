@@ -17,6 +17,7 @@ import (
 
 	"mediagw/query"
 	"mediagw/search"
+	"mediagw/search/telemetry"
 )
 
 // Gateway is the API's HTTP handler.
@@ -214,6 +215,6 @@ func (g *Gateway) backendCtx(c *echo.Context) (context.Context, context.CancelFu
 // where that answer comes from (memory, the engine, a stale copy) for Cache-Status.
 func (g *Gateway) answerCtx(c *echo.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := g.backendCtx(c)
-	ctx, state(c).origin = search.WithOrigin(ctx)
+	ctx, state(c).origin = telemetry.WithOrigin(ctx)
 	return ctx, cancel
 }

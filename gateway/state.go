@@ -4,7 +4,7 @@ import (
 	"github.com/labstack/echo/v5"
 
 	"mediagw/query"
-	"mediagw/search"
+	"mediagw/search/telemetry"
 )
 
 // requestState is what the middleware and handlers learn about one request and pass on to each
@@ -25,14 +25,14 @@ type requestState struct {
 	// cause is the error the response answers, set by handleError.
 	cause *apiError
 	// origin, when the response carries a search engine's answer, notes where the answer came
-	// from (search.WithOrigin): send writes it as Cache-Status.
-	origin *search.OriginNote
+	// from (telemetry.WithOrigin): send writes it as Cache-Status.
+	origin *telemetry.OriginNote
 	// counted marks a request whose rate-limit headers are set already: the limiter counted it (or
 	// tried to), or its standing was inspected.
 	counted bool
 	// engine sums the time the request waited on calls that reached the search engine, when
 	// metrics are on (nil otherwise): the part of its time that is not the gateway's own.
-	engine *search.EngineClock
+	engine *telemetry.EngineClock
 }
 
 // stateKey is the echo context key of the requestState.

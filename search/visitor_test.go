@@ -13,7 +13,6 @@ func TestVisitorOf(t *testing.T) {
 		{context.Background(), ""},
 		{WithVisitor(context.Background(), "203.0.113.7"), "203.0.113.7"},
 		{WithVisitor(WithVisitor(context.Background(), "a"), "b"), "b"},
-		{WithoutEngineClock(WithVisitor(context.Background(), "a")), "a"},
 	} {
 		if got := VisitorOf(tc.ctx); got != tc.want {
 			t.Errorf("VisitorOf = %q, want %q", got, tc.want)

@@ -3,7 +3,7 @@
 // call, and recent searches and items are answered from a bounded, short-lived LRU. Answers are
 // keyed by the index version, so a reload or an alias move invalidates them. When the engine
 // fails, an answer past its freshness is served instead for a while (Options.StaleMax). Each
-// answer notes where it came from (search.NoteOrigin).
+// answer notes where it came from (telemetry.NoteOrigin).
 package cache
 
 import (
@@ -18,6 +18,7 @@ import (
 
 	"mediagw/search"
 	"mediagw/search/live"
+	"mediagw/search/telemetry"
 )
 
 // Options tune a Backend. Zero values take the defaults.
@@ -236,15 +237,15 @@ func lookup[T any](ctx context.Context, b *Backend, op, v string, ok bool, keyOf
 	if ok {
 		if val, hit := b.get(key, pin); hit {
 			b.metrics.count(op, resultHit)
-			search.NoteOrigin(ctx, search.Origin{Cached: true})
+			telemetry.NoteOrigin(ctx, telemetry.Origin{Cached: true})
 			return val.(T), nil
 		}
 	}
 	// The call is made for every caller that joins it, so no one caller's engine clock times it:
 	// each adds the time it waited on it, from before the call can start.
 	waiting := time.Now()
-	defer func() { search.EngineClockOf(ctx).Add(time.Since(waiting)) }()
-	f, led := b.flights.join(search.WithoutEngineClock(ctx), key, timeout, func(cctx context.Context) (val any, err error) {
+	defer func() { telemetry.EngineClockOf(ctx).Add(time.Since(waiting)) }()
+	f, led := b.flights.join(telemetry.WithoutEngineClock(ctx), key, timeout, func(cctx context.Context) (val any, err error) {
 		// A panic on the call's own goroutine would end the process; the error reaches every caller instead.
 		defer func() {
 			if p := recover(); p != nil {
@@ -271,7 +272,7 @@ func lookup[T any](ctx context.Context, b *Backend, op, v string, ok bool, keyOf
 		} else {
 			b.metrics.count(op, resultShared)
 		}
-		search.NoteOrigin(ctx, search.Origin{Collapsed: !led})
+		telemetry.NoteOrigin(ctx, telemetry.Origin{Collapsed: !led})
 		return f.val.(T), nil
 	case <-ctx.Done():
 		return serveStale[T](ctx, b, op, keyOf, pin, fmt.Errorf("%s: %w", op, ctx.Err()))
@@ -285,12 +286,12 @@ func serveStale[T any](ctx context.Context, b *Backend, op string, keyOf func(v 
 	if b.opts.StaleMax > 0 && search.Kind(err).EngineFailed() {
 		if val, stored, ok := b.getStale(keyOf, pin); ok {
 			b.metrics.count(op, resultStale)
-			search.NoteOrigin(ctx, search.Origin{Cached: true, Stale: true, Age: b.opts.Now().Sub(stored)})
+			telemetry.NoteOrigin(ctx, telemetry.Origin{Cached: true, Stale: true, Age: b.opts.Now().Sub(stored)})
 			return val.(T), nil
 		}
 	}
 	b.metrics.count(op, resultError)
-	search.NoteOrigin(ctx, search.Origin{})
+	telemetry.NoteOrigin(ctx, telemetry.Origin{})
 	var zero T
 	return zero, err
 }

@@ -18,6 +18,7 @@ import (
 	"mediagw/search/bleve"
 	"mediagw/search/live"
 	"mediagw/search/searchtest"
+	"mediagw/search/telemetry"
 )
 
 // counting forwards to a real backend and counts the calls that reach it. While gate is open
@@ -31,7 +32,7 @@ type counting struct {
 	fail                                 atomic.Bool
 	// callErr is the context error the engine call saw when it finished.
 	callErr atomic.Pointer[error]
-	// sawClock is set when a call carried a caller's search.EngineClock.
+	// sawClock is set when a call carried a caller's telemetry.EngineClock.
 	sawClock atomic.Bool
 }
 
@@ -41,7 +42,7 @@ func (c *counting) Words(ctx context.Context) ([]search.Word, error) { return c.
 
 func (c *counting) enter(ctx context.Context, n *atomic.Int64) error {
 	n.Add(1)
-	if search.EngineClockOf(ctx) != nil {
+	if telemetry.EngineClockOf(ctx) != nil {
 		c.sawClock.Store(true)
 	}
 	if c.gate != nil {
@@ -404,11 +405,11 @@ func TestConcurrentCallsCollapse(t *testing.T) {
 			b.onJoin = func() { joined <- struct{}{} }
 			answers := make([]any, n)
 			errs := make([]error, n)
-			clocks := make([]*search.EngineClock, n)
+			clocks := make([]*telemetry.EngineClock, n)
 			var wg sync.WaitGroup
 			for i := range n {
 				var ctx context.Context
-				ctx, clocks[i] = search.WithEngineClock(t.Context())
+				ctx, clocks[i] = telemetry.WithEngineClock(t.Context())
 				wg.Go(func() { answers[i], errs[i] = op.call(ctx, b) })
 			}
 			// The engine call cannot finish before every caller has joined it.
@@ -429,7 +430,7 @@ func TestConcurrentCallsCollapse(t *testing.T) {
 				t.Error("the shared engine call carried a caller's engine clock")
 			}
 			// An answer from memory is no engine time.
-			ctx, clock := search.WithEngineClock(t.Context())
+			ctx, clock := telemetry.WithEngineClock(t.Context())
 			if _, err := op.call(ctx, b); err != nil || clock.Total() != 0 {
 				t.Errorf("answer from memory: %v, engine clock %v; want none", err, clock.Total())
 			}

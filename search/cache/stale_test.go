@@ -9,11 +9,12 @@ import (
 
 	"mediagw/search"
 	"mediagw/search/searchtest"
+	"mediagw/search/telemetry"
 )
 
 // callNoting calls op under a context that notes the answer's origin.
-func callNoting(ctx context.Context, b search.Backend, call func(context.Context, search.Backend) (any, error)) (any, search.Origin, error) {
-	ctx, note := search.WithOrigin(ctx)
+func callNoting(ctx context.Context, b search.Backend, call func(context.Context, search.Backend) (any, error)) (any, telemetry.Origin, error) {
+	ctx, note := telemetry.WithOrigin(ctx)
 	v, err := call(ctx, b)
 	o, _ := note.Get()
 	return v, o, err
@@ -32,7 +33,7 @@ func TestStaleIfError(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if o != (search.Origin{}) {
+				if o != (telemetry.Origin{}) {
 					t.Errorf("first answer noted %+v, want an engine call's", o)
 				}
 				c.fail.Store(true)
@@ -55,7 +56,7 @@ func TestStaleIfError(t *testing.T) {
 				}
 				if mode == "local" && (op.name == opCategories || op.name == opAuthors) {
 					// Kept for the index version, which the backend knows without a call: fresh.
-					if o != (search.Origin{Cached: true}) {
+					if o != (telemetry.Origin{Cached: true}) {
 						t.Errorf("noted %+v, want a fresh hit", o)
 					}
 					return
@@ -145,11 +146,11 @@ func TestStaleAfterTimeout(t *testing.T) {
 func TestOrigins(t *testing.T) {
 	b, c := newCached(t, "local", searchtest.Fixture(t), Options{})
 	_, o, err := callNoting(t.Context(), b, ops[0].call)
-	if err != nil || o != (search.Origin{}) {
+	if err != nil || o != (telemetry.Origin{}) {
 		t.Errorf("first call noted %+v (%v), want an engine call", o, err)
 	}
 	_, o, err = callNoting(t.Context(), b, ops[0].call)
-	if err != nil || o != (search.Origin{Cached: true}) {
+	if err != nil || o != (telemetry.Origin{Cached: true}) {
 		t.Errorf("repeat noted %+v (%v), want cached", o, err)
 	}
 
@@ -160,7 +161,7 @@ func TestOrigins(t *testing.T) {
 	walk := func(ctx context.Context, b search.Backend) (any, error) {
 		return b.Search(ctx, search.Query{Sort: search.SortNewest, PerPage: 2, Cursor: search.StartCursor, Text: "x"})
 	}
-	origins := make(chan search.Origin, 2)
+	origins := make(chan telemetry.Origin, 2)
 	for range 2 {
 		go func() {
 			_, o, _ := callNoting(t.Context(), b, walk)
@@ -170,7 +171,7 @@ func TestOrigins(t *testing.T) {
 	<-joined
 	<-joined
 	close(c.gate)
-	got := []search.Origin{<-origins, <-origins}
+	got := []telemetry.Origin{<-origins, <-origins}
 	if got[0].Collapsed == got[1].Collapsed || got[0].Cached || got[1].Cached {
 		t.Errorf("noted %+v, want one engine call and one collapsed into it", got)
 	}

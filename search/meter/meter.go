@@ -2,7 +2,7 @@
 // operation and kind (search.Kind): a search.Backend in front of another, placed below the cache
 // (search/cache) and above admission (search/admit), so that answers from memory are not engine
 // time and a wait for an admission slot is. Each call's time is added to the request's
-// search.EngineClock, the part of a request that is not the gateway's own.
+// telemetry.EngineClock, the part of a request that is not the gateway's own.
 package meter
 
 import (
@@ -13,6 +13,7 @@ import (
 
 	"mediagw/search"
 	"mediagw/search/layer"
+	"mediagw/search/telemetry"
 )
 
 // metered are the operations timed, as the metrics label them: the calls a request waits on.
@@ -91,7 +92,7 @@ func (h hook) End(ctx context.Context, op layer.Op, start time.Time, err error) 
 	}
 	d := time.Since(start)
 	h.b.duration.WithLabelValues(op.String()).Observe(d.Seconds())
-	search.EngineClockOf(ctx).Add(d)
+	telemetry.EngineClockOf(ctx).Add(d)
 	if f := failure(search.KindIn(ctx, err)); f != "" {
 		h.b.errors.WithLabelValues(op.String(), f).Inc()
 	}

@@ -15,6 +15,7 @@ import (
 	"mediagw/search/breaker"
 	"mediagw/search/layer"
 	"mediagw/search/searchtest"
+	"mediagw/search/telemetry"
 )
 
 // TestErrorsByKind: a failed call counts under the failure its kind (search.Kind) is to clients;
@@ -75,7 +76,7 @@ func (s slow) Search(context.Context, search.Query) (search.Result, error) {
 func TestEngineClock(t *testing.T) {
 	const d = 5 * time.Millisecond
 	b := New(slow{d: d})
-	ctx, clock := search.WithEngineClock(t.Context())
+	ctx, clock := telemetry.WithEngineClock(t.Context())
 	for range 2 {
 		if _, err := b.Search(ctx, search.Query{}); err != nil {
 			t.Fatal(err)

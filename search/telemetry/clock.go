@@ -1,4 +1,8 @@
-package search
+// Package telemetry carries what one request learns on its way down the chain of search layers
+// (search/chain), for the caller that reports it (the gateway's metrics, log line and
+// Cache-Status): the time it waited on the engine (EngineClock) and where its answer came from
+// (Origin). The layers note both in the request's context; the model (search) knows neither.
+package telemetry
 
 import (
 	"context"
