@@ -16,11 +16,17 @@ type layer struct {
 func only(path string) layer { return layer{path: path} }
 func tree(path string) layer { return layer{path: path, tree: true} }
 
+// module is every package of the module.
+var module = layer{tree: true}
+
 func (l layer) has(pkg string) bool {
-	return pkg == l.path || (l.tree && strings.HasPrefix(pkg, l.path+"/"))
+	return l == module || pkg == l.path || (l.tree && strings.HasPrefix(pkg, l.path+"/"))
 }
 
 func (l layer) String() string {
+	if l == module {
+		return "mediagw/..."
+	}
 	if l.tree {
 		return l.path + "/..."
 	}
@@ -44,8 +50,15 @@ var importRules = []struct {
 	{[]layer{tree("search/engine")}, []layer{tree("search/bleve"), tree("bench")},
 		"the engine backend never imports the embedded backend or the load harness"},
 	{[]layer{only("search")}, []layer{tree("search/bleve"), tree("search/engine"), tree("search/cache"),
-		tree("search/meter"), tree("search/admit"), tree("search/breaker")},
-		"the model (search) imports no backend and no decorator: they import it"},
+		tree("search/meter"), tree("search/admit"), tree("search/breaker"), tree("search/layer"), tree("search/live"),
+		tree("search/chain"), tree("search/spell"), tree("search/telemetry")},
+		"the model (search) imports no backend, no layer and no request telemetry: they import it"},
+	{[]layer{tree("search/telemetry")}, []layer{module},
+		"the request's telemetry imports nothing of the module, so that every layer and the gateway can note and read it"},
+	{[]layer{tree("search/bleve"), tree("search/engine")}, []layer{tree("search/chain"), tree("search/live"),
+		tree("search/layer"), tree("search/cache"), tree("search/meter"), tree("search/admit"), tree("search/breaker"),
+		tree("search/spell")},
+		"a backend imports no layer of the chain: the chain hands it what it reads of them (search.VersionReader)"},
 	{[]layer{tree("bench")}, []layer{tree("gateway")},
 		"the load harness reads queries with the query codec (query), not the HTTP layer"},
 }
@@ -119,6 +132,9 @@ func TestImportRulesCatch(t *testing.T) {
 		{"search/engine", "bench", true},
 		{"search", "search/meter", true},
 		{"search", "search/engine", true},
+		{"search", "search/telemetry", true},
+		{"search/telemetry", "search", true},
+		{"search/engine", "search/live", true},
 		{"bench", "gateway", true},
 		{"ratelimit", "gateway", true},
 		{"cmd/mediagw", "gateway", false},
@@ -127,6 +143,8 @@ func TestImportRulesCatch(t *testing.T) {
 		{"search/cache", "search", false},
 		{"search/engine", "search/engine/mappings", false},
 		{"bench", "search/engine", false},
+		{"search/meter", "search/telemetry", false},
+		{"gateway", "search/telemetry", false},
 	}
 	for _, tt := range tests {
 		if got := forbidden(tt.pkg, tt.dep); got != tt.want {
