@@ -332,9 +332,9 @@ func (b *Backend) walkIndex(ctx context.Context, cur search.Cursor, index string
 
 // answeredBy is the index that answered a search: index, the one its hits name, or, for a page
 // without hits ("", which does not say), the one the alias serves: the same, but across a load.
-// That is the owner's of the live version when it knows, which asks the alias in the background
-// (search/live: up to twice live.DefaultEvery old, so a walk's page without hits in the seconds
-// after a load may end the walk where it would expire it), else the alias's asked now.
+// The owner of the live version says which when it knows (ReadVersionFrom), so that no page waits
+// on the alias; it may be a few seconds behind a load (search/live), in which a walk's page
+// without hits ends the walk rather than expires it. Otherwise the alias is asked now.
 func (b *Backend) answeredBy(ctx context.Context, index string) (string, error) {
 	if index != "" {
 		return index, nil
