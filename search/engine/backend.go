@@ -334,7 +334,8 @@ func (b *Backend) walkIndex(ctx context.Context, cur search.Cursor, index string
 // without hits ("", which does not say), the one the alias serves: the same, but across a load.
 // The owner of the live version says which when it knows (ReadVersionFrom), so that no page waits
 // on the alias; it may be a few seconds behind a load (search/live), in which a walk's page
-// without hits ends the walk rather than expires it. Otherwise the alias is asked now.
+// without hits ends the walk rather than expires it, and a page's facets may name categories as
+// the previous index did. Otherwise the alias is asked now.
 func (b *Backend) answeredBy(ctx context.Context, index string) (string, error) {
 	if index != "" {
 		return index, nil
