@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -30,23 +31,16 @@ func (b *backend) currentTag() string {
 	return b.tag
 }
 
-// clock is a clock tests move.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
+// clock is a clock tests move: nanoseconds since the epoch.
+type clock struct{ atomic.Int64 }
+
+func newClock() *clock {
+	c := &clock{}
+	c.Store(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).UnixNano())
+	return c
 }
 
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) move(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
+func (c *clock) Now() time.Time { return time.Unix(0, c.Load()) }
 
 // settle waits for the question Current may have started in the background.
 func settle(t *testing.T, v *Version) {
@@ -86,7 +80,7 @@ func TestNamedAndTagged(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := &backend{version: tt.version, nextTag: tt.tag, err: tt.err}
-			clk := &clock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+			clk := newClock()
 			opts := Options{Every: tt.every, Now: clk.Now, Tag: b.currentTag}
 			if tt.noTag {
 				opts.Tag = nil
@@ -118,7 +112,7 @@ func TestNamedAndTagged(t *testing.T) {
 func TestNamedFollowsTheBackend(t *testing.T) {
 	const every = time.Second
 	b := &backend{version: "v1", nextTag: "+rules-ab"}
-	clk := &clock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	clk := newClock()
 	v := New(b.ask, Options{Every: every, Now: clk.Now, Tag: b.currentTag})
 	if got, err := v.Ask(t.Context()); err != nil || got != "v1+rules-ab" {
 		t.Fatalf("Ask = %q, %v", got, err)
@@ -140,7 +134,7 @@ func TestNamedFollowsTheBackend(t *testing.T) {
 		b.mu.Lock()
 		st.change()
 		b.mu.Unlock()
-		clk.move(st.wait)
+		clk.Add(int64(st.wait))
 		v.Named() // starts the question when the answer held is Every old
 		settle(t, v)
 		if got := v.Named(); got != st.named {
