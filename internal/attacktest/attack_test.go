@@ -417,8 +417,9 @@ func doubleEncoded(t *testing.T, s *server, r *report, id string) {
 	r.add("double-encoded paths (`/qr/` with `%252D`, `%252e%252e`)", "404: decoded once", "")
 }
 
-// heavySearches sends 150 searches of 200 characters of long random words at once, from 15
-// addresses, while /healthz and an item are timed: the excess must get 503 with Retry-After fast.
+// heavySearches sends 150 searches of 200 characters of random six-letter words at once (the
+// costliest kind: each word's typo allowance reaches many indexed words), from 15 addresses, while
+// /healthz and an item are timed: the excess, if any, must get 503 with Retry-After fast.
 func heavySearches(t *testing.T, s *server, r *report, id string) {
 	const n = 150
 	rng := rand.New(rand.NewPCG(7, 24))
@@ -426,7 +427,7 @@ func heavySearches(t *testing.T, s *server, r *report, id string) {
 	for i := range queries {
 		var b strings.Builder
 		for {
-			w := randomWord(rng, 10+rng.IntN(4))
+			w := randomWord(rng, 6)
 			if b.Len()+1+len(w) > 200 {
 				break
 			}
@@ -486,8 +487,10 @@ func heavySearches(t *testing.T, s *server, r *report, id string) {
 	item.wait()
 	peak := s.peakRSS()
 
-	if refused.count() == 0 {
-		t.Errorf("no search of %d refused: the excess must get 503 (admission control, branch admit)", n)
+	// A burst the backend answers within normalBound has no excess (the embedded index ends a
+	// search of a word that matches nothing early); past it, the excess must be refused.
+	if refused.count() == 0 && ok.pct(99) > normalBound {
+		t.Errorf("no search of %d refused, answers %s: the excess must get 503 (admission control, branch admit)", n, latencies(ok))
 	}
 	if badRefusals > 0 {
 		t.Errorf("%d 503s without Retry-After or a problem body", badRefusals)
@@ -507,7 +510,7 @@ func heavySearches(t *testing.T, s *server, r *report, id string) {
 	if peak > podMemory {
 		t.Errorf("peak RSS %s MiB, over the pod's limit of %d MiB", number(int(peak>>20)), podMemory>>20)
 	}
-	r.add(fmt.Sprintf("%d concurrent searches of 200 characters of long random words", n),
+	r.add(fmt.Sprintf("%d concurrent searches of 200 characters of random six-letter words", n),
 		fmt.Sprintf("%d answered 200 (%s), %d refused 503 + Retry-After, %d other (%s)", ok.count(), latencies(ok), refused.count(), other.count(), codes(other.statuses)),
 		"503s: "+latencies(refused))
 	r.add("/healthz during those searches", codes(health.statuses), latencies(health))
