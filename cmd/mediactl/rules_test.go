@@ -69,13 +69,20 @@ func TestRulesOnThreeReplicas(t *testing.T) {
 		if got := r.search(t, "tv"); len(got) != 0 {
 			t.Fatalf("replica %d: tv finds %q before any synonym", i, got)
 		}
+		if _, s := r.searchSuggest(t, "televison"); s != "television" {
+			t.Fatalf("replica %d: televison suggests %q before any synonym, want television", i, s)
+		}
 		if got := r.search(t, "television"); !slices.Equal(got, before) {
 			t.Fatalf("replica %d: television finds %q, replica 0 %q", i, got, before)
 		}
 	}
-	// serves reports whether replica r serves the set: tv finds television's items, pinned first.
+	// serves reports whether replica r serves the set: tv finds television's items, pinned first,
+	// and televison, a synonym the operator named, is meant as written: no did-you-mean.
 	serves := func(r replica) error {
 		tv, television := r.search(t, "tv"), r.search(t, "television")
+		if _, s := r.searchSuggest(t, "televison"); s != "" {
+			return fmt.Errorf("televison suggests %q", s)
+		}
 		if len(television) == 0 || television[0] != pinned {
 			return fmt.Errorf("television finds %q, not %s first", television, pinned)
 		}
@@ -85,7 +92,7 @@ func TestRulesOnThreeReplicas(t *testing.T) {
 		return nil
 	}
 
-	synonyms := write("synonyms.txt", "# what people type => what the catalogue says\ntv, television\n")
+	synonyms := write("synonyms.txt", "# what people type => what the catalogue says\ntv, television\ntelevison => television\n")
 	pins := write("pins.txt", "Television => "+pinned+"\n")
 	out, stderr, err := mediactl(t, envs, "rules", "-synonyms", synonyms, "-pins", pins, "apply")
 	if err != nil || !strings.Contains(out, "applied") {
@@ -123,7 +130,7 @@ func TestRulesOnThreeReplicas(t *testing.T) {
 		}
 	}
 	out, _, err = mediactl(t, envs, "rules", "show")
-	if err != nil || !strings.Contains(out, "tv, television") || !strings.Contains(out, "Television => "+pinned) {
+	if err != nil || !strings.Contains(out, "tv, television") || !strings.Contains(out, "televison => television") || !strings.Contains(out, "Television => "+pinned) {
 		t.Errorf("rules show after a refused file: %v\n%s", err, out)
 	}
 }
@@ -177,6 +184,13 @@ func startReplicas(t *testing.T, envs map[string]string, n int) []replica {
 // search returns the ids of the items the replica finds for q, in its order.
 func (r replica) search(t *testing.T, q string) []string {
 	t.Helper()
+	ids, _ := r.searchSuggest(t, q)
+	return ids
+}
+
+// searchSuggest is search, with the did-you-mean's suggestion ("" for none).
+func (r replica) searchSuggest(t *testing.T, q string) (ids []string, suggestion string) {
+	t.Helper()
 	resp, err := http.Get(r.url + "/?resource=items&per_page=50&q=" + url.QueryEscape(q))
 	if err != nil {
 		t.Fatal(err)
@@ -186,13 +200,17 @@ func (r replica) search(t *testing.T, q string) []string {
 		Data []struct {
 			ID string `json:"id"`
 		} `json:"data"`
+		Suggestion *string `json:"suggestion"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("q=%s: %d, %v", q, resp.StatusCode, err)
 	}
-	ids := make([]string, len(body.Data))
+	ids = make([]string, len(body.Data))
 	for i, it := range body.Data {
 		ids[i] = it.ID
 	}
-	return ids
+	if body.Suggestion != nil {
+		suggestion = *body.Suggestion
+	}
+	return ids, suggestion
 }

@@ -72,7 +72,8 @@ func New(b search.Backend, o Options) (*Chain, error) {
 		}
 		next = cb
 	}
-	o.Live.Tag = rulesTag(b)
+	rules, _ := b.(curator)
+	o.Live.Tag = rulesTag(rules)
 	c := &Chain{Live: live.New(next.Version, o.Live)}
 	if r, ok := b.(search.VersionReader); ok {
 		r.ReadVersionFrom(c.Live)
@@ -96,16 +97,21 @@ func New(b search.Backend, o Options) (*Chain, error) {
 		next = c.Cache
 	}
 	o.Spell.Live = c.Live
+	if rules != nil {
+		o.Spell.Curation = func() search.Curation { return rules.CurrentRules() }
+	}
 	c.Speller = spell.New(next, o.Spell)
 	return c, nil
 }
 
-// rulesTag names the operators' synonyms and pins b serves, when it serves any (search/curation),
-// as the live version's tag: what is kept per version (answers, words) is then kept per set too,
-// and a new set is served as soon as its version is read. Nil when b serves none.
-func rulesTag(b search.Backend) func() string {
-	r, ok := b.(interface{ CurrentRules() *curation.Rules })
-	if !ok {
+// curator is a backend that serves the operators' synonyms and pins (search/curation).
+type curator interface{ CurrentRules() *curation.Rules }
+
+// rulesTag names the operators' synonyms and pins r serves as the live version's tag: what is
+// kept per version (answers, words) is then kept per set too, and a new set is served as soon as
+// its version is read. Nil when the backend serves none (r nil).
+func rulesTag(r curator) func() string {
+	if r == nil {
 		return nil
 	}
 	return func() string {

@@ -124,11 +124,14 @@ func Correct(ctx context.Context, b Totaller, q search.Query, v Vocabulary, marg
 
 // correctable are the distinct words of q's text that a correction may change, in order: its free
 // words only, as q.Text holds them; words in quotes or excluded (q.Phrases, q.Exclude) are never
-// changed.
+// changed, nor one the operators' synonyms name (q.Curation): it finds what they said it means.
 func correctable(q search.Query) []string {
 	words := text.Words(q.Text)
 	out := make([]string, 0, len(words))
 	for _, w := range words {
+		if q.Curation != nil && q.Curation.Alternatives(w) != nil {
+			continue
+		}
 		if !slices.Contains(out, w) {
 			out = append(out, w)
 		}

@@ -137,6 +137,37 @@ func TestCorrect(t *testing.T) {
 	}
 }
 
+// synonyms is a search.Curation of synonyms alone: each word to the words it is searched as.
+type synonyms map[string][]string
+
+func (s synonyms) Alternatives(w string) []string { return s[w] }
+func (synonyms) Pinned(string) []string           { return nil }
+
+// TestCorrectLeavesSynonyms: a word the operators' synonyms name finds what they said it means,
+// though the index does not hold it: it is never corrected, and the other words still are.
+func TestCorrectLeavesSynonyms(t *testing.T) {
+	b := wordsBackend{
+		titles:     []string{"color plates", "color film", "river thames"},
+		neighbours: map[string][]string{"colour": {"color"}, "thmes": {"thames"}},
+	}
+	syn := synonyms{"colour": {"colour", "color"}, "color": {"color", "colour"}}
+	for _, tt := range []struct {
+		text     string
+		curation search.Curation
+		want     string
+	}{
+		{"colour", nil, "color"},
+		{"colour", syn, ""},
+		{"colour thmes", nil, ""}, // two words wrong: no one change finds anything
+		{"thmes", syn, "thames"},
+	} {
+		got, err := Correct(context.Background(), b, search.Query{Text: tt.text, Curation: tt.curation}, b, DefaultMargin)
+		if err != nil || got != tt.want {
+			t.Errorf("Correct(%q) with synonyms %v = %q, %v; want %q", tt.text, tt.curation, got, err, tt.want)
+		}
+	}
+}
+
 // TestCorrectCountsWhatMayFind: a text whose words all look right costs no call; an alternative
 // that keeps a word matching no indexed term is not counted, and a text with two such words costs
 // no call either.
