@@ -49,6 +49,18 @@ type account struct {
 	held int
 	busy time.Duration
 	at   time.Time
+	// freed, when not nil, is closed as soon as held goes down: the visitor's calls past its
+	// share wait on it for their turn.
+	freed chan struct{}
+}
+
+// free counts out one of a's calls and wakes those waiting for it.
+func (a *account) free() {
+	a.held--
+	if a.freed != nil {
+		close(a.freed)
+		a.freed = nil
+	}
 }
 
 func newShares(limit int) *shares {
@@ -89,8 +101,10 @@ func (a *account) decayed(now time.Time) time.Duration {
 // enter counts a call of visitor in. Within its share it must take its turn as anyone's (took
 // false): the caller then acquires a slot and calls started, or left if it got none. Past its
 // share it takes a slot at once with try (took true), if the calls running leave half the slots to
-// others; otherwise it is refused (err).
-func (s *shares) enter(visitor string, try func() bool, retry time.Duration) (took bool, err error) {
+// others; otherwise it is refused (err), and, unless the visitor is heavy, freed is closed when
+// one of its own calls ends: a caller that waits on it may enter again (a search box's
+// overlapping requests queue behind their own).
+func (s *shares) enter(visitor string, try func() bool, retry time.Duration) (took bool, freed <-chan struct{}, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a := s.visitors[visitor]
@@ -102,14 +116,20 @@ func (s *shares) enter(visitor string, try func() bool, retry time.Duration) (to
 	heavy := s.heavy(a)
 	if a.held < s.share && !heavy {
 		a.held++
-		return false, nil
+		return false, nil, nil
 	}
 	if s.running+1 > max(1, s.limit/2) || !try() {
-		return false, &ShareError{Share: s.share, Heavy: heavy, Retry: retry}
+		if !heavy && a.held > 0 {
+			if a.freed == nil {
+				a.freed = make(chan struct{})
+			}
+			freed = a.freed
+		}
+		return false, freed, &ShareError{Share: s.share, Heavy: heavy, Retry: retry}
 	}
 	a.held++
 	s.running++
-	return true, nil
+	return true, nil, nil
 }
 
 // started counts a call that took its turn as anyone's and got a slot.
@@ -123,7 +143,7 @@ func (s *shares) started() {
 func (s *shares) left(visitor string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.visitors[visitor].held--
+	s.visitors[visitor].free()
 }
 
 // ended counts out a call of visitor that held a slot for took.
@@ -132,7 +152,7 @@ func (s *shares) ended(visitor string, took time.Duration) {
 	defer s.mu.Unlock()
 	s.running--
 	a := s.visitors[visitor]
-	a.held--
+	a.free()
 	a.decayed(s.now())
 	a.busy += took
 	s.total.decayed(s.now())
@@ -161,6 +181,30 @@ func (s *shares) sweep() {
 	s.sweepAt = max(minSweep, 2*len(s.visitors))
 }
 
+// enterShare enters a call of visitor (shares.enter), waiting up to Options.Wait for one of the
+// visitor's own calls to end when it is past its share.
+func (b *Backend) enterShare(ctx context.Context, visitor string) (took bool, err error) {
+	var timeout <-chan time.Time
+	for {
+		took, freed, err := b.shares.enter(visitor, func() bool { return b.sem.TryAcquire(1) }, b.opts.RetryAfter)
+		if freed == nil {
+			return took, err
+		}
+		if timeout == nil {
+			t := time.NewTimer(b.opts.Wait)
+			defer t.Stop()
+			timeout = t.C
+		}
+		select {
+		case <-freed:
+		case <-timeout:
+			return false, err
+		case <-ctx.Done():
+			return false, fmt.Errorf("waiting for admission: %w", ctx.Err())
+		}
+	}
+}
+
 // admit takes a slot for a call of ctx's visitor, within its share; the caller must call the
 // returned release once the call has ended.
 func (b *Backend) admit(ctx context.Context) (release, error) {
@@ -172,8 +216,11 @@ func (b *Backend) admit(ctx context.Context) (release, error) {
 		}
 		return b.release, nil
 	}
-	took, err := b.shares.enter(visitor, func() bool { return b.sem.TryAcquire(1) }, b.opts.RetryAfter)
+	took, err := b.enterShare(ctx, visitor)
 	switch {
+	case err != nil && ctx.Err() != nil:
+		// The caller left or ran out of time while waiting: not a refusal.
+		return nil, err
 	case err != nil:
 		b.admissions.WithLabelValues(resultRefused).Inc()
 		return nil, err

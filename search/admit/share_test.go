@@ -77,7 +77,8 @@ func TestNoVisitorFillsTheSlots(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newBlocking()
-			a := New(b, Options{Limit: tc.limit, Wait: time.Minute})
+			// A call past its share waits this long for one of its visitor's own to end.
+			a := New(b, Options{Limit: tc.limit, Wait: 50 * time.Millisecond})
 			clock := &fakeClock{}
 			a.shares.now = clock.now
 			done := make(chan error, 100)
@@ -117,6 +118,46 @@ func TestNoVisitorFillsTheSlots(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOwnCallsQueue: a visitor's call past its share, refused a slot, waits up to Options.Wait
+// for one of the visitor's own calls to end and then takes its turn (a search box's overlapping
+// requests).
+func TestOwnCallsQueue(t *testing.T) {
+	b := newBlocking()
+	a := New(b, Options{Limit: 2, Wait: time.Minute})
+	done := make(chan error, 10)
+	if !visit(t, a, b, "a", done) {
+		t.Fatal("a's first search refused")
+	}
+	second := make(chan error, 1)
+	go func() {
+		_, err := a.Search(search.WithVisitor(context.Background(), "a"), search.Query{Text: "a again"})
+		second <- err
+		done <- err
+	}()
+	select {
+	case <-b.started:
+		t.Fatal("a's second search ran beside its first, on the last slot")
+	case err := <-second:
+		t.Fatalf("a's second search: %v before its first ended, want it to wait", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	b.release <- struct{}{} // a's first ends
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-b.started:
+	case err := <-second:
+		t.Fatalf("a's second search: %v, want it run once a slot is free", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("a's second search never ran")
+	}
+	b.release <- struct{}{}
+	if err := <-done; err != nil {
+		t.Error(err)
 	}
 }
 
@@ -176,7 +217,7 @@ func TestHeavyIsAShare(t *testing.T) {
 			clock := &fakeClock{}
 			s.now = clock.now
 			call := func(v string, took time.Duration) {
-				own, err := s.enter(v, func() bool { return true }, time.Second)
+				own, _, err := s.enter(v, func() bool { return true }, time.Second)
 				if err != nil {
 					t.Fatalf("%s: %v", v, err)
 				}
@@ -242,7 +283,7 @@ func TestIdleVisitorsForgotten(t *testing.T) {
 	s.now = clock.now
 	for i := range 3 * minSweep {
 		v := string(rune('a'+i%26)) + time.Duration(i).String()
-		if _, err := s.enter(v, func() bool { return true }, time.Second); err != nil {
+		if _, _, err := s.enter(v, func() bool { return true }, time.Second); err != nil {
 			t.Fatal(err)
 		}
 		s.started()
