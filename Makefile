@@ -137,7 +137,7 @@ redis-ha-test:
 	eval "$$(scripts/redis-ha.sh start)" && \
 	  $(GO) test -count=1 -v -run '^Test(SentinelFailover|ClusterReplicasShareOneLimit)$$' ./ratelimit/
 
-# The short performance run behind docs/performance.md (about 4 minutes; needs `make services`).
+# The short performance run behind docs/performance.md (about 11 minutes on 2 CPUs; needs `make services`).
 bench:
 	scripts/bench.sh
 
