@@ -249,7 +249,7 @@ func (b *Backend) Ping(ctx context.Context) error {
 
 // Search returns one page of the items matching q in q.Sort order, with the exact total.
 func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, error) {
-	q.Curation = b.curation()
+	q.Curation = b.rules.Load().Served()
 	if err := ctx.Err(); err != nil {
 		return search.Result{}, fmt.Errorf("search: %w", err)
 	}

@@ -109,14 +109,6 @@ func (b *Backend) refreshRules() error {
 	return nil
 }
 
-// curation is the set served now, as a query carries it.
-func (b *Backend) curation() search.Curation {
-	if r := b.rules.Load(); !r.Empty() {
-		return r
-	}
-	return nil
-}
-
 func readRules(dir string) (*curation.Rules, error) {
 	raw, err := os.ReadFile(filepath.Join(dir, rulesFile))
 	if errors.Is(err, fs.ErrNotExist) {

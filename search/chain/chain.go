@@ -98,7 +98,7 @@ func New(b search.Backend, o Options) (*Chain, error) {
 	}
 	o.Spell.Live = c.Live
 	if rules != nil {
-		o.Spell.Curation = func() search.Curation { return rules.CurrentRules() }
+		o.Spell.Curation = func() search.Curation { return rules.CurrentRules().Served() }
 	}
 	c.Speller = spell.New(next, o.Spell)
 	return c, nil

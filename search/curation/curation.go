@@ -219,6 +219,15 @@ func (r *Rules) Files() Files {
 // Empty reports whether the rules hold no synonym and no pin.
 func (r *Rules) Empty() bool { return r == nil || len(r.synonyms) == 0 && len(r.pins) == 0 }
 
+// Served is r as a query carries it (search.Query.Curation): nil when r holds no rule, so that a
+// backend with none applies nothing.
+func (r *Rules) Served() search.Curation {
+	if r.Empty() {
+		return nil
+	}
+	return r
+}
+
 // Digest names the set, "" for an empty one: what the cache and the did-you-mean key their
 // answers by beside the index version, so that a new set is served at once.
 func (r *Rules) Digest() string {

@@ -259,7 +259,7 @@ type pageAnswer struct {
 // index the walk started on (the index behind the alias when it did), since another index,
 // a reload of the same items included, may order them otherwise.
 func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, error) {
-	q.Curation = b.curation()
+	q.Curation = b.rules.Load().Served()
 	req, err := NewSearchRequest(q)
 	if err != nil {
 		return search.Result{}, fmt.Errorf("%s search: %w", b.name(), err)

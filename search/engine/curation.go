@@ -77,11 +77,3 @@ func (b *Backend) refreshRules(ctx context.Context) error {
 
 // CurrentRules is the set served now.
 func (b *Backend) CurrentRules() *curation.Rules { return b.rules.Load() }
-
-// curation is the set served now, as a query carries it.
-func (b *Backend) curation() search.Curation {
-	if r := b.rules.Load(); !r.Empty() {
-		return r
-	}
-	return nil
-}
