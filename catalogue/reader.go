@@ -26,6 +26,7 @@ import (
 	"unicode/utf8"
 
 	"mediagw/search"
+	"mediagw/search/rights"
 )
 
 // LineError is a line that breaks a rule of the format.
@@ -50,6 +51,52 @@ type Stats struct {
 	Rejected int
 	// UnknownKeys counts, per key outside the format, the lines that carried it.
 	UnknownKeys map[string]int
+	// Licenses counts the accepted items per licence id their rights statement reads as;
+	// Unstated those without one (licence unknown).
+	Licenses map[string]int
+	Unstated int
+	// Unread counts the accepted items per rights statement no rule reads (licence unknown),
+	// for at most maxUnread distinct statements; items without one are not in it.
+	Unread map[string]int
+}
+
+// maxUnread bounds the distinct unread statements a load keeps count of: a catalogue of free
+// text in every line must not hold it all in memory.
+const maxUnread = 10000
+
+// Statement is a rights statement with the number of items that gave it.
+type Statement struct {
+	Text  string
+	Items int
+}
+
+// TopUnread returns the n unread statements most items gave, the most first, then in text order.
+func (s Stats) TopUnread(n int) []Statement {
+	top := make([]Statement, 0, len(s.Unread))
+	for text, items := range s.Unread {
+		top = append(top, Statement{text, items})
+	}
+	slices.SortFunc(top, func(a, b Statement) int {
+		if a.Items != b.Items {
+			return b.Items - a.Items
+		}
+		return strings.Compare(a.Text, b.Text)
+	})
+	return top[:min(n, len(top))]
+}
+
+// count adds an accepted item to the licence counts.
+func (s *Stats) count(it search.Item) {
+	s.Licenses[it.MediaLicense.ID]++
+	if it.Rights == "" {
+		s.Unstated++
+	}
+	if it.MediaLicense.ID != rights.Unknown || it.Rights == "" {
+		return
+	}
+	if _, ok := s.Unread[it.Rights]; ok || len(s.Unread) < maxUnread {
+		s.Unread[it.Rights]++
+	}
 }
 
 // UnknownKeyNames returns the unknown keys in name order.
@@ -132,7 +179,7 @@ func NewReader(r io.Reader) *Reader {
 		r:     bufio.NewReaderSize(r, 1<<20),
 		ctx:   context.Background(),
 		seen:  make(map[string]int),
-		stats: Stats{UnknownKeys: make(map[string]int)},
+		stats: Stats{UnknownKeys: make(map[string]int), Licenses: make(map[string]int), Unread: make(map[string]int)},
 	}
 }
 
@@ -182,6 +229,7 @@ func (r *Reader) Next() (search.Item, error) {
 			return search.Item{}, fmt.Errorf("line %d: %w", r.line, err)
 		}
 		r.stats.Accepted++
+		r.stats.count(item)
 		return item, nil
 	}
 }
@@ -308,6 +356,7 @@ func (r *Reader) parse(line []byte) (search.Item, error) {
 		it.SHA256 = sum
 	}
 	r.seen[it.ID] = r.line
+	it.Derive()
 	return it, nil
 }
 

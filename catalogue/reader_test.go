@@ -6,7 +6,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +18,7 @@ import (
 	"time"
 
 	"mediagw/search"
+	"mediagw/search/rights"
 )
 
 func TestReaderRejects(t *testing.T) {
@@ -315,6 +318,16 @@ func TestRealCatalogue(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("ids differ from the file's")
 	}
+	// What the issue counted of the statements, read by the format's rules.
+	st := r.Stats()
+	wantLicenses := map[string]int{rights.NoCUS: 3417, rights.BY: 392, rights.BYSA: 18, rights.BYNCSA: 56,
+		rights.BYNCND: 5, rights.InCopyright: 1380, rights.Unknown: 2954}
+	if !maps.Equal(st.Licenses, wantLicenses) || st.Unstated != 2906 {
+		t.Errorf("licences %v, %d without a statement; want %v, 2906", st.Licenses, st.Unstated, wantLicenses)
+	}
+	if top := st.TopUnread(10); !slices.Equal(top, []Statement{{"creativeCommon", 31}, {"CC", 17}}) {
+		t.Errorf("TopUnread = %v", top)
+	}
 	odd := 0
 	for _, id := range got {
 		if len(id) > 128 || strings.ContainsAny(id, ",+'()!") {
@@ -323,6 +336,47 @@ func TestRealCatalogue(t *testing.T) {
 	}
 	if odd != 32 {
 		t.Errorf("%d ids with , + ' ( ) ! or over 128 bytes, want 32", odd)
+	}
+}
+
+// TestLicenseStats: each accepted item is read into its licence and counted; the statements no
+// rule reads are counted, the most given first, up to a bound of distinct statements.
+func TestLicenseStats(t *testing.T) {
+	var lines strings.Builder
+	add := func(id int, rights string) {
+		fmt.Fprintf(&lines, `{"id":"i%d","type":"video","title":"T","rights":%s,"mime_type":"video/mp4","duration_seconds":300}`+"\n", id, rights)
+	}
+	add(0, `"CC BY-SA 2.5 CA"`)
+	add(1, `null`)
+	add(2, `"b"`)
+	add(3, `"a"`)
+	add(4, `"b"`)
+	for i := range maxUnread {
+		add(5+i, fmt.Sprintf(`"s%d"`, i))
+	}
+	r := NewReader(strings.NewReader(lines.String()))
+	first, err := r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := rights.License{ID: rights.BYSA, Version: "2.5", Jurisdiction: "ca", URL: "https://creativecommons.org/licenses/by-sa/2.5/ca/", Commercial: true, Modification: true}
+	if first.MediaLicense != want || first.Format != "mp4" || first.Duration != search.DurationMedium {
+		t.Errorf("item read as %+v, %q, %q; want %+v, mp4, medium", first.MediaLicense, first.Format, first.Duration, want)
+	}
+	for _, err := range Items(r, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := r.Stats()
+	if st.Licenses[rights.BYSA] != 1 || st.Licenses[rights.Unknown] != 4+maxUnread || st.Unstated != 1 {
+		t.Errorf("licences %v, %d without a statement", st.Licenses, st.Unstated)
+	}
+	if len(st.Unread) != maxUnread {
+		t.Errorf("%d distinct unread statements kept, want the bound %d", len(st.Unread), maxUnread)
+	}
+	if top := st.TopUnread(3); !slices.Equal(top, []Statement{{"b", 2}, {"a", 1}, {"s0", 1}}) {
+		t.Errorf("TopUnread(3) = %v", top)
 	}
 }
 

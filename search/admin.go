@@ -14,7 +14,7 @@ import (
 // before lack bumps it: the embedded index then refuses an older one with advice, and status
 // reports older ones as outdated on both. search/engine/mappings/items.json carries it as
 // _meta.mapping_version (a test in search/engine holds them equal).
-const IndexVersion = 9
+const IndexVersion = 10
 
 // DefaultKeep is how many replaced index versions a load keeps for rollback when the operator
 // says nothing (MEDIA_KEEP_INDICES).

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"iter"
 	"time"
+
+	"mediagw/search/rights"
 )
 
 // Item is one catalogue entry as the index stores it and the backends return it.
@@ -37,9 +39,16 @@ type Item struct {
 	DurationSeconds *float64 `json:"duration_seconds,omitempty"`
 	Width           *int64   `json:"width,omitempty"`
 	Height          *int64   `json:"height,omitempty"`
-	License         string   `json:"license,omitempty"`
-	Rights          string   `json:"rights,omitempty"`
-	Source          string   `json:"source,omitempty"`
+	// License is the licence of the catalogue record (the metadata), not the media's.
+	License string `json:"license,omitempty"`
+	// Rights is the statement of the rights in the media as the catalogue gives it.
+	Rights string `json:"rights,omitempty"`
+	Source string `json:"source,omitempty"`
+	// MediaLicense, Format and Duration are read from Rights, MimeType and DurationSeconds at
+	// load (Derive).
+	MediaLicense rights.License `json:"media_license"`
+	Format       string         `json:"format,omitempty"`
+	Duration     string         `json:"duration,omitempty"`
 }
 
 // Item types.

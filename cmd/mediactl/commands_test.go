@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -179,6 +180,10 @@ func TestValidate(t *testing.T) {
 	dir := t.TempDir()
 	good := `{"id":"a","type":"photo","title":"A","colour":"red"}` + "\n"
 	bad := `{"id":"b","type":"photo"}` + "\n"
+	var licensed string
+	for i, r := range []string{`"CC BY 4.0"`, `"Creative Commons Attribution"`, `"© the artist"`, `"CC"`, `"CC"`, `"creativeCommon"`, `"Creative Commons"`, `null`} {
+		licensed += fmt.Sprintf(`{"id":"l%d","type":"photo","title":"L","rights":%s}`+"\n", i, r)
+	}
 	tests := []struct {
 		name       string
 		lines      string
@@ -192,6 +197,9 @@ func TestValidate(t *testing.T) {
 		{name: "bad", lines: good + bad, wantErr: "1 of 2 lines break the format", wantOut: []string{"read 2 lines: 1 accepted, 1 rejected"}, wantStderr: "line 2: "},
 		{name: "bad with rejects", lines: bad + good, rejects: true, wantErr: "1 of 2 lines break the format",
 			wantOut: []string{"rejected lines written unchanged to"}, wantStderr: "line 1: ", wantReject: bad},
+		{name: "licences", lines: licensed, wantOut: []string{
+			"licences read from the rights statements: by 2, in-copyright 1, unknown 5 (1 without a statement)\n",
+			"most items first:\n       2  \"CC\"\n       1  \"Creative Commons\"\n       1  \"creativeCommon\"\n"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

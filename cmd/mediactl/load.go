@@ -20,6 +20,7 @@ import (
 	"mediagw/catalogue"
 	"mediagw/cmd/internal/backends"
 	"mediagw/search"
+	"mediagw/search/rights"
 )
 
 // defaultMediaMaxMB bounds the media file hashed for a line: a large video, not a disk image.
@@ -138,6 +139,36 @@ func summary(e *env, st catalogue.Stats) {
 	}
 	for _, k := range st.UnknownKeyNames() {
 		fmt.Fprintf(e.stdout, "key %q is not in the format: left out of the index (%d lines)\n", k, st.UnknownKeys[k])
+	}
+	licenseSummary(e, st)
+}
+
+// topUnread is how many of the statements no rule reads the summary lists.
+const topUnread = 10
+
+// licenseSummary says how many accepted items got each licence id, and which statements no rule
+// reads most items gave, so that an operator sees what to fix at the source.
+func licenseSummary(e *env, st catalogue.Stats) {
+	if st.Accepted == 0 {
+		return
+	}
+	var counts []string
+	for _, id := range rights.IDs {
+		switch n := st.Licenses[id]; {
+		case id == rights.Unknown && st.Unstated > 0:
+			counts = append(counts, fmt.Sprintf("%s %d (%d without a statement)", id, n, st.Unstated))
+		case n > 0:
+			counts = append(counts, fmt.Sprintf("%s %d", id, n))
+		}
+	}
+	fmt.Fprintf(e.stdout, "licences read from the rights statements: %s\n", strings.Join(counts, ", "))
+	top := st.TopUnread(topUnread)
+	if len(top) == 0 {
+		return
+	}
+	fmt.Fprintf(e.stdout, "rights statements no rule reads (licence unknown), most items first:\n")
+	for _, s := range top {
+		fmt.Fprintf(e.stdout, "%8d  %q\n", s.Items, s.Text)
 	}
 }
 

@@ -131,8 +131,9 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	return im, nil
 }
 
-// document is what the index stores for an item.
+// document is what the index stores for an item, derived (search.Item.Derive).
 func document(it search.Item) (map[string]interface{}, error) {
+	it.Derive()
 	raw, err := json.Marshal(it)
 	if err != nil {
 		return nil, fmt.Errorf("item %s: %w", it.ID, err)

@@ -234,6 +234,16 @@ type hit struct {
 	Sort json.RawMessage `json:"sort"`
 }
 
+// item is the hit's item. An index of an older layout stores nothing of what Item.Derive reads,
+// which is then read here, so that its items are served whole until a reindex.
+func (h hit) item() search.Item {
+	it := h.Source
+	if it.MediaLicense.ID == "" {
+		it.Derive()
+	}
+	return it
+}
+
 // sortValues are a hit's sort values, as search_after takes them back: numbers are kept as
 // json.Number, since a float64 would round the long a missing date sorts as.
 func sortValues(raw json.RawMessage) ([]any, error) {
@@ -286,7 +296,7 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 	hits := resp.Hits.Hits
 	res := search.Result{Items: make([]search.Item, len(hits)), Total: resp.Hits.Total.Value}
 	for i, h := range hits {
-		res.Items[i] = h.Source
+		res.Items[i] = h.item()
 	}
 	// index is the index that answered, as its hits name it; "" for a page without hits until
 	// answeredBy names it.
@@ -363,7 +373,7 @@ func (b *Backend) Item(ctx context.Context, id string) (search.Item, error) {
 	if len(resp.Hits.Hits) == 0 {
 		return search.Item{}, fmt.Errorf("item %q: %w", id, search.ErrNotFound)
 	}
-	return resp.Hits.Hits[0].Source, nil
+	return resp.Hits.Hits[0].item(), nil
 }
 
 // countList runs the Counter exchange for l.

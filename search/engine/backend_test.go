@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -243,5 +244,21 @@ func TestMissingAlias(t *testing.T) {
 				t.Errorf("%s without an index: %v (kind %v), want a NoIndexError naming %s", c.name, err, search.Kind(err), b.Alias())
 			}
 		})
+	}
+}
+
+// TestHitOfOlderLayout: a hit from an index of an older layout, which stores no licence, format
+// or duration, is served with them read from its values; a current one as stored.
+func TestHitOfOlderLayout(t *testing.T) {
+	old := hit{Source: search.Item{ID: "a", Rights: "CC BY 4.0", MimeType: "video/webm"}}
+	want := old.Source
+	want.Derive()
+	if got := old.item(); !reflect.DeepEqual(got, want) {
+		t.Errorf("item() = %+v, want %+v", got, want)
+	}
+	current := hit{Source: want}
+	current.Source.Format = "stored"
+	if got := current.item(); got.Format != "stored" {
+		t.Errorf("item() of a current hit: format %q, want it as stored", got.Format)
 	}
 }

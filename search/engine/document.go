@@ -41,8 +41,9 @@ type Document struct {
 	Vocabulary []string `json:"vocabulary,omitempty"`
 }
 
-// NewDocument is the stored document of it.
+// NewDocument is the stored document of it, derived (search.Item.Derive).
 func NewDocument(it search.Item) Document {
+	it.Derive()
 	d := Document{Item: it, TitleSort: search.TitleKey(it.Title), Bonus: search.Bonus(it), Year: it.Year()}
 	if it.Author != "" {
 		d.AuthorKey = search.AuthorKey(it.Author)

@@ -327,7 +327,7 @@ func (b *Backend) Related(ctx context.Context, id string, n int) ([]search.Item,
 	hits := resp.Hits.Hits[:min(n, len(resp.Hits.Hits))]
 	out := make([]search.Item, len(hits))
 	for i, h := range hits {
-		out[i] = h.Source
+		out[i] = h.item()
 	}
 	return out, nil
 }
