@@ -44,22 +44,37 @@ func (o optionalString) MarshalJSON() ([]byte, error) { return json.Marshal(o.va
 // itemFields are what a summary and a detail of an item both show: the wire form of the
 // search.Item fields they share (null for an empty optional value, the permalink computed).
 type itemFields struct {
-	ID        string   `json:"id"`
-	Type      string   `json:"type"`
-	Title     string   `json:"title"`
-	Summary   *string  `json:"summary"`
-	Author    *string  `json:"author"`
-	Category  *string  `json:"category"`
-	Language  *string  `json:"language"`
-	Date      *string  `json:"date"`
-	Downloads int64    `json:"downloads"`
-	Tags      []string `json:"tags"`
-	Permalink string   `json:"permalink"`
+	ID        string     `json:"id"`
+	Type      string     `json:"type"`
+	Title     string     `json:"title"`
+	Summary   *string    `json:"summary"`
+	Author    *string    `json:"author"`
+	Category  *string    `json:"category"`
+	Language  *string    `json:"language"`
+	Date      *string    `json:"date"`
+	Downloads int64      `json:"downloads"`
+	Tags      []string   `json:"tags"`
+	Permalink string     `json:"permalink"`
+	Rights    rightsBody `json:"rights"`
+}
+
+// rightsBody is the item's rights statement as the catalogue gives it ("" when none) and the licence
+// it reads as (search/rights).
+type rightsBody struct {
+	Statement    string  `json:"statement"`
+	License      string  `json:"license"`
+	Version      *string `json:"version"`
+	Jurisdiction *string `json:"jurisdiction"`
+	URL          *string `json:"url"`
+	Commercial   bool    `json:"commercial"`
+	Modification bool    `json:"modification"`
 }
 
 type itemSummary struct {
 	itemFields
-	ThumbnailURL *string `json:"thumbnail_url"`
+	ThumbnailURL    *string  `json:"thumbnail_url"`
+	Format          *string  `json:"format"`
+	DurationSeconds *float64 `json:"duration_seconds"`
 	// Matched is there when the request asked for highlighting of text: {} when no field shows a match.
 	Matched map[string]string `json:"matched,omitzero"`
 }
@@ -95,13 +110,19 @@ type itemDetail struct {
 	SHA256    *string `json:"sha256"`
 	QRCodeURL string  `json:"qr_code_url"`
 	Media     media   `json:"media"`
-	License   *string `json:"license"`
+	// MetadataLicense is the licence of the catalogue record, not the media's (Rights).
+	MetadataLicense *string `json:"metadata_license"`
+	Source          *string `json:"source"`
 }
 
 type media struct {
-	URL       *string `json:"url"`
-	MimeType  *string `json:"mime_type"`
-	SizeBytes *int64  `json:"size_bytes"`
+	URL             *string  `json:"url"`
+	MimeType        *string  `json:"mime_type"`
+	Format          *string  `json:"format"`
+	SizeBytes       *int64   `json:"size_bytes"`
+	DurationSeconds *float64 `json:"duration_seconds"`
+	Width           *int64   `json:"width"`
+	Height          *int64   `json:"height"`
 }
 
 type categoriesBody struct {
@@ -161,8 +182,8 @@ func (g *Gateway) qrURL(id string) string { return g.baseURL + "qr/" + url.PathE
 
 // How many optional strings a summary and a detail have, for sizing nullables.
 const (
-	summaryNullables = 6
-	detailNullables  = 10
+	summaryNullables = 10
+	detailNullables  = 15
 )
 
 func (g *Gateway) fields(it search.Item, strs *nullables) itemFields {
@@ -170,19 +191,26 @@ func (g *Gateway) fields(it search.Item, strs *nullables) itemFields {
 		ID: it.ID, Type: it.Type, Title: it.Title, Summary: strs.of(it.Summary), Author: strs.of(it.Author),
 		Category: strs.of(it.Category), Language: strs.of(it.Language), Date: strs.of(it.Date),
 		Downloads: it.Downloads, Tags: list(it.Tags), Permalink: g.permalink(it),
+		Rights: rightsBody{
+			Statement: it.Rights, License: it.MediaLicense.ID, Version: strs.of(it.MediaLicense.Version),
+			Jurisdiction: strs.of(it.MediaLicense.Jurisdiction), URL: strs.of(it.MediaLicense.URL),
+			Commercial: it.MediaLicense.Commercial, Modification: it.MediaLicense.Modification,
+		},
 	}
 }
 
 func (g *Gateway) summary(it search.Item, strs *nullables) itemSummary {
-	return itemSummary{itemFields: g.fields(it, strs), ThumbnailURL: strs.of(it.ThumbnailURL)}
+	return itemSummary{itemFields: g.fields(it, strs), ThumbnailURL: strs.of(it.ThumbnailURL),
+		Format: strs.of(it.Format), DurationSeconds: it.DurationSeconds}
 }
 
 func (g *Gateway) detail(it search.Item, strs *nullables) itemDetail {
 	return itemDetail{
 		itemFields: g.fields(it, strs), Description: strs.of(it.Description), Keywords: list(it.Keywords),
 		SHA256: strs.of(it.SHA256), QRCodeURL: g.qrURL(it.ID),
-		Media:   media{URL: strs.of(it.MediaURL), MimeType: strs.of(it.MimeType), SizeBytes: it.SizeBytes},
-		License: strs.of(it.License),
+		Media: media{URL: strs.of(it.MediaURL), MimeType: strs.of(it.MimeType), Format: strs.of(it.Format),
+			SizeBytes: it.SizeBytes, DurationSeconds: it.DurationSeconds, Width: it.Width, Height: it.Height},
+		MetadataLicense: strs.of(it.License), Source: strs.of(it.Source),
 	}
 }
 

@@ -7,12 +7,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 
 	"rsc.io/qr"
 
 	"mediagw/search"
+	"mediagw/search/rights"
 	"mediagw/search/searchtest"
 )
 
@@ -34,13 +36,102 @@ type itemBody struct {
 		SHA256      *string  `json:"sha256"`
 		QRCodeURL   string   `json:"qr_code_url"`
 		Media       struct {
-			URL       *string `json:"url"`
-			MimeType  *string `json:"mime_type"`
-			SizeBytes *int64  `json:"size_bytes"`
+			URL             *string  `json:"url"`
+			MimeType        *string  `json:"mime_type"`
+			Format          *string  `json:"format"`
+			SizeBytes       *int64   `json:"size_bytes"`
+			DurationSeconds *float64 `json:"duration_seconds"`
+			Width           *int64   `json:"width"`
+			Height          *int64   `json:"height"`
 		} `json:"media"`
-		License *string `json:"license"`
+		Rights          map[string]any `json:"rights"`
+		MetadataLicense *string        `json:"metadata_license"`
+		Source          *string        `json:"source"`
 	} `json:"data"`
 	Attribution string `json:"attribution"`
+}
+
+// rightsOf is the rights object the format's rules give an item of the catalogue, as a client
+// decodes it.
+func rightsOf(it search.Item) map[string]any {
+	l := rights.Read(it.Rights)
+	opt := func(s string) any {
+		if s == "" {
+			return nil
+		}
+		return s
+	}
+	return map[string]any{"statement": it.Rights, "license": l.ID, "version": opt(l.Version), "jurisdiction": opt(l.Jurisdiction),
+		"url": opt(l.URL), "commercial": l.Commercial, "modification": l.Modification}
+}
+
+// orNull is s as the bodies write an optional string: null when empty.
+func orNull(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// TestRightsInBodies: every item, in a list and alone, carries its rights statement with the
+// licence the format's rules read it as, and its format; the item its media's format, running
+// time and size.
+func TestRightsInBodies(t *testing.T) {
+	h := newHarness(t)
+	type listed struct {
+		ID              string         `json:"id"`
+		Format          *string        `json:"format"`
+		DurationSeconds *float64       `json:"duration_seconds"`
+		Rights          map[string]any `json:"rights"`
+	}
+	seen := 0
+	for page := 1; ; page++ {
+		body := decode[struct {
+			Data []listed `json:"data"`
+		}](t, h.get(fmt.Sprintf("/?resource=items&sort=az&per_page=50&page=%d", page)))
+		for _, d := range body.Data {
+			want := h.items[d.ID]
+			if !reflect.DeepEqual(d.Rights, rightsOf(want)) {
+				t.Errorf("items: %s rights %v, want %v", d.ID, d.Rights, rightsOf(want))
+			}
+			if f := orNull(search.Format(want.MimeType)); str(d.Format) != str(f) {
+				t.Errorf("items: %s format %s, want %s", d.ID, str(d.Format), str(f))
+			}
+			if (d.DurationSeconds == nil) != (want.DurationSeconds == nil) || d.DurationSeconds != nil && *d.DurationSeconds != *want.DurationSeconds {
+				t.Errorf("items: %s duration_seconds %v, want %v", d.ID, d.DurationSeconds, want.DurationSeconds)
+			}
+		}
+		seen += len(body.Data)
+		if len(body.Data) < 50 {
+			break
+		}
+	}
+	if seen != len(h.items) {
+		t.Errorf("listed %d items, want %d", seen, len(h.items))
+	}
+	for id, want := range h.items {
+		d := decode[itemBody](t, h.get("/?resource=item&id="+url.QueryEscape(id))).Data
+		if !reflect.DeepEqual(d.Rights, rightsOf(want)) {
+			t.Errorf("item %s: rights %v, want %v", id, d.Rights, rightsOf(want))
+		}
+		if f := orNull(search.Format(want.MimeType)); str(d.Media.Format) != str(f) {
+			t.Errorf("item %s: media format %s, want %s", id, str(d.Media.Format), str(f))
+		}
+	}
+	// The body as the contract writes it: statement as given, nulls where there are none.
+	rec := h.get("/?resource=item&id=lt-3")
+	for _, want := range []string{
+		`"rights":{"statement":"CC BY-SA 2.5 CA","license":"by-sa","version":"2.5","jurisdiction":"ca","url":"https://creativecommons.org/licenses/by-sa/2.5/ca/","commercial":true,"modification":true}`,
+		`"format":"mov"`, `"duration_seconds":1201`, `"width":640`, `"height":480`,
+	} {
+		if !strings.Contains(rec.Body.String(), want) {
+			t.Errorf("item lt-3 lacks %s: %s", want, rec.Body)
+		}
+	}
+	rec = h.get("/?resource=item&id=do-bare")
+	if want := `"rights":{"statement":"","license":"unknown","version":null,"jurisdiction":null,"url":null,"commercial":false,"modification":false}`; !strings.Contains(rec.Body.String(), want) {
+		t.Errorf("item do-bare lacks %s: %s", want, rec.Body)
+	}
 }
 
 func str(p *string) string {
@@ -63,11 +154,14 @@ func TestItem(t *testing.T) {
 		if d.ID != want.ID || d.Type != want.Type || d.Title != want.Title || str(d.Summary) != want.Summary ||
 			str(d.Description) != want.Description || str(d.Author) != want.Author || str(d.Category) != want.Category ||
 			str(d.Language) != want.Language || str(d.Date) != want.Date || d.Downloads != want.Downloads ||
-			d.Permalink != want.Permalink || str(d.SHA256) != want.SHA256 || str(d.License) != want.License ||
+			d.Permalink != want.Permalink || str(d.SHA256) != want.SHA256 || str(d.MetadataLicense) != want.License ||
+			str(d.Source) != want.Source ||
 			strings.Join(d.Tags, ",") != strings.Join(want.Tags, ",") || strings.Join(d.Keywords, ",") != strings.Join(want.Keywords, ",") {
 			t.Errorf("item %+v\nwant %+v", d, want)
 		}
-		if str(d.Media.URL) != want.MediaURL || str(d.Media.MimeType) != want.MimeType || d.Media.SizeBytes == nil || *d.Media.SizeBytes != *want.SizeBytes {
+		if str(d.Media.URL) != want.MediaURL || str(d.Media.MimeType) != want.MimeType || d.Media.SizeBytes == nil || *d.Media.SizeBytes != *want.SizeBytes ||
+			str(d.Media.Format) != "jpeg" || d.Media.DurationSeconds != nil || d.Media.Width == nil || *d.Media.Width != *want.Width ||
+			d.Media.Height == nil || *d.Media.Height != *want.Height {
 			t.Errorf("media %+v", d.Media)
 		}
 		if d.QRCodeURL != publicURL+"/qr/ph-full.png" {
@@ -81,7 +175,8 @@ func TestItem(t *testing.T) {
 		rec := h.get("/?resource=item&id=do-bare")
 		b := decode[itemBody](t, rec)
 		d := b.Data
-		if d.SHA256 != nil || d.Media.URL != nil || d.Media.SizeBytes != nil || d.License != nil || d.Date != nil || d.Author != nil {
+		if d.SHA256 != nil || d.Media.URL != nil || d.Media.SizeBytes != nil || d.Media.Format != nil || d.Media.DurationSeconds != nil ||
+			d.Media.Width != nil || d.MetadataLicense != nil || d.Source != nil || d.Date != nil || d.Author != nil {
 			t.Errorf("absent values should be null: %s", rec.Body)
 		}
 		if d.Tags == nil || d.Keywords == nil || !strings.Contains(rec.Body.String(), `"tags":[]`) {

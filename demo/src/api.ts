@@ -212,6 +212,10 @@ export interface components {
             permalink: string;
             /** @description As the catalogue gives it. */
             thumbnail_url: string | null;
+            format: components["schemas"]["NullableFormat"];
+            /** @description The media's running time, as the catalogue gives it. */
+            duration_seconds: number | null;
+            rights: components["schemas"]["Rights"];
             /** @description With `highlight=true` and `q`: each searched field a word of `q` matched, HTML-escaped, matches in `<mark>`; `{}` when no field shows one. */
             matched?: {
                 [key: string]: string;
@@ -243,10 +247,48 @@ export interface components {
             media: {
                 url: string | null;
                 mime_type: string | null;
+                format: components["schemas"]["NullableFormat"];
                 size_bytes: number | null;
+                /** @description Running time in seconds, as the catalogue gives it. */
+                duration_seconds: number | null;
+                width: number | null;
+                height: number | null;
             };
-            license: string | null;
+            rights: components["schemas"]["Rights"];
+            /** @description The licence of this catalogue record (the metadata, such as `CC0-1.0`), not the media's: that is `rights`. */
+            metadata_license: string | null;
+            /** @description Where the record came from, as the catalogue gives it. */
+            source: string | null;
         };
+        /** @description The rights in the media as the catalogue's source states them, and the licence that statement reads as by the catalogue format's rules (never a guess: `unknown` when no rule reads it). */
+        Rights: {
+            /** @description The statement as the catalogue gives it; `""` when it gives none. */
+            statement: string;
+            license: components["schemas"]["LicenseId"];
+            /** @description The Creative Commons version the statement names (`4.0`); null when it names none. */
+            version: string | null;
+            /** @description The two-letter jurisdiction of a ported Creative Commons licence (`ca`); null when there is none. */
+            jurisdiction: string | null;
+            /**
+             * Format: uri
+             * @description The licence's canonical page; null for `unknown`.
+             */
+            url: string | null;
+            /** @description Whether the licence allows commercial use. */
+            commercial: boolean;
+            /** @description Whether the licence allows changes (derivative works). */
+            modification: boolean;
+        };
+        /**
+         * @description A licence id: `cc0` CC0 1.0, `pdm` Public Domain Mark, `noc-us` No Copyright - United States, the Creative Commons licences by their codes, `in-copyright`, `unknown` (not stated, or not recognised).
+         * @enum {string}
+         */
+        LicenseId: "cc0" | "pdm" | "noc-us" | "by" | "by-sa" | "by-nd" | "by-nc" | "by-nc-sa" | "by-nc-nd" | "in-copyright" | "unknown";
+        /**
+         * @description The media format read from its MIME type (`other` for a type without one of its own); null without a MIME type.
+         * @enum {string|null}
+         */
+        NullableFormat: "jpeg" | "png" | "gif" | "tiff" | "webp" | "svg" | "mp4" | "webm" | "ogv" | "mkv" | "mpeg" | "mov" | "mp3" | "oga" | "epub" | "pdf" | "html" | "txt" | "other" | null;
         ItemId: string;
         /** @enum {string} */
         ItemType: "photo" | "video" | "document";
@@ -1725,6 +1767,7 @@ type ReadonlyArray<T> = [
 ] extends [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
+export const licenseIdValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LicenseId"]> = ["cc0", "pdm", "noc-us", "by", "by-sa", "by-nd", "by-nc", "by-nc-sa", "by-nc-nd", "in-copyright", "unknown"];
 export const itemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ItemType"]> = ["photo", "video", "document"];
 export const componentsParametersResourceValues: ReadonlyArray<FlattenedDeepRequired<components>["parameters"]["resource"]> = ["items", "item", "categories", "authors", "suggest", "related"];
 export const componentsParametersTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["parameters"]["type"]> = ["photo", "video", "document"];

@@ -193,7 +193,9 @@ async function renderItem(id, signal) {
     row("Tags", it.tags.join(", ") || null);
     row("Permalink", el("a", { href: it.permalink, className: "permalink" }, it.permalink));
     row("SHA-256", it.sha256 && el("code", { className: "sha256" }, it.sha256));
-    row("Licence", it.license);
+    row("Licence", it.rights.url ? el("a", { href: it.rights.url, className: "license" }, it.rights.license) : it.rights.license);
+    row("Rights", it.rights.statement || null);
+    row("Metadata licence", it.metadata_license);
     const qr = el("img", { src: it.qr_code_url, alt: `QR code of ${it.permalink}`, className: "qr", width: 160, height: 160 });
     const related = el("ol", { id: "related" });
     view.replaceChildren(el("article", { className: "item" }, el("h2", {}, it.title), dl, qr, el("h3", {}, "Related items"), related));

@@ -180,7 +180,7 @@ func itemSize(it search.Item) int64 { return boxed(it) + itemHeld(it) }
 func itemHeld(it search.Item) int64 {
 	n := text(it.ID, it.Type, it.Title, it.Summary, it.Description, it.Author, it.Category,
 		it.CategoryName, it.Language, it.Date, it.Permalink, it.SHA256, it.MediaURL, it.ThumbnailURL, it.MimeType,
-		it.License, it.Rights, it.Source)
+		it.License, it.Rights, it.Source, it.MediaLicense.Jurisdiction, it.MediaLicense.URL)
 	for _, list := range [...][]string{it.Tags, it.Keywords} {
 		n += backing(list) + text(list...)
 	}

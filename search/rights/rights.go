@@ -66,7 +66,8 @@ var ports = []string{"am", "ar", "at", "au", "az", "be", "bg", "br", "ca", "ch",
 	"in", "it", "jp", "kr", "lu", "mk", "mt", "mx", "my", "nl", "no", "nz", "pe", "ph", "pl", "pr", "pt",
 	"ro", "rs", "se", "sg", "si", "sk", "th", "tw", "ua", "ug", "uk", "us", "ve", "vn", "za"}
 
-// Read returns the licence statement reads as, by the first rule of the format that applies.
+// Read returns the licence statement reads as, by the first rule of the format that applies. Its
+// strings hold no part of statement, which an index's item may keep longer than the licence.
 func Read(statement string) License {
 	s := strings.ToLower(statement)
 	ws := words(s)
@@ -217,9 +218,9 @@ func fromPath(host string, segs []string) (License, bool) {
 	case at(0) == "publicdomain" && at(1) == "mark":
 		l.ID = PDM
 	case at(0) == "licenses" && slices.Contains(codes, at(1)):
-		l.ID = at(1)
+		l.ID = codes[slices.Index(codes, at(1))]
 		if port := at(3); len(port) == 2 && isLetters(port) {
-			l.Jurisdiction = port
+			l.Jurisdiction = strings.Clone(port)
 		}
 	default:
 		return License{}, false
@@ -228,10 +229,10 @@ func fromPath(host string, segs []string) (License, bool) {
 	case l.ID == CC0 || l.ID == PDM:
 		// Each was published once, as 1.0.
 		if v == "1.0" {
-			l.Version = v
+			l.Version = "1.0"
 		}
 	case slices.Contains(versions, v):
-		l.Version = v
+		l.Version = versions[slices.Index(versions, v)]
 	default:
 		l.Jurisdiction = ""
 	}
@@ -317,7 +318,7 @@ func terms(ws []string, i int) (string, int) {
 	} else if j := term(ws, i, termSA); j >= 0 {
 		code, i = code+"-sa", j
 	}
-	return code, i
+	return codes[slices.Index(codes, code)], i
 }
 
 // versioned adds to l the first version among the words after its terms, and the port right
@@ -327,12 +328,15 @@ func versioned(l License, after []string) License {
 		if !isVersion(w) {
 			continue
 		}
-		if !slices.Contains(versions, w) || l.ID == CC0 && w != "1.0" {
+		v := slices.Index(versions, w)
+		if v < 0 || l.ID == CC0 && w != "1.0" {
 			return l
 		}
-		l.Version = w
-		if i+1 < len(after) && w != "4.0" && l.ID != CC0 && slices.Contains(ports, after[i+1]) {
-			l.Jurisdiction = after[i+1]
+		l.Version = versions[v]
+		if i+1 < len(after) && w != "4.0" && l.ID != CC0 {
+			if p := slices.Index(ports, after[i+1]); p >= 0 {
+				l.Jurisdiction = ports[p]
+			}
 		}
 		return l
 	}

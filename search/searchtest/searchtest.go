@@ -70,7 +70,7 @@ func ctx(t *testing.T) context.Context {
 // Run checks a backend against the whole contract on the fixture.
 func Run(t *testing.T, open Open) {
 	items := Fixture(t)
-	b := open(t, items)
+	b := open(t, underived(items))
 	t.Run("Filters", func(t *testing.T) { testFilters(t, b, items) })
 	t.Run("Paging", func(t *testing.T) { testPaging(t, b, items) })
 	t.Run("Cursors", func(t *testing.T) { testCursors(t, b, items) })
@@ -83,6 +83,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("IDsAsGiven", func(t *testing.T) { testIDsAsGiven(t, open) })
 	t.Run("Curation", func(t *testing.T) { testCuration(t, open, items) })
 	t.Run("SearchReturnsFullItems", func(t *testing.T) { testFullItems(t, b, items) })
+	t.Run("Rights", func(t *testing.T) { testRights(t, b, items) })
 	t.Run("Categories", func(t *testing.T) { testCategories(t, b, items) })
 	t.Run("Authors", func(t *testing.T) { testAuthors(t, b, items) })
 	t.Run("Ping", func(t *testing.T) {
