@@ -46,7 +46,6 @@ var spellings = map[string]lic{
 	"This video is licensed under the CC BY-NC-SA 3.0 license: https://creativecommons.org/licenses/by-nc-sa/3.0/\nPlease see our speaker release agreement for details: https://ep2020.europython.eu/events/speaker-release-agreement/": {rights.BYNCSA, "3.0", ""},
 	"creativeCommon": {rights.Unknown, "", ""},
 	"CC":             {rights.Unknown, "", ""},
-	"Please see our speaker release agreement for details: https://ep2020.europython.eu/events/speaker-release-agreement/": {rights.Unknown, "", ""},
 
 	// URLs, with versions, jurisdiction ports, a network port and a deed.
 	"https://creativecommons.org/licenses/by-sa/4.0/":             {rights.BYSA, "4.0", ""},
@@ -93,6 +92,7 @@ var spellings = map[string]lic{
 	"CC SA":                       {rights.Unknown, "", ""},
 	"Photography by Rony Vissers": {rights.Unknown, "", ""},
 	"Vito Acconci":                {rights.Unknown, "", ""},
+	"Please see our speaker release agreement for details: https://ep2020.europython.eu/events/speaker-release-agreement/": {rights.Unknown, "", ""},
 
 	// Public domain.
 	"Public Domain":                      {rights.PDM, "", ""},
