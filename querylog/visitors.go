@@ -1,0 +1,135 @@
+package querylog
+
+import (
+	"fmt"
+	"hash/maphash"
+	"strconv"
+	"strings"
+)
+
+// tag is a visitor as the log holds it: 32 bits of a hash keyed by a seed only this process
+// knows, so nothing outside it can tell which visitor a tag stands for, nor match tags of two
+// replicas (a visitor searching through two replicas is two tags).
+type tag uint32
+
+// tagHex is the length of a tag written in Redis: 8 hex digits.
+const tagHex = 8
+
+// visitors are the distinct tags that searched a text, at most MinVisitors of them: a text is
+// listed once it holds that many, so more would say nothing.
+type visitors struct {
+	n    uint8
+	tags [MinVisitors]tag
+}
+
+func (v *visitors) add(t tag) {
+	if int(v.n) == len(v.tags) || v.has(t) {
+		return
+	}
+	v.tags[v.n] = t
+	v.n++
+}
+
+func (v *visitors) has(t tag) bool {
+	for _, x := range v.tags[:v.n] {
+		if x == t {
+			return true
+		}
+	}
+	return false
+}
+
+func (v *visitors) merge(o visitors) {
+	for _, t := range o.tags[:o.n] {
+		v.add(t)
+	}
+}
+
+// enough reports whether the text was searched by MinVisitors visitors or more.
+func (v visitors) enough() bool { return int(v.n) == len(v.tags) }
+
+// String is the tags as Redis holds them: tagHex digits each, one after the other.
+func (v visitors) String() string {
+	var b strings.Builder
+	for _, t := range v.tags[:v.n] {
+		fmt.Fprintf(&b, "%0*x", tagHex, uint32(t))
+	}
+	return b.String()
+}
+
+// addHex adds the tags of s, written as String writes them; a malformed one is skipped.
+func (v *visitors) addHex(s string) {
+	for i := 0; i+tagHex <= len(s); i += tagHex {
+		if n, err := strconv.ParseUint(s[i:i+tagHex], 16, 32); err == nil {
+			v.add(tag(n))
+		}
+	}
+}
+
+// seen remembers which visitor searched which text in which bucket, so that each pair counts once
+// in any window Read sums. It holds at most max pairs: when full, the oldest bucket's pairs are
+// forgotten first (a visitor's search then counts again), and a pair past max in the current
+// bucket alone is counted without being remembered.
+type seen struct {
+	max, n  int
+	buckets map[int64]map[uint64]struct{}
+}
+
+func newSeen(max int) *seen { return &seen{max: max, buckets: make(map[int64]map[uint64]struct{})} }
+
+// counted reports whether pair was counted within the window ending with bucket cur.
+func (s *seen) counted(pair uint64, cur int64) bool {
+	for b, m := range s.buckets {
+		if _, ok := m[pair]; ok && b >= cur-Buckets {
+			return true
+		}
+	}
+	return false
+}
+
+// mark remembers that pair was counted in bucket cur.
+func (s *seen) mark(pair uint64, cur int64) {
+	m := s.buckets[cur]
+	if m == nil {
+		s.forget(func(b int64) bool { return b < cur-Buckets })
+		m = make(map[uint64]struct{})
+		s.buckets[cur] = m
+	}
+	if s.n >= s.max {
+		oldest := cur
+		for b := range s.buckets {
+			oldest = min(oldest, b)
+		}
+		s.forget(func(b int64) bool { return b == oldest && b != cur })
+	}
+	if s.n >= s.max {
+		return
+	}
+	m[pair] = struct{}{}
+	s.n++
+}
+
+func (s *seen) forget(drop func(bucket int64) bool) {
+	for b, m := range s.buckets {
+		if drop(b) {
+			s.n -= len(m)
+			delete(s.buckets, b)
+		}
+	}
+}
+
+// hasher makes a visitor's tag and a (visitor, text) pair's key, from seeds of the process.
+type hasher struct{ tags, pairs maphash.Seed }
+
+func newHasher() hasher { return hasher{tags: maphash.MakeSeed(), pairs: maphash.MakeSeed()} }
+
+func (h hasher) tag(visitor string) tag { return tag(maphash.String(h.tags, visitor)) }
+
+func (h hasher) pair(visitor, text string) uint64 {
+	var m maphash.Hash
+	m.SetSeed(h.pairs)
+	m.WriteString(visitor)
+	m.WriteByte(0)
+	m.WriteString(text)
+	return m.Sum64()
+}
