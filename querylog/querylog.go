@@ -46,7 +46,7 @@ const (
 	MaxBatch = 100
 	// DefaultSeen is how many (visitor, text) pairs a replica remembers, to count each once a
 	// window; past it the oldest bucket's pairs are forgotten first.
-	DefaultSeen = 200000
+	DefaultSeen = 100000
 )
 
 // Options configure a Recorder and a Read. Zero values take the defaults.
