@@ -65,8 +65,11 @@ func TestWithWords(t *testing.T) {
 	for _, tt := range []struct{ q, words, want string }{
 		{"bilss", "bliss", "bliss"},
 		{`"forest path" foest -night`, "forest", `"forest path" forest -night`},
-		{`foest "forest path" dakr -"night walk`, "forest dark", `forest dark "forest path" -"night walk`},
+		{`foest "forest path" dakr -"night walk`, "forest dark", `forest "forest path" dark -"night walk`},
 		{`"forest path"`, "forest", `"forest path" forest`},
+		{"hreo and leander and", "hero and leander and", "hero and leander and"},
+		{`a "b c" d`, "x y z", `x "b c" y z`}, // more words than stretches: the last takes them
+		{`a "b c" d`, "x", `x "b c"`},         // fewer: the stretches left go
 	} {
 		q, _ := ParseItems(Split("resource=items&q=" + url.QueryEscape(tt.q)))
 		if got := WithWords(q, tt.words); got != tt.want {
