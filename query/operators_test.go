@@ -79,8 +79,8 @@ func TestWithWords(t *testing.T) {
 }
 
 // FuzzOperators: whatever q holds, it reads as a query (never an error for its operators), its
-// free words hold no quote and no exclusion, each phrase and exclusion has terms, and the links
-// carry q as given.
+// free words hold no quote and no exclusion, each phrase and exclusion has terms, the links
+// carry q as given, and q with its own free words put back (WithWords) reads as the same query.
 func FuzzOperators(f *testing.F) {
 	for _, s := range []string{
 		`"forest path" -night`, `"`, `-`, `""`, `-""`, `--x`, `a"b"c`, `e-mail -"x y`, `"東京" -ソウル`,
@@ -113,6 +113,11 @@ func FuzzOperators(f *testing.F) {
 		}
 		if q.Searches() != (q.Sort == search.SortRelevance) {
 			t.Fatalf("%q: sort %s for a query that searches: %v", s, q.Sort, q.Searches())
+		}
+		back, _ := ParseItems(Split("resource=items&q=" + url.QueryEscape(WithWords(q, q.Text))))
+		if back.Text != q.Text || back.Phrases != q.Phrases || back.Exclude != q.Exclude {
+			t.Fatalf("%q: with its own words %q, read as %q %q %q; want %q %q %q", s, WithWords(q, q.Text),
+				back.Text, back.Phrases, back.Exclude, q.Text, q.Phrases, q.Exclude)
 		}
 	})
 }

@@ -149,7 +149,8 @@ func (r *Recorder) Flush(ctx context.Context) error {
 	defer r.flushMu.Unlock()
 	r.mu.Lock()
 	batch := r.batch
-	if len(batch.texts) > 0 || batch.searches > 0 {
+	fresh := len(batch.texts) > 0 || batch.searches > 0
+	if fresh {
 		r.batch = newTally(len(batch.texts))
 	}
 	r.mu.Unlock()
@@ -188,9 +189,11 @@ func (r *Recorder) Flush(ctx context.Context) error {
 			delete(r.held, b)
 		}
 	}
-	_, left := send(cur, batch)
-	for _, ch := range left {
-		r.hold(cur, ch)
+	if fresh {
+		_, left := send(cur, batch)
+		for _, ch := range left {
+			r.hold(cur, ch)
+		}
 	}
 	r.note(err)
 	if err != nil {

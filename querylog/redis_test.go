@@ -464,3 +464,44 @@ func (h *callTimes) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 func (h *callTimes) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return next
 }
+
+// TestRecordWhileFlushing: searches recorded from several goroutines while flushes run all arrive,
+// each visitor's once per text.
+func TestRecordWhileFlushing(t *testing.T) {
+	prefix := testPrefix(t)
+	c := testClient(t, prefix)
+	o := Options{Window: time.Hour, Top: 100, Prefix: prefix}
+	r := newRecorder(t, c, o)
+	const visitors, texts = 4, 30
+	var wg sync.WaitGroup
+	for v := range visitors {
+		wg.Go(func() {
+			for i := range 3 * texts {
+				r.Record(fmt.Sprint("visitor ", v), fmt.Sprint("text ", i%texts), false)
+			}
+		})
+	}
+	wg.Go(func() {
+		for range 5 {
+			if err := r.Flush(t.Context()); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	wg.Wait()
+	if err := r.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Read(t.Context(), c, o, 0, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Searches != visitors*3*texts || len(rep.Top) != texts {
+		t.Fatalf("%d searches, %d texts listed; want %d, %d", rep.Searches, len(rep.Top), visitors*3*texts, texts)
+	}
+	for _, c := range rep.Top {
+		if c.N != visitors {
+			t.Errorf("%q counted %d, want once per visitor: %d", c.Text, c.N, visitors)
+		}
+	}
+}
