@@ -43,7 +43,11 @@ const (
 	MinVisitors = 3
 	// MaxBatch bounds the texts one Redis call of a flush takes, so that no call keeps Redis (the
 	// rate limiter's too) busy for long: a flush of more is that many calls, one after the other.
-	MaxBatch = 100
+	MaxBatch = 50
+	// MaxVisitorTexts bounds the texts one visitor counts in a bucket (its searches of more count
+	// in the totals only), so that one visitor's many one-off queries cannot push other people's
+	// out of the sketch.
+	MaxVisitorTexts = 30
 	// DefaultSeen is how many (visitor, text) pairs a replica remembers, to count each once a
 	// window; past it the oldest bucket's pairs are forgotten first.
 	DefaultSeen = 100000

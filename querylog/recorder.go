@@ -75,8 +75,9 @@ func New(client redis.UniversalClient, opt Options, logger *zap.Logger) (*Record
 }
 
 // Record counts one answered search of the text q by visitor, and whether it found nothing: in the
-// totals always, under its text only the first time visitor searched it within the window. It
-// never waits on Redis: it takes a lock held only to add to or swap the maps.
+// totals always, under its text only the first time visitor searched it within the window and
+// among the first MaxVisitorTexts texts visitor counted in the bucket. It never waits on Redis: it
+// takes a lock held only to add to or swap the maps.
 func (r *Recorder) Record(visitor, q string, zero bool) {
 	if r.client == nil {
 		r.count(zero)
@@ -86,18 +87,18 @@ func (r *Recorder) Record(visitor, q string, zero bool) {
 	if key == "" {
 		return
 	}
-	pair := r.hash.pair(visitor, key)
+	who, pair := r.hash.visitor(visitor), r.hash.pair(visitor, key)
 	cur := r.opt.bucket(r.opt.Now())
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.seen.counted(pair, cur) {
+	if !r.seen.counted(pair, cur) && !r.seen.spent(who, cur) {
 		c, ok := r.batch.texts[key]
 		if !ok && len(r.batch.texts) >= r.opt.Buffer {
 			r.dropped.Inc()
 			return
 		}
-		r.seen.mark(pair, cur)
-		t := r.hash.tag(visitor)
+		r.seen.mark(who, pair, cur)
+		t := tag32(who)
 		c.all++
 		c.allBy.add(t)
 		if zero {

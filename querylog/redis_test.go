@@ -229,7 +229,7 @@ func TestRedisMemoryBound(t *testing.T) {
 	for step := range 50 {
 		for i := range 400 {
 			for v := range MinVisitors {
-				r.Record(fmt.Sprint("visitor ", v), fmt.Sprintf("%d %d %s", step, i, strings.Repeat("x", MaxTextBytes)), i%2 == 0)
+				r.Record(fmt.Sprint("visitor ", i, v), fmt.Sprintf("%d %d %s", step, i, strings.Repeat("x", MaxTextBytes)), i%2 == 0)
 			}
 		}
 		if err := r.Flush(t.Context()); err != nil {
@@ -294,6 +294,13 @@ func TestOncePerVisitor(t *testing.T) {
 		}
 		return out
 	}
+	flood := func(visitor string, n int) []search {
+		out := make([]search, n)
+		for i := range out {
+			out[i] = search{visitor: visitor, text: fmt.Sprint("noise ", i)}
+		}
+		return out
+	}
 	tests := []struct {
 		name                 string
 		searches             []search
@@ -322,6 +329,9 @@ func TestOncePerVisitor(t *testing.T) {
 			append(append(each("thames", false, "a", "b", "c"), search{visitor: "z", text: "noise 1"}),
 				search{visitor: "z", text: "noise 2"}, search{visitor: "z", text: "noise 2"}),
 			[]Count{{"thames", 3}}, nil, 6, 0},
+		{"one visitor's flood of one-off queries: the first MaxVisitorTexts count, the rest in the totals only",
+			append(each("thames", false, "a", "b", "c"), flood("z", 200)...),
+			[]Count{{"thames", 3}}, nil, 203, 0},
 		{"operators as typed, folded",
 			append(each(`"forest path" -night`, false, "a", "b"), search{visitor: "c", text: ` "Forest  Path"   -NIGHT`}),
 			[]Count{{`"forest path" -night`, 3}}, nil, 3, 0},
@@ -371,7 +381,7 @@ func TestFlushBatches(t *testing.T) {
 	r := newRecorder(t, c, o)
 	for i := range DefaultBuffer {
 		for v := range MinVisitors {
-			r.Record(fmt.Sprint("visitor ", v), fmt.Sprintf("text %d %s", i, strings.Repeat("x", 64)), i%2 == 0)
+			r.Record(fmt.Sprint("visitor ", i, v), fmt.Sprintf("text %d %s", i, strings.Repeat("x", 64)), i%2 == 0)
 		}
 	}
 	callsBefore, usecBefore := scriptStats(t, c)
@@ -472,7 +482,7 @@ func TestRecordWhileFlushing(t *testing.T) {
 	c := testClient(t, prefix)
 	o := Options{Window: time.Hour, Top: 100, Prefix: prefix}
 	r := newRecorder(t, c, o)
-	const visitors, texts = 4, 30
+	const visitors, texts = 4, 20
 	var wg sync.WaitGroup
 	for v := range visitors {
 		wg.Go(func() {

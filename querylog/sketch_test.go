@@ -157,7 +157,7 @@ func TestSeenBound(t *testing.T) {
 	if s.counted(1, 10) {
 		t.Fatal("a pair never marked counted")
 	}
-	s.mark(1, 10)
+	s.mark(1, 1, 10)
 	steps := []struct {
 		pair      uint64
 		bucket    int64
@@ -187,12 +187,33 @@ func TestSeenBound(t *testing.T) {
 	}
 	for i, st := range steps {
 		if st.mark {
-			s.mark(st.pair, st.bucket)
+			s.mark(st.pair, st.pair, st.bucket) // a visitor a pair
 		} else if got := s.counted(st.pair, st.bucket); got != st.counted {
 			t.Errorf("step %d: pair %d counted in bucket %d: %v, want %v", i, st.pair, st.bucket, got, st.counted)
 		}
 		if s.n != st.remembers {
 			t.Errorf("step %d: %d pairs remembered, want %d", i, s.n, st.remembers)
 		}
+	}
+}
+
+// TestVisitorTexts: a visitor counts at most MaxVisitorTexts texts a bucket, others theirs beside
+// it, and the next bucket starts afresh.
+func TestVisitorTexts(t *testing.T) {
+	s := newSeen(DefaultSeen)
+	for i := range MaxVisitorTexts {
+		if s.spent(1, 5) {
+			t.Fatalf("spent after %d texts, want %d", i, MaxVisitorTexts)
+		}
+		s.mark(1, uint64(100+i), 5)
+	}
+	s.mark(2, 99, 5)
+	if !s.spent(1, 5) || s.spent(2, 5) || s.spent(1, 6) {
+		t.Errorf("spent: visitor 1 %v, visitor 2 %v, visitor 1 a bucket later %v; want true, false, false",
+			s.spent(1, 5), s.spent(2, 5), s.spent(1, 6))
+	}
+	s.mark(1, 200, 6)
+	if s.spent(1, 6) || s.texts[1] != 1 {
+		t.Errorf("a bucket later visitor 1 has %d texts counted, want 1", s.texts[1])
 	}
 }

@@ -67,15 +67,21 @@ func (v *visitors) addHex(s string) {
 }
 
 // seen remembers which visitor searched which text in which bucket, so that each pair counts once
-// in any window Read sums. It holds at most max pairs: when full, the oldest bucket's pairs are
-// forgotten first (a visitor's search then counts again), and a pair past max in the current
-// bucket alone is counted without being remembered.
+// in any window Read sums, and how many texts each visitor counted in the current bucket, so that
+// none counts more than MaxVisitorTexts there. It holds at most max pairs: when full, the oldest
+// bucket's pairs are forgotten first (a visitor's search then counts again), and a pair past max
+// in the current bucket alone is counted without being remembered.
 type seen struct {
 	max, n  int
 	buckets map[int64]map[uint64]struct{}
+	// texts counts the texts each visitor counted in bucket textsIn, for the pairs remembered.
+	texts   map[uint64]int
+	textsIn int64
 }
 
-func newSeen(max int) *seen { return &seen{max: max, buckets: make(map[int64]map[uint64]struct{})} }
+func newSeen(max int) *seen {
+	return &seen{max: max, buckets: make(map[int64]map[uint64]struct{}), texts: make(map[uint64]int)}
+}
 
 // counted reports whether pair was counted within the window ending with bucket cur.
 func (s *seen) counted(pair uint64, cur int64) bool {
@@ -87,8 +93,13 @@ func (s *seen) counted(pair uint64, cur int64) bool {
 	return false
 }
 
-// mark remembers that pair was counted in bucket cur.
-func (s *seen) mark(pair uint64, cur int64) {
+// spent reports whether visitor counted MaxVisitorTexts texts in bucket cur already.
+func (s *seen) spent(visitor uint64, cur int64) bool {
+	return s.textsIn == cur && s.texts[visitor] >= MaxVisitorTexts
+}
+
+// mark remembers that visitor's pair was counted in bucket cur.
+func (s *seen) mark(visitor, pair uint64, cur int64) {
 	m := s.buckets[cur]
 	if m == nil {
 		s.forget(func(b int64) bool { return b < cur-Buckets })
@@ -107,8 +118,12 @@ func (s *seen) mark(pair uint64, cur int64) {
 	}
 	m[pair] = struct{}{}
 	s.n++
+	if s.textsIn != cur {
+		clear(s.texts)
+		s.textsIn = cur
+	}
+	s.texts[visitor]++
 }
-
 func (s *seen) forget(drop func(bucket int64) bool) {
 	for b, m := range s.buckets {
 		if drop(b) {
@@ -118,12 +133,15 @@ func (s *seen) forget(drop func(bucket int64) bool) {
 	}
 }
 
-// hasher makes a visitor's tag and a (visitor, text) pair's key, from seeds of the process.
-type hasher struct{ tags, pairs maphash.Seed }
+// hasher makes a visitor's key and tag and a (visitor, text) pair's key, from seeds of the process.
+type hasher struct{ visitors, pairs maphash.Seed }
 
-func newHasher() hasher { return hasher{tags: maphash.MakeSeed(), pairs: maphash.MakeSeed()} }
+func newHasher() hasher { return hasher{visitors: maphash.MakeSeed(), pairs: maphash.MakeSeed()} }
 
-func (h hasher) tag(visitor string) tag { return tag(maphash.String(h.tags, visitor)) }
+func (h hasher) visitor(visitor string) uint64 { return maphash.String(h.visitors, visitor) }
+
+// tag32 is a visitor's key cut to a tag's 32 bits.
+func tag32(key uint64) tag { return tag(key) }
 
 func (h hasher) pair(visitor, text string) uint64 {
 	var m maphash.Hash

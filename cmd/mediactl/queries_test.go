@@ -25,7 +25,7 @@ import (
 	"mediagw/search/bleve"
 )
 
-// TestQueriesAfterTheBenchMix: the bench's request mix, sent by six visitors through two gateways
+// TestQueriesAfterTheBenchMix: the bench's request mix, sent by 20 visitors through two gateways
 // that record their searches in one Redis, then mediactl queries: it counts every search with a
 // text (first pages), lists the most frequent searches and those that found nothing of the texts
 // querylog.MinVisitors visitors sent, with the number of visitors that sent each, within the error
@@ -72,7 +72,7 @@ func TestQueriesAfterTheBenchMix(t *testing.T) {
 
 	// Visitor v sends its requests to replica v%2 alone: a visitor through two replicas counts
 	// on each.
-	const visitors = 6
+	const visitors = 20
 	targets := make([]*bench.Gateway, visitors)
 	var recorders []*querylog.Recorder
 	for replica := range 2 {
@@ -98,9 +98,11 @@ func TestQueriesAfterTheBenchMix(t *testing.T) {
 		recorders = append(recorders, rec)
 	}
 
-	// sent and zero count each text's visitors: those that sent it, and those it found nothing for.
+	// sent and zero count each text's visitors: those that sent it, and those it found nothing for,
+	// of each visitor's first querylog.MaxVisitorTexts texts.
 	sent, zero := map[string]int64{}, map[string]int64{}
 	pairs := map[string]bool{}
+	texts := map[int]int{}
 	var searches, zeros int64
 	for i, r := range mix.Seq {
 		if status, _, err := targets[i%visitors].Do(ctx, r, uint64(i)); err != nil || status != 200 {
@@ -122,8 +124,9 @@ func TestQueriesAfterTheBenchMix(t *testing.T) {
 		if res.Total == 0 {
 			zeros++
 		}
-		if pair := fmt.Sprint(i%visitors, text); !pairs[pair] {
+		if pair := fmt.Sprint(i%visitors, text); !pairs[pair] && texts[i%visitors] < querylog.MaxVisitorTexts {
 			pairs[pair] = true
+			texts[i%visitors]++
 			sent[text]++
 			if res.Total == 0 {
 				zero[text]++
