@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"time"
+
+	"github.com/redis/go-redis/v9"
 	"strings"
 	"testing"
 )
@@ -151,7 +154,8 @@ func TestVisitors(t *testing.T) {
 }
 
 // TestSeenBound: a pair counts once within the window, again once the window has passed, and the
-// pairs remembered stay at most max, the oldest bucket's forgotten first.
+// pairs remembered stay at most max, the oldest buckets' forgotten first (with max 4, a quarter
+// is one pair: a bucket at a time).
 func TestSeenBound(t *testing.T) {
 	s := newSeen(4)
 	if s.counted(1, 10) {
@@ -191,8 +195,8 @@ func TestSeenBound(t *testing.T) {
 		} else if got := s.counted(st.pair, st.bucket); got != st.counted {
 			t.Errorf("step %d: pair %d counted in bucket %d: %v, want %v", i, st.pair, st.bucket, got, st.counted)
 		}
-		if s.n != st.remembers {
-			t.Errorf("step %d: %d pairs remembered, want %d", i, s.n, st.remembers)
+		if len(s.pairs) != st.remembers {
+			t.Errorf("step %d: %d pairs remembered, want %d", i, len(s.pairs), st.remembers)
 		}
 	}
 }
@@ -215,5 +219,57 @@ func TestVisitorTexts(t *testing.T) {
 	s.mark(1, 200, 6)
 	if s.spent(1, 6) || s.texts[1] != 1 {
 		t.Errorf("a bucket later visitor 1 has %d texts counted, want 1", s.texts[1])
+	}
+}
+
+// BenchmarkRecord: a search's cost on the request's path, with the pairs of a full window
+// remembered: the lookups in every bucket's pairs, and the counts.
+func BenchmarkRecord(b *testing.B) {
+	clk := time.Unix(1_700_000_000, 0)
+	o := Options{Window: 24 * time.Hour, Top: 100, FlushInterval: time.Hour, Now: func() time.Time { return clk }}
+	r, err := New(nil, o, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	// A recorder without Redis keeps no text: give it a client that is never called.
+	r.client = redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	cur := r.opt.bucket(clk)
+	for bucket := cur - Buckets; bucket <= cur; bucket++ {
+		for i := range DefaultSeen / (Buckets + 1) {
+			r.seen.mark(uint64(i), uint64(bucket)<<32|uint64(i), bucket)
+		}
+	}
+	if len(r.seen.per) != Buckets+1 {
+		b.Fatalf("%d buckets of pairs, want %d", len(r.seen.per), Buckets+1)
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		r.Record(fmt.Sprint("visitor ", i%1000), fmt.Sprint("text ", i%3000), false)
+		if i%4000 == 3999 {
+			r.mu.Lock()
+			r.batch = newTally(0)
+			r.mu.Unlock()
+		}
+	}
+}
+
+// TestSeenForgetsAQuarter: a full memory of pairs forgets the oldest buckets holding a quarter of
+// them at least, in one go, so that a flood of new pairs walks the pairs rarely.
+func TestSeenForgetsAQuarter(t *testing.T) {
+	s := newSeen(100)
+	for b := range int64(10) {
+		for i := range uint64(10) {
+			s.mark(i, uint64(b)<<8|i, 100+b)
+		}
+	}
+	s.mark(0, 1<<20, 110)
+	if len(s.pairs) != 71 || len(s.per) != 8 {
+		t.Errorf("%d pairs in %d buckets, want 71 in 8: buckets 100 to 102 forgotten", len(s.pairs), len(s.per))
+	}
+	for i := range uint64(10) {
+		if s.counted(2<<8|i, 110) || !s.counted(3<<8|i, 110) {
+			t.Fatalf("pair %d: bucket 102's remembered, or 103's forgotten", i)
+		}
 	}
 }

@@ -3,6 +3,9 @@ package querylog
 import (
 	"fmt"
 	"hash/maphash"
+	"maps"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -69,28 +72,27 @@ func (v *visitors) addHex(s string) {
 // seen remembers which visitor searched which text in which bucket, so that each pair counts once
 // in any window Read sums, and how many texts each visitor counted in the current bucket, so that
 // none counts more than MaxVisitorTexts there. It holds at most max pairs: when full, the oldest
-// bucket's pairs are forgotten first (a visitor's search then counts again), and a pair past max
-// in the current bucket alone is counted without being remembered.
+// buckets' pairs are forgotten first, a quarter of max at least in one go (a visitor's search of
+// them then counts again), and a pair past max in the current bucket alone is counted without
+// being remembered. A search asks one map; only a new bucket or a full map walks the pairs.
 type seen struct {
-	max, n  int
-	buckets map[int64]map[uint64]struct{}
+	max int
+	// pairs maps each pair remembered to the bucket it was counted in; per counts them by bucket.
+	pairs map[uint64]int64
+	per   map[int64]int
 	// texts counts the texts each visitor counted in bucket textsIn, for the pairs remembered.
 	texts   map[uint64]int
 	textsIn int64
 }
 
 func newSeen(max int) *seen {
-	return &seen{max: max, buckets: make(map[int64]map[uint64]struct{}), texts: make(map[uint64]int)}
+	return &seen{max: max, pairs: make(map[uint64]int64), per: make(map[int64]int), texts: make(map[uint64]int)}
 }
 
 // counted reports whether pair was counted within the window ending with bucket cur.
 func (s *seen) counted(pair uint64, cur int64) bool {
-	for b, m := range s.buckets {
-		if _, ok := m[pair]; ok && b >= cur-Buckets {
-			return true
-		}
-	}
-	return false
+	b, ok := s.pairs[pair]
+	return ok && b >= cur-Buckets
 }
 
 // spent reports whether visitor counted MaxVisitorTexts texts in bucket cur already.
@@ -100,37 +102,56 @@ func (s *seen) spent(visitor uint64, cur int64) bool {
 
 // mark remembers that visitor's pair was counted in bucket cur.
 func (s *seen) mark(visitor, pair uint64, cur int64) {
-	m := s.buckets[cur]
-	if m == nil {
-		s.forget(func(b int64) bool { return b < cur-Buckets })
-		m = make(map[uint64]struct{})
-		s.buckets[cur] = m
+	if _, ok := s.per[cur]; !ok {
+		s.drop(func(b int64) bool { return b < cur-Buckets })
 	}
-	if s.n >= s.max {
-		oldest := cur
-		for b := range s.buckets {
-			oldest = min(oldest, b)
+	if b, ok := s.pairs[pair]; ok {
+		s.per[b]--
+	} else if len(s.pairs) >= s.max {
+		s.drop(s.oldest(cur))
+		if len(s.pairs) >= s.max {
+			return
 		}
-		s.forget(func(b int64) bool { return b == oldest && b != cur })
 	}
-	if s.n >= s.max {
-		return
-	}
-	m[pair] = struct{}{}
-	s.n++
+	s.pairs[pair] = cur
+	s.per[cur]++
 	if s.textsIn != cur {
 		clear(s.texts)
 		s.textsIn = cur
 	}
 	s.texts[visitor]++
 }
-func (s *seen) forget(drop func(bucket int64) bool) {
-	for b, m := range s.buckets {
-		if drop(b) {
-			s.n -= len(m)
-			delete(s.buckets, b)
+
+// oldest says which buckets to forget to free a quarter of max, or all but cur's when they hold less.
+func (s *seen) oldest(cur int64) func(bucket int64) bool {
+	buckets := make([]int64, 0, len(s.per))
+	for b := range s.per {
+		if b != cur {
+			buckets = append(buckets, b)
 		}
 	}
+	slices.Sort(buckets)
+	cutoff, freed := int64(math.MinInt64), 0
+	for _, b := range buckets {
+		if freed >= s.max/4 {
+			break
+		}
+		cutoff, freed = b, freed+s.per[b]
+	}
+	return func(b int64) bool { return b <= cutoff && b != cur }
+}
+
+// drop forgets the pairs of the buckets gone names, if any.
+func (s *seen) drop(gone func(bucket int64) bool) {
+	if !slices.ContainsFunc(slices.Collect(maps.Keys(s.per)), gone) {
+		return
+	}
+	for p, b := range s.pairs {
+		if gone(b) {
+			delete(s.pairs, p)
+		}
+	}
+	maps.DeleteFunc(s.per, func(b int64, _ int) bool { return gone(b) })
 }
 
 // hasher makes a visitor's key and tag and a (visitor, text) pair's key, from seeds of the process.
