@@ -161,9 +161,6 @@ func newHasher() hasher { return hasher{visitors: maphash.MakeSeed(), pairs: map
 
 func (h hasher) visitor(visitor string) uint64 { return maphash.String(h.visitors, visitor) }
 
-// tag32 is a visitor's key cut to a tag's 32 bits.
-func tag32(key uint64) tag { return tag(key) }
-
 func (h hasher) pair(visitor, text string) uint64 {
 	var m maphash.Hash
 	m.SetSeed(h.pairs)
@@ -172,3 +169,6 @@ func (h hasher) pair(visitor, text string) uint64 {
 	m.WriteString(text)
 	return m.Sum64()
 }
+
+// tag32 is a visitor's key cut to a tag's 32 bits.
+func tag32(key uint64) tag { return tag(key) }

@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -104,7 +106,11 @@ func TestQueriesAfterTheBenchMix(t *testing.T) {
 	pairs := map[string]bool{}
 	texts := map[int]int{}
 	var searches, zeros int64
-	for i, r := range mix.Seq {
+	// First, a query with operators from three visitors: it is listed as typed.
+	const operators = `"forest path" -night`
+	typed := &bench.Request{Kind: bench.KindItems, Query: "resource=items&q=" + url.QueryEscape(operators)}
+	seq := append([]*bench.Request{typed, typed, typed}, mix.Seq...)
+	for i, r := range seq {
 		if status, _, err := targets[i%visitors].Do(ctx, r, uint64(i)); err != nil || status != 200 {
 			t.Fatalf("%s: status %d, %v", r.Query, status, err)
 		}
@@ -112,7 +118,7 @@ func TestQueriesAfterTheBenchMix(t *testing.T) {
 			continue
 		}
 		q, errs := query.ParseItems(query.Split(r.Query))
-		if errs != nil || q.Text == "" || q.Page != 1 || (q.Cursor != "" && q.Cursor != search.StartCursor) {
+		if errs != nil || q.Given == "" || q.Page != 1 || (q.Cursor != "" && q.Cursor != search.StartCursor) {
 			continue // not a search with a text, or not its first page
 		}
 		res, err := backend.Search(ctx, q)
@@ -179,6 +185,10 @@ func TestQueriesAfterTheBenchMix(t *testing.T) {
 				t.Errorf("%s: %q sent by %d visitors, not listed; the last listed has %d (error %d)", l.title, text, sent, least, l.err)
 			}
 		}
+	}
+	// It finds nothing in the fixture, so it leads no list but that one.
+	if zero[operators] != 3 || !slices.Contains(lists[1].counts, querylog.Count{Text: operators, N: 3}) {
+		t.Errorf("%s: %q sent by 3 visitors is not listed as typed, counted 3", lists[1].title, operators)
 	}
 	if !strings.Contains(usage, fmt.Sprintf("%d visitors", querylog.MinVisitors)) {
 		t.Errorf("the usage does not say a query is listed once %d visitors sent it", querylog.MinVisitors)
