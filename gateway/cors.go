@@ -8,8 +8,10 @@ import (
 
 const allowedMethods = "GET, HEAD, OPTIONS"
 
-// exposedHeaders are the response headers browser scripts may read.
-const exposedHeaders = "Age, Cache-Status, ETag, Link, Retry-After, RateLimit, RateLimit-Policy, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset"
+// exposedHeaders are the response headers browser scripts may read: the contract's, and the older
+// rate-limit headers. Not Cache-Status nor Age: a hit (or a stale answer's age) tells a page that
+// someone else searched the same query on this replica lately.
+const exposedHeaders = "ETag, Link, Retry-After, RateLimit, RateLimit-Policy, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset"
 
 // corsHeaders are on every response: any origin may read the API, which takes no credentials.
 func corsHeaders(h http.Header) {

@@ -79,6 +79,9 @@ func TestSuggestionField(t *testing.T) {
 		{"harbour+zzzzqqq", `"suggestion":null`},                              // nothing near zzzzqqq
 		{"sunset+hrabuor+-hrabuor", `"suggestion":"sunset harbour -hrabuor"`}, // an excluded word is never changed
 		{"%22hrabuor%22+sunset", `"suggestion":null`},                         // nor a quoted one
+		// q with only the corrected word changed: a repeated word, and the operators where they stood.
+		{"hrabuor+sunset+hrabuor+sunset", `"suggestion":"harbour sunset harbour sunset"`},
+		{"hrabuor+-zzzzqqq+sunset", `"suggestion":"harbour -zzzzqqq sunset"`},
 	} {
 		rec := h.get("/?resource=items&q=" + tt.q)
 		if !strings.Contains(rec.Body.String(), tt.want) {

@@ -21,7 +21,7 @@ func (g *Gateway) items(c *echo.Context, rq query.Raw) error {
 	if err != nil {
 		return searchError(ctx, q, err)
 	}
-	g.noteSearch(q, res)
+	g.noteSearch(state(c).visitor, q, res)
 	body := g.itemsEnvelope(q, res)
 	body.Suggestion = g.suggestion(ctx, q)
 	c.Response().Header().Set("Link", linkHeader(body.Links))

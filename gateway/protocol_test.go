@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -18,6 +19,7 @@ import (
 	"mediagw/openapi"
 	"mediagw/ratelimit"
 	"mediagw/search"
+	"mediagw/search/cache"
 	"mediagw/search/searchtest"
 )
 
@@ -62,6 +64,40 @@ func TestMethods(t *testing.T) {
 	}
 	expectProblem(t, h.get("/no/such/path"), http.StatusNotFound, "not-found")
 	expectProblem(t, h.get("/index.html?resource=items"), http.StatusNotFound, "not-found")
+}
+
+// TestExposedHeaders: every response lets scripts of any origin read the contract's headers and
+// the older rate-limit ones, and never Cache-Status or Age, which would tell a page that someone
+// else searched the same query lately; the headers themselves are still sent.
+func TestExposedHeaders(t *testing.T) {
+	h := newHarness(t, func(s *setup) { s.cached = &cache.Options{TTL: time.Minute} })
+	want := append(strings.Split(exposed, ", "), "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
+	slices.Sort(want)
+	tests := []struct {
+		name, method, target, cacheStatus string
+	}{
+		{"a search the engine answered", http.MethodGet, "/?resource=items&q=harbour&per_page=3", "mediagw; fwd=miss"},
+		{"the same search from the cache", http.MethodGet, "/?resource=items&q=harbour&per_page=3", "mediagw; hit"},
+		{"an item not found", http.MethodGet, "/?resource=item&id=no-such-id", "mediagw; fwd=miss"},
+		{"a bad parameter", http.MethodGet, "/?resource=items&page=0", ""},
+		{"a preflight", http.MethodOptions, "/?resource=items", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := h.do(tt.method, tt.target, "Origin", "https://app.example.com", "Access-Control-Request-Method", "GET")
+			var got []string
+			for _, name := range strings.Split(rec.Header().Get("Access-Control-Expose-Headers"), ",") {
+				got = append(got, strings.TrimSpace(name))
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Errorf("Access-Control-Expose-Headers %q, want %q", got, want)
+			}
+			if cs := rec.Header().Get("Cache-Status"); cs != tt.cacheStatus {
+				t.Errorf("Cache-Status %q, want %q (sent, if not exposed)", cs, tt.cacheStatus)
+			}
+		})
+	}
 }
 
 func TestCORS(t *testing.T) {

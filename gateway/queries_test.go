@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -19,7 +20,8 @@ import (
 )
 
 // TestQueryLogAcrossReplicas: two gateways on one Redis record the searches they answer, first
-// pages only, under their folded text, and those that found nothing as such. With that Redis
+// pages only, under their folded text as typed (operators included), each visitor's once, and list
+// those querylog.MinVisitors visitors searched, those that found nothing as such. With that Redis
 // stopped they keep answering 200, hold their counts in process and count the failed sends; once
 // a Redis answers there again, the held counts arrive. The metrics carry no text.
 func TestQueryLogAcrossReplicas(t *testing.T) {
@@ -27,6 +29,7 @@ func TestQueryLogAcrossReplicas(t *testing.T) {
 	backend, items := testBackend(t)
 	found := querylog.Normalize(strings.Fields(items[0].Title)[0])
 	const nothing = "qqqzzzxxxvvv"
+	const operators = `"forest path" -night`
 	opt := querylog.Options{Window: time.Hour, Top: 50, Timeout: limiterTimeout, FlushInterval: time.Hour}
 	var urls []string
 	var recs []*querylog.Recorder
@@ -41,6 +44,7 @@ func TestQueryLogAcrossReplicas(t *testing.T) {
 		reg.MustRegister(rec)
 		cfg := gateway.DefaultConfig()
 		cfg.PublicURL = publicURL
+		cfg.TrustedProxies = loopback
 		cfg.RatePolicy = ratelimit.Policy{Limit: 1 << 20, Window: time.Minute}
 		cfg.Queries = rec
 		gw, err := gateway.New(cfg, backend, ratelimit.NewMemory(cfg.RatePolicy, nil), zap.NewNop())
@@ -52,10 +56,15 @@ func TestQueryLogAcrossReplicas(t *testing.T) {
 		urls, recs, regs = append(urls, srv.URL), append(recs, rec), append(regs, reg)
 	}
 	zero := map[string]bool{} // by text, from the answers' totals
-	sent := 0
-	search := func(q string, extra string) {
+	// search sends q for visitor number v, always to the same replica of the two.
+	search := func(v int, q string, extra string) {
 		t.Helper()
-		resp, err := http.Get(urls[sent%2] + "/?resource=items&q=" + url.QueryEscape(q) + extra)
+		req, err := http.NewRequest(http.MethodGet, urls[v%2]+"/?resource=items&q="+url.QueryEscape(q)+extra, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("X-Forwarded-For", fmt.Sprintf("192.0.2.%d", v))
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +76,6 @@ func TestQueryLogAcrossReplicas(t *testing.T) {
 			t.Fatalf("q=%s%s: %d, %v", q, extra, resp.StatusCode, err)
 		}
 		zero[querylog.Normalize(q)] = body.Pagination.Total == 0
-		sent++
 	}
 	flush := func(wantErr bool) {
 		t.Helper()
@@ -92,22 +100,36 @@ func TestQueryLogAcrossReplicas(t *testing.T) {
 		}
 	}
 
-	for range 4 {
-		search(found, "")
-		search(found, "&page=2")     // the same search read further: not counted
-		search(found, "&cursor=%2A") // a walk's first page: counted
-		search("  "+nothing+" ", "") // folded, trimmed
+	for v := range 4 {
+		search(v, found, "")
+		search(v, found, "&page=2")     // the same search read further: not recorded
+		search(v, found, "&cursor=%2A") // a walk's first page: recorded, the visitor's second
+		search(v, "  "+nothing+" ", "") // folded, trimmed
 	}
-	search(found, "&per_page=5")
+	// Operators as typed, in one normal form; the fourth visitor's twice counts once.
+	search(1, operators, "")
+	search(2, strings.ToUpper(operators), "")
+	search(3, operators, "")
+	search(3, "  "+operators, "")
+	search(0, "only one visitor's", "")
 	flush(false)
-	check(querylog.Report{Searches: 4*3 + 1, NoResults: 4,
-		Top:          []querylog.Count{{Text: found, N: 4*2 + 1}, {Text: nothing, N: 4}},
-		TopNoResults: []querylog.Count{{Text: nothing, N: 4}}})
+	opFound := zero[operators]
+	want := querylog.Report{Searches: 4*3 + 4 + 1, NoResults: 4,
+		Top:          []querylog.Count{{Text: found, N: 4}, {Text: nothing, N: 4}, {Text: operators, N: 3}},
+		TopNoResults: []querylog.Count{{Text: nothing, N: 4}}}
+	if opFound {
+		want.NoResults += 4
+		want.TopNoResults = append(want.TopNoResults, querylog.Count{Text: operators, N: 3})
+	}
+	if zero["only one visitor's"] {
+		want.NoResults++
+	}
+	check(want)
 	// The test's Redis keeps nothing on disk: what it held goes with it.
 	redis.stop()
-	for range 3 {
-		search(strings.ToUpper(found), "")
-		search(nothing, "")
+	for v := 4; v < 7; v++ {
+		search(v, strings.ToUpper(found), "")
+		search(v, nothing, "")
 	}
 	flush(true)
 	for i, reg := range regs {

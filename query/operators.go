@@ -110,23 +110,33 @@ func textOf(q search.Query) string {
 	return q.Text
 }
 
-// WithWords is q as given with its free words (outside the operators) replaced by words, its
-// phrases and exclusions kept as given and where they were: the did-you-mean of a query whose
-// free words it corrected.
+// WithWords is q as given with its free words (outside the operators) replaced by words, one by
+// one, each where the stretch it replaces stood (the last takes any words left over), phrases and
+// exclusions kept as given: the did-you-mean of a query whose free words it corrected in place.
 func WithWords(q search.Query, words string) string {
+	fields := strings.Fields(words)
+	ps := parts(textOf(q))
+	free := 0
+	for _, p := range ps {
+		if p.kind == partWords {
+			free++
+		}
+	}
 	var out []string
-	placed := false
-	for _, p := range parts(textOf(q)) {
+	for _, p := range ps {
 		switch {
 		case p.kind != partWords:
 			out = append(out, p.raw)
-		case !placed:
-			out = append(out, words)
-			placed = true
+		case free == 1:
+			out = append(out, fields...)
+			fields = nil
+		case len(fields) > 0:
+			out = append(out, fields[0])
+			fields = fields[1:]
+		}
+		if p.kind == partWords {
+			free--
 		}
 	}
-	if !placed {
-		out = append(out, words)
-	}
-	return strings.Join(out, " ")
+	return strings.Join(append(out, fields...), " ")
 }

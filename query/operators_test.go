@@ -65,8 +65,11 @@ func TestWithWords(t *testing.T) {
 	for _, tt := range []struct{ q, words, want string }{
 		{"bilss", "bliss", "bliss"},
 		{`"forest path" foest -night`, "forest", `"forest path" forest -night`},
-		{`foest "forest path" dakr -"night walk`, "forest dark", `forest dark "forest path" -"night walk`},
+		{`foest "forest path" dakr -"night walk`, "forest dark", `forest "forest path" dark -"night walk`},
 		{`"forest path"`, "forest", `"forest path" forest`},
+		{"hreo and leander and", "hero and leander and", "hero and leander and"},
+		{`a "b c" d`, "x y z", `x "b c" y z`}, // more words than stretches: the last takes them
+		{`a "b c" d`, "x", `x "b c"`},         // fewer: the stretches left go
 	} {
 		q, _ := ParseItems(Split("resource=items&q=" + url.QueryEscape(tt.q)))
 		if got := WithWords(q, tt.words); got != tt.want {
@@ -76,8 +79,8 @@ func TestWithWords(t *testing.T) {
 }
 
 // FuzzOperators: whatever q holds, it reads as a query (never an error for its operators), its
-// free words hold no quote and no exclusion, each phrase and exclusion has terms, and the links
-// carry q as given.
+// free words hold no quote and no exclusion, each phrase and exclusion has terms, the links
+// carry q as given, and q with its own free words put back (WithWords) reads as the same query.
 func FuzzOperators(f *testing.F) {
 	for _, s := range []string{
 		`"forest path" -night`, `"`, `-`, `""`, `-""`, `--x`, `a"b"c`, `e-mail -"x y`, `"東京" -ソウル`,
@@ -110,6 +113,11 @@ func FuzzOperators(f *testing.F) {
 		}
 		if q.Searches() != (q.Sort == search.SortRelevance) {
 			t.Fatalf("%q: sort %s for a query that searches: %v", s, q.Sort, q.Searches())
+		}
+		back, _ := ParseItems(Split("resource=items&q=" + url.QueryEscape(WithWords(q, q.Text))))
+		if back.Text != q.Text || back.Phrases != q.Phrases || back.Exclude != q.Exclude {
+			t.Fatalf("%q: with its own words %q, read as %q %q %q; want %q %q %q", s, WithWords(q, q.Text),
+				back.Text, back.Phrases, back.Exclude, q.Text, q.Phrases, q.Exclude)
 		}
 	})
 }

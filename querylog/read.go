@@ -11,7 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Count is a text and how many searches it was counted in.
+// Count is a text and how many searches it was counted in: a visitor's once a window on a replica.
 type Count struct {
 	Text string
 	N    int64
@@ -23,7 +23,8 @@ type Report struct {
 	From time.Time
 	// Searches and NoResults are the searches recorded, and those of them that found nothing.
 	Searches, NoResults int64
-	// Top and TopNoResults are the most counted texts, most first (ties by text).
+	// Top and TopNoResults are the most counted texts of those MinVisitors visitors or more
+	// searched within the window (that found nothing, for TopNoResults), most first (ties by text).
 	Top, TopNoResults []Count
 	// Error and ErrorNoResults bound how far each count, of a text listed or not, is from the
 	// true one, either way: the sum over the buckets of their least counter when full (a bucket
@@ -32,7 +33,7 @@ type Report struct {
 }
 
 // Read sums the buckets of the last window (at most the options' Window) in one pipelined call,
-// and keeps the n most counted texts of each kind.
+// and keeps the n most counted texts of each kind that MinVisitors visitors searched.
 func Read(ctx context.Context, client redis.UniversalClient, opt Options, window time.Duration, n int) (Report, error) {
 	opt = opt.withDefaults()
 	if window <= 0 || window > opt.Window {
@@ -45,15 +46,16 @@ func Read(ctx context.Context, client redis.UniversalClient, opt Options, window
 	ctx, cancel := context.WithTimeout(ctx, opt.Timeout)
 	defer cancel()
 	type bucketCmds struct {
-		all, zero *redis.ZSliceCmd
-		n         *redis.SliceCmd
+		all, zero     *redis.ZSliceCmd
+		n             *redis.SliceCmd
+		allBy, zeroBy *redis.MapStringStringCmd
 	}
 	var cmds []bucketCmds
 	_, err := client.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for b := first; b <= cur; b++ {
 			k := opt.keys(b)
 			cmds = append(cmds, bucketCmds{p.ZRangeWithScores(ctx, k[0], 0, -1), p.ZRangeWithScores(ctx, k[1], 0, -1),
-				p.HMGet(ctx, k[2], "all", "zero")})
+				p.HMGet(ctx, k[2], "all", "zero"), p.HGetAll(ctx, k[3]), p.HGetAll(ctx, k[4])})
 		}
 		return nil
 	})
@@ -62,15 +64,27 @@ func Read(ctx context.Context, client redis.UniversalClient, opt Options, window
 	}
 	rep := Report{From: time.Unix(first*int64(opt.bucketLen()/time.Second), 0)}
 	all, zero := map[string]int64{}, map[string]int64{}
+	allBy, zeroBy := map[string]visitors{}, map[string]visitors{}
 	for _, c := range cmds {
 		rep.Error += sum(all, c.all.Val(), opt.Top)
 		rep.ErrorNoResults += sum(zero, c.zero.Val(), opt.Top)
+		union(allBy, c.allBy.Val())
+		union(zeroBy, c.zeroBy.Val())
 		totals := c.n.Val()
 		rep.Searches += toInt(totals[0])
 		rep.NoResults += toInt(totals[1])
 	}
-	rep.Top, rep.TopNoResults = top(all, n), top(zero, n)
+	rep.Top, rep.TopNoResults = top(all, allBy, n), top(zero, zeroBy, n)
 	return rep, nil
+}
+
+// union adds a bucket's visitors of each text to into's.
+func union(into map[string]visitors, by map[string]string) {
+	for text, tags := range by {
+		v := into[text]
+		v.addHex(tags)
+		into[text] = v
+	}
 }
 
 // sum adds a bucket's counters to into, and returns the bucket's error bound: its least counter
@@ -91,10 +105,13 @@ func toInt(v any) int64 {
 	return n
 }
 
-func top(m map[string]int64, n int) []Count {
+// top is the n most counted texts of m that enough visitors searched.
+func top(m map[string]int64, by map[string]visitors, n int) []Count {
 	out := make([]Count, 0, len(m))
 	for t, c := range m {
-		out = append(out, Count{t, c})
+		if by[t].enough() {
+			out = append(out, Count{t, c})
+		}
 	}
 	slices.SortFunc(out, func(a, b Count) int {
 		return cmp.Or(cmp.Compare(b.N, a.N), cmp.Compare(a.Text, b.Text))

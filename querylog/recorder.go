@@ -2,7 +2,6 @@ package querylog
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -13,10 +12,11 @@ import (
 )
 
 // Recorder counts the searches a replica answers and sends them to Redis in the background: Record
-// only adds to a bounded map in process, and a flush every FlushInterval sends the map's counts to
-// the current bucket in one pipelined call. When Redis fails, the bucket is held in process in a
-// sketch of its own (Top counters) and sent with the next flush that Redis takes, for as long as
-// it is within the window. It is a prometheus.Collector of
+// only adds to bounded maps in process, counting a visitor's search of a text once a window, and a
+// flush every FlushInterval sends the counts to the current bucket, at most MaxBatch texts a Redis
+// call. When Redis fails, the bucket is held in process in a sketch of its own (Top counters) and
+// sent with the next flush that Redis takes, for as long as it is within the window. It is a
+// prometheus.Collector of
 //
 //	mediagw_querylog_searches_total       searches recorded
 //	mediagw_querylog_no_results_total     of them, those that found nothing
@@ -28,9 +28,11 @@ type Recorder struct {
 	opt    Options
 	client redis.UniversalClient
 	log    *zap.Logger
+	hash   hasher
 
 	mu    sync.Mutex
 	batch tally
+	seen  *seen
 
 	flushMu sync.Mutex
 	held    map[int64]*held
@@ -53,8 +55,9 @@ func New(client redis.UniversalClient, opt Options, logger *zap.Logger) (*Record
 		logger = zap.NewNop()
 	}
 	r := &Recorder{
-		opt: opt, client: client, log: logger,
-		batch: make(tally),
+		opt: opt, client: client, log: logger, hash: newHasher(),
+		batch: newTally(0),
+		seen:  newSeen(opt.Seen),
 		held:  make(map[int64]*held),
 		searches: prometheus.NewCounter(prometheus.CounterOpts{Name: "mediagw_querylog_searches_total",
 			Help: "Searches with a text recorded in the query log."}),
@@ -71,9 +74,11 @@ func New(client redis.UniversalClient, opt Options, logger *zap.Logger) (*Record
 	return r, nil
 }
 
-// Record counts one answered search of the text q, and whether it found nothing. It never waits on
-// Redis: it takes a lock held only to add to or swap the map.
-func (r *Recorder) Record(q string, zero bool) {
+// Record counts one answered search of the text q by visitor, and whether it found nothing: in the
+// totals always, under its text only the first time visitor searched it within the window and
+// among the first MaxVisitorTexts texts visitor counted in the bucket. It never waits on Redis: it
+// takes a lock held only to add to or swap the maps.
+func (r *Recorder) Record(visitor, q string, zero bool) {
 	if r.client == nil {
 		r.count(zero)
 		return
@@ -82,19 +87,30 @@ func (r *Recorder) Record(q string, zero bool) {
 	if key == "" {
 		return
 	}
+	who, pair := r.hash.visitor(visitor), r.hash.pair(visitor, key)
+	cur := r.opt.bucket(r.opt.Now())
 	r.mu.Lock()
-	c, ok := r.batch[key]
-	if !ok && len(r.batch) >= r.opt.Buffer {
-		r.mu.Unlock()
-		r.dropped.Inc()
-		return
+	defer r.mu.Unlock()
+	if !r.seen.counted(pair, cur) && !r.seen.spent(who, cur) {
+		c, ok := r.batch.texts[key]
+		if !ok && len(r.batch.texts) >= r.opt.Buffer {
+			r.dropped.Inc()
+			return
+		}
+		r.seen.mark(who, pair, cur)
+		t := tag32(who)
+		c.all++
+		c.allBy.add(t)
+		if zero {
+			c.zero++
+			c.zeroBy.add(t)
+		}
+		r.batch.texts[key] = c
 	}
-	c.all++
+	r.batch.searches++
 	if zero {
-		c.zero++
+		r.batch.noResults++
 	}
-	r.batch[key] = c
-	r.mu.Unlock()
 	r.count(zero)
 }
 
@@ -126,66 +142,63 @@ func (r *Recorder) Close() error {
 	return r.Flush(context.Background())
 }
 
-// Flush sends the counts since the last flush, and the buckets held in process, to Redis in one
-// pipelined call bounded by the flush timeout. What Redis does not take is held in process.
+// Flush sends the counts since the last flush, and the buckets held in process, to Redis, in calls
+// of at most MaxBatch texts one after the other, all bounded by the flush timeout. What Redis does
+// not take is held in process, and once a call fails the rest is held without being tried.
 func (r *Recorder) Flush(ctx context.Context) error {
 	r.flushMu.Lock()
 	defer r.flushMu.Unlock()
 	r.mu.Lock()
 	batch := r.batch
-	if len(batch) > 0 {
-		r.batch = make(tally, len(batch))
+	fresh := len(batch.texts) > 0 || batch.searches > 0
+	if fresh {
+		r.batch = newTally(len(batch.texts))
 	}
 	r.mu.Unlock()
 	if r.client == nil {
 		return nil
 	}
 	cur := r.opt.bucket(r.opt.Now())
-	type part struct {
-		bucket int64
-		t      tally
-		held   bool
-	}
-	var parts []part
-	for b, h := range r.held {
+	for b := range r.held {
 		if b < cur-Buckets {
 			delete(r.held, b) // past the window
-			continue
 		}
-		parts = append(parts, part{b, h.tally(), true})
-	}
-	if len(batch) > 0 {
-		parts = append(parts, part{cur, batch, false})
-	}
-	if len(parts) == 0 {
-		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.opt.Timeout)
 	defer cancel()
-	cmds := make([]*redis.Cmd, len(parts))
-	// Per-command errors are read below; the pipeline's own error is the first of them.
-	_, _ = r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for i, pt := range parts {
-			cmds[i] = record.Eval(ctx, p, r.opt.keys(pt.bucket), r.opt.recordArgs(pt.bucket, pt.t)...)
+	var err error
+	// send makes the calls of a bucket's tally, and returns the chunks Redis took and those left.
+	send := func(bucket int64, t tally) (took, left []tally) {
+		for _, ch := range t.chunks(MaxBatch) {
+			if err == nil {
+				err = record.Run(ctx, r.client, r.opt.keys(bucket), r.opt.recordArgs(bucket, ch)...).Err()
+			}
+			if err == nil {
+				took = append(took, ch)
+			} else {
+				left = append(left, ch)
+			}
 		}
-		return nil
-	})
-	var errs []error
-	for i, pt := range parts {
-		err := cmds[i].Err()
-		switch {
-		case err != nil && !pt.held:
-			r.hold(pt.bucket, pt.t)
-			errs = append(errs, err)
-		case err != nil:
-			errs = append(errs, err)
-		case pt.held:
-			delete(r.held, pt.bucket)
+		return took, left
+	}
+	for b, h := range r.held {
+		took, _ := send(b, h.tally())
+		for _, ch := range took {
+			h.sent(ch)
+		}
+		if h.empty() {
+			delete(r.held, b)
 		}
 	}
-	r.note(errors.Join(errs...))
-	if len(errs) > 0 {
-		return fmt.Errorf("querylog: flush to Redis: %w", errs[0])
+	if fresh {
+		_, left := send(cur, batch)
+		for _, ch := range left {
+			r.hold(cur, ch)
+		}
+	}
+	r.note(err)
+	if err != nil {
+		return fmt.Errorf("querylog: flush to Redis: %w", err)
 	}
 	return nil
 }

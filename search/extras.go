@@ -163,19 +163,18 @@ type Alternative struct {
 	Word, With string
 }
 
-// Text is the words of text with every occurrence of a.Word replaced by a.With, joined by spaces.
+// Text is s with every word of it (text.Spans) that is a.Word replaced by a.With, all else as it
+// was: the other words, a repeated one and what stands between them.
 func (a Alternative) Text(s string) string {
-	return replaceWord(text.Words(s), a.Word, a.With)
-}
-
-// replaceWord is words joined by spaces with old replaced by new.
-func replaceWord(words []string, old, new string) string {
-	out := make([]string, len(words))
-	for i, w := range words {
-		out[i] = w
-		if w == old {
-			out[i] = new
+	var b strings.Builder
+	last := 0
+	for sp := range text.Spans(s) {
+		if s[sp.Start:sp.End] == a.Word {
+			b.WriteString(s[last:sp.Start])
+			b.WriteString(a.With)
+			last = sp.End
 		}
 	}
-	return strings.Join(out, " ")
+	b.WriteString(s[last:])
+	return b.String()
 }

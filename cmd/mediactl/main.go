@@ -38,7 +38,8 @@ commands:
   bench     [-mode mix|probe|load] -gateway URL -catalogue FILE
                                      measure the gateway against OpenSearch itself (see -h)
   queries   [-n N] [-window D]       the most frequent searches, and those that found nothing, of
-                                     every replica (from Redis) over the query log's window
+                                     every replica (from Redis) over the query log's window: a
+                                     visitor counted once, only texts 3 visitors or more sent
   rules     [-synonyms FILE] [-pins FILE] apply|show
                                      apply the synonyms and pins files (mappings/) on every
                                      replica within seconds, or show the set served

@@ -19,12 +19,13 @@ type queriesFlags struct {
 }
 
 func queriesFlagSet(fs *flag.FlagSet, e *env) {
-	fs.IntVar(&e.queries.top, "n", 20, "queries listed of each kind")
+	fs.IntVar(&e.queries.top, "n", 20, fmt.Sprintf("queries listed of each kind, of those %d visitors or more searched", querylog.MinVisitors))
 	fs.DurationVar(&e.queries.window, "window", 0, "how far back to count, at most MEDIA_QUERY_LOG_WINDOW; 0: all of it")
 }
 
 // runQueries prints what people searched for, from every replica: the log is in Redis. Without
 // Redis there is none to read: a replica then keeps no query text, only its counters on /metrics.
+// It lists only the texts querylog.MinVisitors visitors searched, and says so.
 func runQueries(ctx context.Context, e *env, args []string) error {
 	if len(args) != 0 {
 		return fmt.Errorf("%w: queries takes no arguments", errUsage)
@@ -47,6 +48,7 @@ func runQueries(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "since %s: %d searches, %d of them found nothing\n", rep.From.UTC().Format(time.RFC3339), rep.Searches, rep.NoResults)
+	fmt.Fprintf(e.stdout, "a visitor's searches of a text count once (on each replica); listed: the texts %d visitors or more searched\n", querylog.MinVisitors)
 	lists := []struct {
 		title string
 		top   []querylog.Count

@@ -5,8 +5,12 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"net/http/httptest"
+	"net/netip"
+	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,10 +27,11 @@ import (
 	"mediagw/search/bleve"
 )
 
-// TestQueriesAfterTheBenchMix: the bench's request mix, sent through two gateways that record
-// their searches in one Redis, then mediactl queries: it counts every search with a text (first
-// pages), lists the most frequent searches and those that found nothing with the counts sent,
-// within the error it states, and misses none that was sent more often than that allows.
+// TestQueriesAfterTheBenchMix: the bench's request mix, sent by 20 visitors through two gateways
+// that record their searches in one Redis, then mediactl queries: it counts every search with a
+// text (first pages), lists the most frequent searches and those that found nothing of the texts
+// querylog.MinVisitors visitors sent, with the number of visitors that sent each, within the error
+// it states, and misses none that was sent by more than that allows.
 func TestQueriesAfterTheBenchMix(t *testing.T) {
 	redisURL := servicetest.RedisURL(t)
 	ctx := t.Context()
@@ -67,15 +72,19 @@ func TestQueriesAfterTheBenchMix(t *testing.T) {
 		}
 	})
 
-	var targets []*bench.Gateway
+	// Visitor v sends its requests to replica v%2 alone: a visitor through two replicas counts
+	// on each.
+	const visitors = 20
+	targets := make([]*bench.Gateway, visitors)
 	var recorders []*querylog.Recorder
-	for range 2 {
+	for replica := range 2 {
 		rec, err := querylog.New(client, querylog.Options{Window: window, Top: top, Timeout: 5 * time.Second}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		cfg := gateway.DefaultConfig()
 		cfg.PublicURL = "http://127.0.0.1"
+		cfg.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 		cfg.RatePolicy = ratelimit.Policy{Limit: 1 << 20, Window: time.Minute}
 		cfg.Queries = rec
 		gw, err := gateway.New(cfg, backend, ratelimit.NewMemory(cfg.RatePolicy, nil), nil)
@@ -84,33 +93,50 @@ func TestQueriesAfterTheBenchMix(t *testing.T) {
 		}
 		srv := httptest.NewServer(gw)
 		defer srv.Close()
-		targets = append(targets, bench.NewGateway("replica", srv.URL, srv.Client(), 0))
+		for v := replica; v < visitors; v += 2 {
+			client := &http.Client{Transport: forwardedFor{fmt.Sprintf("192.0.2.%d", v), srv.Client().Transport}}
+			targets[v] = bench.NewGateway("replica", srv.URL, client, 0)
+		}
 		recorders = append(recorders, rec)
 	}
 
+	// sent and zero count each text's visitors: those that sent it, and those it found nothing for,
+	// of each visitor's first querylog.MaxVisitorTexts texts.
 	sent, zero := map[string]int64{}, map[string]int64{}
+	pairs := map[string]bool{}
+	texts := map[int]int{}
 	var searches, zeros int64
-	for i, r := range mix.Seq {
-		if status, _, err := targets[i%2].Do(ctx, r, uint64(i)); err != nil || status != 200 {
+	// First, a query with operators from three visitors: it is listed as typed.
+	const operators = `"forest path" -night`
+	typed := &bench.Request{Kind: bench.KindItems, Query: "resource=items&q=" + url.QueryEscape(operators)}
+	seq := append([]*bench.Request{typed, typed, typed}, mix.Seq...)
+	for i, r := range seq {
+		if status, _, err := targets[i%visitors].Do(ctx, r, uint64(i)); err != nil || status != 200 {
 			t.Fatalf("%s: status %d, %v", r.Query, status, err)
 		}
 		if r.Kind != bench.KindItems {
 			continue
 		}
 		q, errs := query.ParseItems(query.Split(r.Query))
-		if errs != nil || q.Text == "" || q.Page != 1 || (q.Cursor != "" && q.Cursor != search.StartCursor) {
+		if errs != nil || q.Given == "" || q.Page != 1 || (q.Cursor != "" && q.Cursor != search.StartCursor) {
 			continue // not a search with a text, or not its first page
 		}
 		res, err := backend.Search(ctx, q)
 		if err != nil {
 			t.Fatal(err)
 		}
-		text := querylog.Normalize(q.Text)
-		sent[text]++
+		text := querylog.Normalize(q.Given)
 		searches++
 		if res.Total == 0 {
-			zero[text]++
 			zeros++
+		}
+		if pair := fmt.Sprint(i%visitors, text); !pairs[pair] && texts[i%visitors] < querylog.MaxVisitorTexts {
+			pairs[pair] = true
+			texts[i%visitors]++
+			sent[text]++
+			if res.Total == 0 {
+				zero[text]++
+			}
 		}
 	}
 	for _, rec := range recorders {
@@ -137,25 +163,48 @@ func TestQueriesAfterTheBenchMix(t *testing.T) {
 	}
 	for i, truth := range []map[string]int64{sent, zero} {
 		l := lists[i]
-		if len(l.counts) != min(n, len(truth)) {
-			t.Errorf("%s: %d listed, want %d", l.title, len(l.counts), min(n, len(truth)))
+		if len(l.counts) == 0 {
+			t.Errorf("%s: none listed", l.title)
 		}
 		listed := map[string]bool{}
 		least := int64(-1)
 		for _, c := range l.counts {
 			listed[c.Text] = true
+			if truth[c.Text] < querylog.MinVisitors {
+				t.Errorf("%s: %q listed, sent by %d visitors", l.title, c.Text, truth[c.Text])
+			}
 			if d := c.N - truth[c.Text]; d > l.err || d < -l.err {
-				t.Errorf("%s: %q counted %d, sent %d: more than %d apart", l.title, c.Text, c.N, truth[c.Text], l.err)
+				t.Errorf("%s: %q counted %d, sent by %d visitors: more than %d apart", l.title, c.Text, c.N, truth[c.Text], l.err)
 			}
 			least = c.N
 		}
-		// A text left out was counted at most as often as the last one listed.
+		// A text left out was counted at most as often as the last one listed, or lost its
+		// visitors to the sketch's evictions (at most the error, and the few it kept).
 		for text, sent := range truth {
-			if len(l.counts) == n && !listed[text] && sent > least+l.err {
-				t.Errorf("%s: %q sent %d times, not listed though the last listed has %d (error %d)", l.title, text, sent, least, l.err)
+			if !listed[text] && sent >= querylog.MinVisitors && sent > l.err+querylog.MinVisitors-1 && (len(l.counts) < n || sent > least+l.err) {
+				t.Errorf("%s: %q sent by %d visitors, not listed; the last listed has %d (error %d)", l.title, text, sent, least, l.err)
 			}
 		}
 	}
+	// It finds nothing in the fixture, so it leads no list but that one.
+	if zero[operators] != 3 || !slices.Contains(lists[1].counts, querylog.Count{Text: operators, N: 3}) {
+		t.Errorf("%s: %q sent by 3 visitors is not listed as typed, counted 3", lists[1].title, operators)
+	}
+	if !strings.Contains(usage, fmt.Sprintf("%d visitors", querylog.MinVisitors)) {
+		t.Errorf("the usage does not say a query is listed once %d visitors sent it", querylog.MinVisitors)
+	}
+}
+
+// forwardedFor sends every request as from visitor, through a proxy the gateway trusts.
+type forwardedFor struct {
+	visitor string
+	next    http.RoundTripper
+}
+
+func (f forwardedFor) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("X-Forwarded-For", f.visitor)
+	return f.next.RoundTrip(r)
 }
 
 type queryList struct {

@@ -34,7 +34,8 @@ type Totaller interface {
 const DefaultMargin = 1000
 
 // Correct returns the did-you-mean correction of a search of q: q's text with one word that looks
-// misspelt changed to one of its neighbours in v, the change of fewest edits that finds items, of
+// misspelt changed to one of its neighbours in v wherever it stands, all else as it was
+// (search.Alternative.Text), the change of fewest edits that finds items, of
 // those the one that finds the most; or "" when no such change exists. A word looks misspelt, and its neighbour is a candidate,
 // when no item holds the word and some hold the neighbour, or when the neighbour is held by at
 // least margin times as many items as the word: a correctly spelt word is left alone however little

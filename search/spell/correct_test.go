@@ -102,10 +102,10 @@ func (w wordsBackend) correct(t *testing.T, s string, margin int) string {
 
 func TestCorrect(t *testing.T) {
 	b := wordsBackend{
-		titles: []string{"river thames", "thames barrier", "the thames", "thames", "river severn", "tames"},
+		titles: []string{"river thames", "thames barrier", "the thames", "thames", "river severn", "tames", "hero and leander"},
 		neighbours: map[string][]string{
 			"thmes": {"tames", "thames"}, "rivr": {"river"}, "severn": {"seven"}, "tames": {"thames"},
-			"thames": {"tames"}, "river": {"rivers"},
+			"thames": {"tames"}, "river": {"rivers"}, "hreo": {"hero"},
 		},
 	}
 	for _, tt := range []struct {
@@ -122,7 +122,9 @@ func TestCorrect(t *testing.T) {
 		{"tames", DefaultMargin, ""},                   // held by 1, its neighbour by 4: not margin times more
 		{"tames", 4, "thames"},                         // 4 times more: it looks misspelt
 		{"tames", 5, ""},
-		{"thmes  thmes", DefaultMargin, "thames"}, // a word twice is one word
+		{"thmes  thmes", DefaultMargin, "thames  thames"},               // a word twice is one word, changed at both places
+		{"thmes, river", DefaultMargin, "thames, river"},                // the rest as it was
+		{"hreo and leander and", DefaultMargin, "hero and leander and"}, // a repeated word kept
 		{"", DefaultMargin, ""},
 	} {
 		if got := b.correct(t, tt.text, tt.margin); got != tt.want {
