@@ -179,9 +179,11 @@ func TestValidate(t *testing.T) {
 	dir := t.TempDir()
 	good := `{"id":"a","type":"photo","title":"A","colour":"red"}` + "\n"
 	bad := `{"id":"b","type":"photo"}` + "\n"
+	long := `{"id":"c","type":"photo","title":"C","rights":"` + strings.Repeat("x", 70000) + `"}` + "\n"
 	tests := []struct {
 		name       string
 		lines      string
+		flags      []string
 		rejects    bool
 		wantErr    string
 		wantOut    []string
@@ -192,6 +194,10 @@ func TestValidate(t *testing.T) {
 		{name: "bad", lines: good + bad, wantErr: "1 of 2 lines break the format", wantOut: []string{"read 2 lines: 1 accepted, 1 rejected"}, wantStderr: "line 2: "},
 		{name: "bad with rejects", lines: bad + good, rejects: true, wantErr: "1 of 2 lines break the format",
 			wantOut: []string{"rejected lines written unchanged to"}, wantStderr: "line 1: ", wantReject: bad},
+		{name: "over the line bound", lines: good + long + bad + strings.Replace(good, `"a"`, `"d"`, 1), flags: []string{"-catalogue-max-line", "65536"}, rejects: true,
+			wantErr: "2 of 4 lines break the format", wantOut: []string{"read 4 lines: 2 accepted, 2 rejected"},
+			wantStderr: "line 2: longer than 65536 bytes", wantReject: bad},
+		{name: "at the default bound", lines: long, wantOut: []string{"read 1 lines: 1 accepted, 0 rejected"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -199,11 +205,12 @@ func TestValidate(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.lines), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			args := []string{"validate", path}
+			args := append([]string{"validate"}, tt.flags...)
 			rejects := filepath.Join(dir, tt.name+".rejects")
 			if tt.rejects {
-				args = []string{"validate", "-rejects", rejects, path}
+				args = append(args, "-rejects", rejects)
 			}
+			args = append(args, path)
 			stdout, stderr, err := mediactl(t, nil, args...)
 			if (tt.wantErr == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
 				t.Errorf("error %v, want %q", err, tt.wantErr)

@@ -97,7 +97,7 @@ func openSource(ctx context.Context, e *env, path string) (*source, error) {
 		return nil, fmt.Errorf("open catalogue %s: %w", path, err)
 	}
 	s.rc = rc
-	s.reader = catalogue.NewReader(rc).WithMedia(ctx, e.media)
+	s.reader = catalogue.NewReader(rc).WithMedia(ctx, e.media).WithMaxLine(e.cfg.CatalogueMaxLine)
 	return s, nil
 }
 
@@ -139,6 +139,10 @@ func summary(e *env, st catalogue.Stats) {
 	for _, k := range st.UnknownKeyNames() {
 		fmt.Fprintf(e.stdout, "key %q is not in the format: left out of the index (%d lines)\n", k, st.UnknownKeys[k])
 	}
+	if st.OtherUnknownKeys > 0 {
+		fmt.Fprintf(e.stdout, "%d lines carried other keys outside the format, past the %d named: left out of the index\n",
+			st.OtherUnknownKeys, catalogue.MaxUnknownKeys)
+	}
 }
 
 func runValidate(ctx context.Context, e *env, args []string) error {
@@ -166,8 +170,8 @@ func runValidate(ctx context.Context, e *env, args []string) error {
 		if errors.As(err, &lerr) {
 			fmt.Fprintf(e.stderr, "%s: %v\n", path, lerr)
 			if rejects != nil {
-				if _, err := fmt.Fprintf(rejects, "%s\n", src.reader.Raw()); err != nil {
-					return fmt.Errorf("write reject file: %w", err)
+				if err := src.reader.WriteReject(rejects); err != nil {
+					return err
 				}
 			}
 			continue
