@@ -52,7 +52,14 @@ type Stats struct {
 	// MaxUnknownKeys names met; OtherUnknownKeys counts the lines that carried any other.
 	UnknownKeys      map[string]int
 	OtherUnknownKeys int
+	// Unheld counts the lines over the line bound, refused without being held (so in no reject
+	// file); UnheldLines are the numbers of the first MaxUnheldLines of them.
+	Unheld      int
+	UnheldLines []int
 }
+
+// MaxUnheldLines bounds the line numbers Stats keeps of lines over the bound.
+const MaxUnheldLines = 20
 
 // MaxUnknownKeys bounds the names of unknown keys counted apart, which a file choosing a new one
 // on every line would otherwise grow without end.
@@ -211,6 +218,10 @@ func (r *Reader) Next() (search.Item, error) {
 			r.raw = nil
 			r.stats.Lines++
 			r.stats.Rejected++
+			r.stats.Unheld++
+			if len(r.stats.UnheldLines) < MaxUnheldLines {
+				r.stats.UnheldLines = append(r.stats.UnheldLines, r.line)
+			}
 			return search.Item{}, &LineError{Line: r.line, Reason: fmt.Sprintf(
 				"longer than %d bytes, the longest line read: skipped to the next line unread, so not in a reject file", r.maxLine)}
 		}

@@ -178,8 +178,9 @@ func TestLineBound(t *testing.T) {
 			if len(errs) != 1 || !strings.HasPrefix(errs[0], fmt.Sprintf("line %d: longer than %d bytes", overLine, bound)) {
 				t.Errorf("errors %q, want one naming line %d", errs, overLine)
 			}
-			if len(got) != 1 || got[0] != "b" || st.Lines != 2 || st.Accepted != 1 || st.Rejected != 1 {
-				t.Errorf("items %q, stats %+v; want the other line read, one rejected", got, st)
+			if len(got) != 1 || got[0] != "b" || st.Lines != 2 || st.Accepted != 1 || st.Rejected != 1 ||
+				st.Unheld != 1 || !slices.Equal(st.UnheldLines, []int{overLine}) {
+				t.Errorf("items %q, stats %+v; want the other line read, one rejected unheld", got, st)
 			}
 			if rejects.Len() != 0 {
 				t.Errorf("%d bytes written to the reject file, want none of a line never held", rejects.Len())

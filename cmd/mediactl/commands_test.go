@@ -195,7 +195,8 @@ func TestValidate(t *testing.T) {
 		{name: "bad with rejects", lines: bad + good, rejects: true, wantErr: "1 of 2 lines break the format",
 			wantOut: []string{"rejected lines written unchanged to"}, wantStderr: "line 1: ", wantReject: bad},
 		{name: "over the line bound", lines: good + long + bad + strings.Replace(good, `"a"`, `"d"`, 1), flags: []string{"-catalogue-max-line", "65536"}, rejects: true,
-			wantErr: "2 of 4 lines break the format", wantOut: []string{"read 4 lines: 2 accepted, 2 rejected"},
+			wantErr: "2 of 4 lines break the format", wantOut: []string{"read 4 lines: 2 accepted, 2 rejected",
+				"1 lines over the line bound of 65536 bytes (-catalogue-max-line) were refused unread, in no reject file: line 2"},
 			wantStderr: "line 2: longer than 65536 bytes", wantReject: bad},
 		{name: "at the default bound", lines: long, wantOut: []string{"read 1 lines: 1 accepted, 0 rejected"}},
 	}
@@ -438,5 +439,21 @@ func TestWriteAtomically(t *testing.T) {
 				t.Errorf("directory holds %v, %v; want the file alone", entries, err)
 			}
 		})
+	}
+}
+
+func TestLineNumbers(t *testing.T) {
+	for _, tt := range []struct {
+		lines []int
+		total int
+		want  string
+	}{
+		{[]int{3}, 1, "line 3"},
+		{[]int{3, 9}, 2, "lines 3, 9"},
+		{[]int{3, 9}, 7, "lines 3, 9 and 5 more"},
+	} {
+		if got := lineNumbers(tt.lines, tt.total); got != tt.want {
+			t.Errorf("lineNumbers(%v, %d) = %q, want %q", tt.lines, tt.total, got, tt.want)
+		}
 	}
 }

@@ -136,6 +136,10 @@ func summary(e *env, st catalogue.Stats) {
 	if st.Rejected > 0 && e.rejects != "" {
 		fmt.Fprintf(e.stdout, "rejected lines written unchanged to %s\n", e.rejects)
 	}
+	if st.Unheld > 0 {
+		fmt.Fprintf(e.stdout, "%d lines over the line bound of %d bytes (-catalogue-max-line) were refused unread, in no reject file: %s\n",
+			st.Unheld, e.cfg.CatalogueMaxLine, lineNumbers(st.UnheldLines, st.Unheld))
+	}
 	for _, k := range st.UnknownKeyNames() {
 		fmt.Fprintf(e.stdout, "key %q is not in the format: left out of the index (%d lines)\n", k, st.UnknownKeys[k])
 	}
@@ -143,6 +147,23 @@ func summary(e *env, st catalogue.Stats) {
 		fmt.Fprintf(e.stdout, "%d lines carried other keys outside the format, past the %d named: left out of the index\n",
 			st.OtherUnknownKeys, catalogue.MaxUnknownKeys)
 	}
+}
+
+// lineNumbers lists the numbers of lines, of total such lines: "line 3", "lines 3, 9 and 2 more".
+func lineNumbers(lines []int, total int) string {
+	parts := make([]string, len(lines))
+	for i, n := range lines {
+		parts[i] = strconv.Itoa(n)
+	}
+	s := "line "
+	if total > 1 {
+		s = "lines "
+	}
+	s += strings.Join(parts, ", ")
+	if more := total - len(lines); more > 0 {
+		s += fmt.Sprintf(" and %d more", more)
+	}
+	return s
 }
 
 func runValidate(ctx context.Context, e *env, args []string) error {
