@@ -109,6 +109,26 @@ func CheckID(s string) error {
 	return nil
 }
 
+// MaxBatchBytes bounds the TextBytes of the items a loader holds in one batch, so that a load's
+// memory does not follow what a catalogue's lines hold.
+const MaxBatchBytes = 4 << 20
+
+// TextBytes is the bytes of it's strings: what holding it costs, give or take a constant.
+func TextBytes(it Item) int {
+	n := 0
+	for _, s := range [...]string{it.ID, it.Type, it.Title, it.Summary, it.Description, it.Author, it.Category,
+		it.CategoryName, it.Language, it.Date, it.Permalink, it.SHA256, it.MediaURL, it.ThumbnailURL, it.MimeType,
+		it.License, it.Rights, it.Source} {
+		n += len(s)
+	}
+	for _, terms := range [...][]string{it.Tags, it.Keywords} {
+		for _, t := range terms {
+			n += len(t)
+		}
+	}
+	return n
+}
+
 // SlugRule says the slug rule in words, for error messages.
 var SlugRule = fmt.Sprintf("must be a category slug: 1 to %d of a-z, 0-9 and '-'", MaxSlugLen)
 

@@ -2,6 +2,7 @@ package search
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode"
@@ -101,6 +102,27 @@ func TestCheckText(t *testing.T) {
 				t.Errorf("CheckText = %q, %v; want key %q", key, err, tt.key)
 			}
 		})
+	}
+}
+
+// TestTextBytes: every string of an item counts, so that no field of a line escapes the loaders'
+// batch bound.
+func TestTextBytes(t *testing.T) {
+	var it Item
+	want := 0
+	v := reflect.ValueOf(&it).Elem()
+	for i := range v.NumField() {
+		switch f := v.Field(i); f.Interface().(type) {
+		case string:
+			f.SetString(strings.Repeat("x", i+1))
+			want += i + 1
+		case []string:
+			f.Set(reflect.ValueOf([]string{"ab", strings.Repeat("y", i)}))
+			want += 2 + i
+		}
+	}
+	if got := TextBytes(it); got != want {
+		t.Errorf("TextBytes = %d, want %d: a string field is left out", got, want)
 	}
 }
 
