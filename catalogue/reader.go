@@ -138,8 +138,8 @@ type Reader struct {
 	stats Stats
 }
 
-// idKey is the first half of an id's SHA-256: two ids share one by chance about once in 2^64
-// catalogues of 2^32 lines.
+// idKey is the first half of an id's SHA-256: two ids of a catalogue of 2^32 lines share one by
+// chance less than once in 2^64 catalogues.
 type idKey [16]byte
 
 func keyOf(id string) idKey {

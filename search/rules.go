@@ -31,8 +31,8 @@ const (
 	MaxDepth = 10000
 )
 
-// Maxima of an item's text, in characters (runes), and of its tags and keywords: each several
-// times the longest of the real catalogue, low enough that a batch of items stays small in memory.
+// Maxima of an item's text, in characters (runes), and of its tags and keywords: well above what
+// real catalogues hold, so that a line past one is an export's fault or an attack, not a record.
 const (
 	MaxTitleRunes       = 1000
 	MaxSummaryRunes     = 2000
