@@ -49,8 +49,14 @@ type Stats struct {
 	Lines    int
 	Accepted int
 	Rejected int
-	// UnknownKeys counts, per key outside the format, the lines that carried it.
-	UnknownKeys map[string]int
+	// UnknownKeys counts, per key outside the format, the lines that carried it: the first
+	// MaxUnknownKeys names met; OtherUnknownKeys counts the lines that carried any other.
+	UnknownKeys      map[string]int
+	OtherUnknownKeys int
+	// Unheld counts the lines over the line bound, refused without being held (so in no reject
+	// file); UnheldLines are the numbers of the first MaxUnheldLines of them.
+	Unheld      int
+	UnheldLines []int
 	// Licenses counts the accepted items per licence id their rights statement reads as;
 	// Unstated those without one (licence unknown).
 	Licenses map[string]int
@@ -98,6 +104,17 @@ func (s *Stats) count(it search.Item) {
 		s.Unread[it.Rights]++
 	}
 }
+
+// MaxUnheldLines bounds the line numbers Stats keeps of lines over the bound.
+const MaxUnheldLines = 20
+
+// MaxUnknownKeys bounds the names of unknown keys counted apart, which a file choosing a new one
+// on every line would otherwise grow without end.
+const MaxUnknownKeys = 100
+
+// DefaultMaxLineBytes is the longest line a Reader reads, without its line ending, unless told
+// otherwise (WithMaxLine).
+const DefaultMaxLineBytes = 1 << 20
 
 // UnknownKeyNames returns the unknown keys in name order.
 func (s Stats) UnknownKeyNames() []string {
@@ -149,17 +166,32 @@ func Decompress(r io.Reader) (io.ReadCloser, error) {
 	return io.NopCloser(br), nil
 }
 
-// Reader reads items one line at a time. It is not safe for concurrent use.
+// Reader reads items one line at a time, holding at most one line of its bound at once. It is
+// not safe for concurrent use.
 type Reader struct {
 	r *bufio.Reader
+	// maxLine bounds a line; buf holds the line being read, reused from line to line.
+	maxLine int
+	buf     []byte
 	// media is where media_path values may point; ctx stops hashing them (Next has no context
 	// of its own, and a media file may be large).
 	media Media
 	ctx   context.Context
 	line  int
 	raw   []byte
-	seen  map[string]int
+	// seen maps a digest of each id accepted to its line: an id may be 512 bytes long, and a
+	// file may hold millions.
+	seen  map[idKey]int
 	stats Stats
+}
+
+// idKey is the first half of an id's SHA-256: two ids of a catalogue of 2^32 lines share one by
+// chance less than once in 2^64 catalogues.
+type idKey [16]byte
+
+func keyOf(id string) idKey {
+	sum := sha256.Sum256([]byte(id))
+	return idKey(sum[:16])
 }
 
 // Media is what a line's media_path may name: a regular file under Dir (a link may not leave
@@ -176,11 +208,19 @@ var utf8BOM = []byte("\ufeff")
 // NewReader reads catalogue lines from r.
 func NewReader(r io.Reader) *Reader {
 	return &Reader{
-		r:     bufio.NewReaderSize(r, 1<<20),
-		ctx:   context.Background(),
-		seen:  make(map[string]int),
-		stats: Stats{UnknownKeys: make(map[string]int), Licenses: make(map[string]int), Unread: make(map[string]int)},
+		r:       bufio.NewReaderSize(r, 1<<20),
+		maxLine: DefaultMaxLineBytes,
+		ctx:     context.Background(),
+		seen:    make(map[idKey]int),
+		stats:   Stats{UnknownKeys: make(map[string]int), Licenses: make(map[string]int), Unread: make(map[string]int)},
 	}
+}
+
+// WithMaxLine sets the longest line read, in bytes without the line ending: a longer one is
+// refused with its number and skipped to the next line without being held.
+func (r *Reader) WithMaxLine(n int) *Reader {
+	r.maxLine = n
+	return r
 }
 
 // WithMedia lets media_path values name files of m; hashing one stops when ctx is done, and Next
@@ -190,9 +230,21 @@ func (r *Reader) WithMedia(ctx context.Context, m Media) *Reader {
 	return r
 }
 
-// Raw returns the bytes of the line last returned by Next, without its line ending. It is valid
-// until the next call of Next.
+// Raw returns the bytes of the line last returned by Next, without its line ending; nil for a
+// line over the bound, which was never held. It is valid until the next call of Next.
 func (r *Reader) Raw() []byte { return r.raw }
+
+// WriteReject writes the line last refused by Next to w, unchanged and with a newline. A line over
+// the bound was never held and is not written: its *LineError names it.
+func (r *Reader) WriteReject(w io.Writer) error {
+	if r.raw == nil {
+		return nil
+	}
+	if _, err := fmt.Fprintf(w, "%s\n", r.raw); err != nil {
+		return fmt.Errorf("write reject file: %w", err)
+	}
+	return nil
+}
 
 // Stats returns the counts so far.
 func (r *Reader) Stats() Stats { return r.stats }
@@ -201,15 +253,25 @@ func (r *Reader) Stats() Stats { return r.stats }
 // returns a *LineError, and the next call goes on with the following line.
 func (r *Reader) Next() (search.Item, error) {
 	for {
-		line, err := r.r.ReadBytes('\n')
-		if len(line) == 0 && err != nil {
+		line, over, err := r.readLine()
+		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return search.Item{}, io.EOF
 			}
 			return search.Item{}, fmt.Errorf("read catalogue after line %d: %w", r.line, err)
 		}
 		r.line++
-		line = bytes.TrimRight(line, "\r\n")
+		if over {
+			r.raw = nil
+			r.stats.Lines++
+			r.stats.Rejected++
+			r.stats.Unheld++
+			if len(r.stats.UnheldLines) < MaxUnheldLines {
+				r.stats.UnheldLines = append(r.stats.UnheldLines, r.line)
+			}
+			return search.Item{}, &LineError{Line: r.line, Reason: fmt.Sprintf(
+				"longer than %d bytes, the longest line read: skipped to the next line unread, so not in a reject file", r.maxLine)}
+		}
 		if r.line == 1 {
 			// CATALOGUE.md: a byte order mark at the start of the file is ignored.
 			line = bytes.TrimPrefix(line, utf8BOM)
@@ -231,6 +293,35 @@ func (r *Reader) Next() (search.Item, error) {
 		r.stats.Accepted++
 		r.stats.count(item)
 		return item, nil
+	}
+}
+
+// readLine returns the next line without its line ending, or over for a line past r.maxLine,
+// which it reads through to its end without keeping: memory stays within the bound whatever the
+// file holds. At the end of the input it returns io.EOF.
+func (r *Reader) readLine() (line []byte, over bool, err error) {
+	r.buf = r.buf[:0]
+	read := 0
+	for {
+		chunk, err := r.r.ReadSlice('\n')
+		read += len(chunk)
+		// Room for a CRLF ending beside a line of the bound.
+		if !over && len(r.buf)+len(chunk) > r.maxLine+len("\r\n") {
+			over, r.buf = true, r.buf[:0]
+		}
+		if !over {
+			r.buf = append(r.buf, chunk...)
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF) && read == 0:
+			return nil, false, io.EOF
+		case err != nil && !errors.Is(err, io.EOF):
+			return nil, false, err
+		}
+		line = bytes.TrimRight(r.buf, "\r\n")
+		return line, over || len(line) > r.maxLine, nil
 	}
 }
 
@@ -260,10 +351,18 @@ func (r *Reader) parse(line []byte) (search.Item, error) {
 	if obj == nil {
 		return search.Item{}, bad("", "not a JSON object")
 	}
+	other := false
 	for k := range obj {
-		if !known[k] {
+		switch _, counted := r.stats.UnknownKeys[k]; {
+		case known[k]:
+		case counted || len(r.stats.UnknownKeys) < MaxUnknownKeys:
 			r.stats.UnknownKeys[k]++
+		default:
+			other = true
 		}
+	}
+	if other {
+		r.stats.OtherUnknownKeys++
 	}
 	f := fields{obj: obj}
 	var it search.Item
@@ -303,7 +402,8 @@ func (r *Reader) parse(line []byte) (search.Item, error) {
 	if err := search.CheckID(it.ID); err != nil {
 		return search.Item{}, bad("id", "%s; this one %v", search.IDRule, err)
 	}
-	if prev, dup := r.seen[it.ID]; dup {
+	id := keyOf(it.ID)
+	if prev, dup := r.seen[id]; dup {
 		return search.Item{}, bad("id", "%q already used on line %d", it.ID, prev)
 	}
 	switch {
@@ -314,6 +414,9 @@ func (r *Reader) parse(line []byte) (search.Item, error) {
 	}
 	if strings.TrimSpace(it.Title) == "" {
 		return search.Item{}, bad("title", "required and non-empty")
+	}
+	if key, err := search.CheckText(it); err != nil {
+		return search.Item{}, bad(key, "%v", err)
 	}
 	if it.Category != "" && !search.ValidSlug(it.Category) {
 		return search.Item{}, bad("category", "%q %s", it.Category, search.SlugRule)
@@ -355,7 +458,7 @@ func (r *Reader) parse(line []byte) (search.Item, error) {
 		}
 		it.SHA256 = sum
 	}
-	r.seen[it.ID] = r.line
+	r.seen[id] = r.line
 	it.Derive()
 	return it, nil
 }
@@ -565,8 +668,8 @@ func Items(r *Reader, reject io.Writer) iter.Seq2[search.Item, error] {
 			}
 			var lerr *LineError
 			if errors.As(err, &lerr) && reject != nil {
-				if _, werr := fmt.Fprintf(reject, "%s\n", r.Raw()); werr != nil {
-					yield(search.Item{}, fmt.Errorf("write reject file: %w", werr))
+				if werr := r.WriteReject(reject); werr != nil {
+					yield(search.Item{}, werr)
 					return
 				}
 				continue

@@ -11,6 +11,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -33,6 +34,17 @@ func TestReaderRejects(t *testing.T) {
 		{"long id", `{"id":"` + strings.Repeat("a", 513) + `","type":"photo","title":"t"}`, "id"},
 		{"id with a control character", `{"id":"a\u0007b","type":"photo","title":"t"}`, "id"},
 		{"id with a no-break space", `{"id":"a\u00a0b","type":"photo","title":"t"}`, "id"},
+		{"id with a right-to-left override", `{"id":"a\u202eb","type":"photo","title":"t"}`, "id"},
+		{"id with a zero-width space", `{"id":"a\u200bb","type":"photo","title":"t"}`, "id"},
+		{"id with a zero-width joiner", "{\"id\":\"a\u200db\",\"type\":\"photo\",\"title\":\"t\"}", "id"},
+		{"id of format characters only", `{"id":"` + strings.Repeat(`\u202e\u200b\u200d\ufeff`, 42) + `","type":"photo","title":"t"}`, "id"},
+		{"long title", `{"id":"a","type":"photo","title":"` + strings.Repeat("é", search.MaxTitleRunes+1) + `"}`, "title"},
+		{"long summary", `{"id":"a","type":"photo","title":"t","summary":"` + strings.Repeat("x", search.MaxSummaryRunes+1) + `"}`, "summary"},
+		{"long description", `{"id":"a","type":"photo","title":"t","description":"` + strings.Repeat("x", search.MaxDescriptionRunes+1) + `"}`, "description"},
+		{"too many tags", `{"id":"a","type":"photo","title":"t","tags":["x"` + strings.Repeat(`,"x"`, search.MaxTerms) + `]}`, "tags"},
+		{"long tag", `{"id":"a","type":"photo","title":"t","tags":["` + strings.Repeat("x", search.MaxTermRunes+1) + `"]}`, "tags"},
+		{"too many keywords", `{"id":"a","type":"photo","title":"t","keywords":["x"` + strings.Repeat(`,"x"`, search.MaxTerms) + `]}`, "keywords"},
+		{"long keyword", `{"id":"a","type":"photo","title":"t","keywords":["` + strings.Repeat("x", search.MaxTermRunes+1) + `"]}`, "keywords"},
 		{"id not a string", `{"id":5,"type":"photo","title":"t"}`, "id"},
 		{"long slug", `{"id":"a","type":"photo","title":"t","category":"` + strings.Repeat("a", 101) + `"}`, "category"},
 		{"missing type", `{"id":"a","title":"t"}`, "type"},
@@ -105,6 +117,126 @@ func TestReaderAccepts(t *testing.T) {
 	st := r.Stats()
 	if st.Lines != 2 || st.Accepted != 2 || st.UnknownKeys["extra"] != 2 || st.UnknownKeys["checksum"] != 1 {
 		t.Errorf("stats = %+v", st)
+	}
+}
+
+// TestLineBound: a line over the bound is refused with its number, counted as read and rejected,
+// never held (no reject written), and the next line is read; a line of the bound, with either
+// line ending, is read.
+func TestLineBound(t *testing.T) {
+	const bound = 100
+	line := func(n int) string {
+		head := `{"id":"a","type":"photo","title":"`
+		return head + strings.Repeat("x", n-len(head)-2) + `"}`
+	}
+	next := `{"id":"b","type":"photo","title":"t"}`
+	for _, tt := range []struct {
+		name, in string
+		over     bool
+	}{
+		{"at the bound", line(bound) + "\n" + next + "\n", false},
+		{"at the bound, CRLF", line(bound) + "\r\n" + next + "\r\n", false},
+		{"at the bound, last and unended", next + "\n" + line(bound), false},
+		{"one byte over", line(bound+1) + "\n" + next + "\n", true},
+		{"one byte over, CRLF", line(bound+1) + "\r\n" + next + "\n", true},
+		{"over the read buffer", line(3<<20) + "\n" + next + "\n", true},
+		{"over, last and unended", next + "\n" + line(3<<20), true},
+		{"not JSON, over", strings.Repeat("\x00", 5<<20) + "\n" + next + "\n", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := NewReader(strings.NewReader(tt.in)).WithMaxLine(bound)
+			var rejects bytes.Buffer
+			var got []string
+			var errs []string
+			for {
+				it, err := r.Next()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				var lerr *LineError
+				switch {
+				case errors.As(err, &lerr):
+					errs = append(errs, lerr.Error())
+					if err := r.WriteReject(&rejects); err != nil {
+						t.Fatal(err)
+					}
+				case err != nil:
+					t.Fatal(err)
+				default:
+					got = append(got, it.ID)
+				}
+			}
+			st := r.Stats()
+			if !tt.over {
+				if len(errs) != 0 || len(got) != 2 || st.Lines != 2 || st.Accepted != 2 {
+					t.Errorf("items %q, errors %q, stats %+v; want both lines read", got, errs, st)
+				}
+				return
+			}
+			overLine := 1
+			if strings.HasPrefix(tt.in, next) {
+				overLine = 2
+			}
+			if len(errs) != 1 || !strings.HasPrefix(errs[0], fmt.Sprintf("line %d: longer than %d bytes", overLine, bound)) {
+				t.Errorf("errors %q, want one naming line %d", errs, overLine)
+			}
+			if len(got) != 1 || got[0] != "b" || st.Lines != 2 || st.Accepted != 1 || st.Rejected != 1 ||
+				st.Unheld != 1 || !slices.Equal(st.UnheldLines, []int{overLine}) {
+				t.Errorf("items %q, stats %+v; want the other line read, one rejected unheld", got, st)
+			}
+			if rejects.Len() != 0 {
+				t.Errorf("%d bytes written to the reject file, want none of a line never held", rejects.Len())
+			}
+		})
+	}
+}
+
+// TestLineBoundMemory: a line many times the bound is read through without being held: what
+// reading it allocates stays within a few bounds, not the line's size.
+func TestLineBoundMemory(t *testing.T) {
+	const size = 64 << 20
+	in := io.MultiReader(io.LimitReader(zeros{}, size), strings.NewReader("\n"+`{"id":"b","type":"photo","title":"t"}`+"\n"))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	r := NewReader(in)
+	var lerr *LineError
+	if _, err := r.Next(); !errors.As(err, &lerr) || lerr.Line != 1 {
+		t.Fatalf("the long line: %v, want its line error", err)
+	}
+	if it, err := r.Next(); err != nil || it.ID != "b" {
+		t.Fatalf("the next line: %+v, %v", it, err)
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 8*DefaultMaxLineBytes {
+		t.Errorf("reading a line of %d bytes allocated %d bytes, want at most %d", size, got, 8*DefaultMaxLineBytes)
+	}
+}
+
+// zeros reads as an endless run of zero bytes.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+// TestUnknownKeyNames: past MaxUnknownKeys names, lines with other unknown keys are counted
+// without their names.
+func TestUnknownKeyNames(t *testing.T) {
+	var in strings.Builder
+	for i := range MaxUnknownKeys + 50 {
+		fmt.Fprintf(&in, `{"id":"a%d","type":"photo","title":"t","k%d":1,"k0":2}`+"\n", i, i)
+	}
+	r := NewReader(strings.NewReader(in.String()))
+	for _, err := range Items(r, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := r.Stats()
+	if len(st.UnknownKeys) != MaxUnknownKeys || st.UnknownKeys["k0"] != MaxUnknownKeys+50 || st.OtherUnknownKeys != 50 {
+		t.Errorf("%d names (k0 on %d lines), %d lines with others; want %d, %d, 50",
+			len(st.UnknownKeys), st.UnknownKeys["k0"], st.OtherUnknownKeys, MaxUnknownKeys, MaxUnknownKeys+50)
 	}
 }
 
@@ -380,13 +512,17 @@ func TestLicenseStats(t *testing.T) {
 	}
 }
 
+// fuzzLineBound is the line bound of FuzzReader: small, for lines over it to be found.
+const fuzzLineBound = 256
+
 func FuzzReader(f *testing.F) {
 	f.Add([]byte(`{"id":"a","type":"photo","title":"t","date":"2020-01-01","downloads":1}`))
 	f.Add([]byte(`{"id":"a","tags":[1]}`))
 	f.Add([]byte(`{"id":"a","type":"photo","title":"t","permalink":"javascript://example.com/%0aalert(1)","media_path":"/dev/zero"}`))
 	f.Add([]byte(`{"id":"a","type":"photo","title":"t","media_url":"https://example.org/a","thumbnail_url":"data:,x"}`))
+	f.Add([]byte(`{"id":"a","type":"photo","title":"` + strings.Repeat("x", fuzzLineBound) + `"}` + "\r\n" + `{"id":"b","type":"photo","title":"t"}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
-		r := NewReader(bytes.NewReader(line))
+		r := NewReader(bytes.NewReader(line)).WithMaxLine(fuzzLineBound)
 		for {
 			it, err := r.Next()
 			if errors.Is(err, io.EOF) {
@@ -398,6 +534,9 @@ func FuzzReader(f *testing.F) {
 			}
 			if err == nil && (it.ID == "" || it.Title == "") {
 				t.Fatalf("accepted an item without id or title: %+v", it)
+			}
+			if len(r.Raw()) > fuzzLineBound {
+				t.Fatalf("held a line of %d bytes, over the bound of %d", len(r.Raw()), fuzzLineBound)
 			}
 			for _, u := range []string{it.Permalink, it.MediaURL, it.ThumbnailURL} {
 				if l := strings.ToLower(u); err == nil && u != "" && !strings.HasPrefix(l, "http://") && !strings.HasPrefix(l, "https://") {

@@ -83,7 +83,9 @@ type Config struct {
 	ShutdownDelay time.Duration
 	// KeepIndices is how many replaced indices a load keeps for rollback; 0 keeps none.
 	KeepIndices int
-	LogLevel    string
+	// CatalogueMaxLine is the longest catalogue line mediactl validate and load read, in bytes.
+	CatalogueMaxLine int
+	LogLevel         string
 }
 
 // EngineAuth is how the gateway and mediactl prove who they are to a search engine, and which
@@ -105,6 +107,13 @@ const (
 
 // Backends lists the names MEDIA_BACKEND takes.
 var Backends = []string{BackendEmbedded, BackendOpenSearch, BackendElasticsearch}
+
+// The range of MEDIA_CATALOGUE_MAX_LINE: a lower bound would refuse ordinary items, a higher one
+// would let the loader holding a line and its decoded fields outgrow a load Job's memory.
+const (
+	minCatalogueLine = 64 << 10
+	maxCatalogueLine = 16 << 20
+)
 
 // Setting describes one setting: its variable, flag, default and meaning.
 type Setting struct {
@@ -265,6 +274,13 @@ var Settings = []Setting{
 		func(c *Config, v string) error { return nonNegativeDuration(v, &c.ShutdownDelay) }},
 	{"MEDIA_KEEP_INDICES", "keep-indices", "2", "replaced indices a load keeps for rollback; 0 keeps none",
 		func(c *Config, v string) error { return nonNegativeInt(v, &c.KeepIndices) }},
+	{"MEDIA_CATALOGUE_MAX_LINE", "catalogue-max-line", "1048576", fmt.Sprintf("longest catalogue line, in bytes without its line ending, that mediactl validate and load read; a longer one is refused with its number and skipped without being held whole. %d to %d, which keeps a load within its memory", minCatalogueLine, maxCatalogueLine),
+		func(c *Config, v string) error {
+			if err := positiveInt(v, &c.CatalogueMaxLine); err != nil || c.CatalogueMaxLine < minCatalogueLine || c.CatalogueMaxLine > maxCatalogueLine {
+				return fmt.Errorf("must be a whole number of bytes from %d to %d", minCatalogueLine, maxCatalogueLine)
+			}
+			return nil
+		}},
 	{"MEDIA_LOG_LEVEL", "log-level", "info", "debug, info, warn or error",
 		func(c *Config, v string) error {
 			switch v {

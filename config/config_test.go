@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"mediagw/catalogue"
 	"mediagw/querylog"
 	"mediagw/ratelimit"
 	"mediagw/search"
@@ -56,6 +57,7 @@ func TestDefaultsOfTheirOwners(t *testing.T) {
 		{"MEDIA_ADMIT_WAIT", c.AdmitWait, admit.DefaultWait},
 		{"MEDIA_QUERY_LOG_TOP", c.QueryLogTop, querylog.DefaultTop},
 		{"MEDIA_QUERY_LOG_WINDOW", c.QueryLogWindow, querylog.DefaultWindow},
+		{"MEDIA_CATALOGUE_MAX_LINE", c.CatalogueMaxLine, catalogue.DefaultMaxLineBytes},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {

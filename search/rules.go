@@ -31,21 +31,62 @@ const (
 	MaxDepth = 10000
 )
 
+// Maxima of an item's text, in characters (runes), and of its tags and keywords: well above what
+// real catalogues hold, so that a line past one is an export's fault or an attack, not a record.
+const (
+	MaxTitleRunes       = 1000
+	MaxSummaryRunes     = 2000
+	MaxDescriptionRunes = 50000
+	// MaxTerms bounds the number of tags and, apart, of keywords; MaxTermRunes each one.
+	MaxTerms     = 100
+	MaxTermRunes = 200
+)
+
+// CheckText returns the key and the reason of the first of it's title, summary, description,
+// tags and keywords that passes its maximum, or "" and nil.
+func CheckText(it Item) (key string, err error) {
+	for _, f := range []struct {
+		key  string
+		text string
+		max  int
+	}{{"title", it.Title, MaxTitleRunes}, {"summary", it.Summary, MaxSummaryRunes}, {"description", it.Description, MaxDescriptionRunes}} {
+		if n := utf8.RuneCountInString(f.text); n > f.max {
+			return f.key, fmt.Errorf("is %d characters long, over the maximum of %d", n, f.max)
+		}
+	}
+	for _, f := range []struct {
+		key   string
+		terms []string
+	}{{"tags", it.Tags}, {"keywords", it.Keywords}} {
+		if len(f.terms) > MaxTerms {
+			return f.key, fmt.Errorf("holds %d strings, over the maximum of %d", len(f.terms), MaxTerms)
+		}
+		for i, t := range f.terms {
+			if n := utf8.RuneCountInString(t); n > MaxTermRunes {
+				return f.key, fmt.Errorf("string %d is %d characters long, over the maximum of %d", i+1, n, MaxTermRunes)
+			}
+		}
+	}
+	return "", nil
+}
+
 // Reasons an id is refused; CheckID wraps one of them with the offending detail.
 var (
 	ErrIDEmpty      = errors.New("is empty")
 	ErrIDTooLong    = fmt.Errorf("is longer than %d bytes", MaxIDBytes)
 	ErrIDEncoding   = errors.New("is not valid UTF-8")
 	ErrIDControl    = errors.New("holds a control character")
+	ErrIDFormat     = errors.New("holds a format character (bidi control or zero-width mark)")
 	ErrIDWhiteSpace = errors.New("holds white space")
 )
 
 // IDRule says the id rule in words, for error messages.
-var IDRule = fmt.Sprintf("must be 1 to %d bytes of UTF-8 with no control character and no white space", MaxIDBytes)
+var IDRule = fmt.Sprintf("must be 1 to %d bytes of UTF-8 with no control or format character (Unicode Cc, Cf) and no white space", MaxIDBytes)
 
 // CheckID reports whether s is an item id: 1 to MaxIDBytes bytes of UTF-8 with no control
-// character and no white space (Unicode's White_Space property). An id is otherwise kept exactly
-// as the catalogue gives it, so "é" in NFC and in NFD are two ids.
+// character (Cc), no format character (Cf: bidi overrides and zero-width marks, which would show
+// one id as another) and no white space (Unicode's White_Space property). An id is otherwise kept
+// exactly as the catalogue gives it, so "é" in NFC and in NFD are two ids.
 func CheckID(s string) error {
 	switch {
 	case s == "":
@@ -59,11 +100,33 @@ func CheckID(s string) error {
 		switch {
 		case unicode.IsControl(r):
 			return fmt.Errorf("%w (U+%04X at byte %d)", ErrIDControl, r, i)
+		case unicode.Is(unicode.Cf, r):
+			return fmt.Errorf("%w (U+%04X at byte %d)", ErrIDFormat, r, i)
 		case unicode.Is(unicode.White_Space, r):
 			return fmt.Errorf("%w (U+%04X at byte %d)", ErrIDWhiteSpace, r, i)
 		}
 	}
 	return nil
+}
+
+// MaxBatchBytes bounds the TextBytes of the items a loader holds in one batch, so that a load's
+// memory does not follow what a catalogue's lines hold.
+const MaxBatchBytes = 4 << 20
+
+// TextBytes is the bytes of it's strings: what holding it costs, give or take a constant.
+func TextBytes(it Item) int {
+	n := 0
+	for _, s := range [...]string{it.ID, it.Type, it.Title, it.Summary, it.Description, it.Author, it.Category,
+		it.CategoryName, it.Language, it.Date, it.Permalink, it.SHA256, it.MediaURL, it.ThumbnailURL, it.MimeType,
+		it.License, it.Rights, it.Source, it.Format, it.Duration} {
+		n += len(s)
+	}
+	for _, terms := range [...][]string{it.Tags, it.Keywords} {
+		for _, t := range terms {
+			n += len(t)
+		}
+	}
+	return n
 }
 
 // SlugRule says the slug rule in words, for error messages.

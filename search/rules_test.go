@@ -2,6 +2,7 @@ package search
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode"
@@ -19,8 +20,7 @@ func TestCheckID(t *testing.T) {
 		{"../etc/passwd", nil},
 		{"a/b%2Fc?d#e&f=g", nil},
 		{"羅生門", nil},
-		{"e\u0301", nil},  // NFD, kept as given
-		{"a\u200bb", nil}, // a zero-width space is a format character, not white space
+		{"e\u0301", nil}, // NFD, kept as given
 		{strings.Repeat("a", MaxIDBytes), nil},
 		{strings.Repeat("é", MaxIDBytes/2), nil},
 		{"", ErrIDEmpty},
@@ -35,6 +35,12 @@ func TestCheckID(t *testing.T) {
 		{"a\u00a0b", ErrIDWhiteSpace},
 		{"a\u3000b", ErrIDWhiteSpace},
 		{"a\u2028b", ErrIDWhiteSpace},
+		{"a\u202eb", ErrIDFormat}, // right-to-left override
+		{"a\u200bb", ErrIDFormat}, // zero-width space: a format character, not white space
+		{"a\u200db", ErrIDFormat}, // zero-width joiner
+		{"\ufeffa", ErrIDFormat},  // zero-width no-break space (a byte order mark)
+		{"a\u00adb", ErrIDFormat}, // soft hyphen
+		{strings.Repeat("\u202e\u200b\u200d\ufeff", MaxIDBytes/12), ErrIDFormat},
 	} {
 		if err := CheckID(tt.id); !errors.Is(err, tt.want) || (err == nil) != (tt.want == nil) {
 			t.Errorf("CheckID(%q) = %v, want %v", tt.id, err, tt.want)
@@ -45,7 +51,7 @@ func TestCheckID(t *testing.T) {
 // FuzzCheckID: an accepted id is short enough for OpenSearch's _id, valid UTF-8, and has no rune
 // that could split a log line, a header or a path segment unseen.
 func FuzzCheckID(f *testing.F) {
-	for _, s := range []string{"ph-full", "", "a b", "a\r\nSet-Cookie: x", "a/b", "é", "\xff", strings.Repeat("a", 600)} {
+	for _, s := range []string{"ph-full", "", "a b", "a\r\nSet-Cookie: x", "a/b", "é", "\xff", strings.Repeat("a", 600), "a\u202eb"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -56,11 +62,68 @@ func FuzzCheckID(f *testing.F) {
 			t.Fatalf("%q accepted", s)
 		}
 		for _, r := range s {
-			if unicode.IsControl(r) || unicode.IsSpace(r) {
+			if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.IsSpace(r) {
 				t.Fatalf("%q accepted with %U", s, r)
 			}
 		}
 	})
+}
+
+// TestCheckText: the real catalogue's longest texts pass (its items are tested whole by the
+// catalogue reader); one character or string past a maximum is refused, naming the key.
+func TestCheckText(t *testing.T) {
+	long := func(n int) string { return strings.Repeat("é", n) }
+	terms := func(n, runes int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = long(runes)
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name string
+		it   Item
+		key  string
+	}{
+		{"at every maximum", Item{Title: long(MaxTitleRunes), Summary: long(MaxSummaryRunes), Description: long(MaxDescriptionRunes),
+			Tags: terms(MaxTerms, MaxTermRunes), Keywords: terms(MaxTerms, MaxTermRunes)}, ""},
+		{"title", Item{Title: long(MaxTitleRunes + 1)}, "title"},
+		{"summary", Item{Title: "t", Summary: long(MaxSummaryRunes + 1)}, "summary"},
+		{"description", Item{Title: "t", Description: long(MaxDescriptionRunes + 1)}, "description"},
+		{"too many tags", Item{Title: "t", Tags: terms(MaxTerms+1, 1)}, "tags"},
+		{"a long tag", Item{Title: "t", Tags: append(terms(3, 1), long(MaxTermRunes+1))}, "tags"},
+		{"too many keywords", Item{Title: "t", Keywords: terms(MaxTerms+1, 1)}, "keywords"},
+		{"a long keyword", Item{Title: "t", Keywords: []string{long(MaxTermRunes + 1)}}, "keywords"},
+		{"the first broken, in the format's order", Item{Title: long(MaxTitleRunes + 1), Keywords: terms(MaxTerms+1, 1)}, "title"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			key, err := CheckText(tt.it)
+			if key != tt.key || (err == nil) != (tt.key == "") {
+				t.Errorf("CheckText = %q, %v; want key %q", key, err, tt.key)
+			}
+		})
+	}
+}
+
+// TestTextBytes: every string of an item counts, so that no field of a line escapes the loaders'
+// batch bound.
+func TestTextBytes(t *testing.T) {
+	var it Item
+	want := 0
+	v := reflect.ValueOf(&it).Elem()
+	for i := range v.NumField() {
+		switch f := v.Field(i); f.Interface().(type) {
+		case string:
+			f.SetString(strings.Repeat("x", i+1))
+			want += i + 1
+		case []string:
+			f.Set(reflect.ValueOf([]string{"ab", strings.Repeat("y", i)}))
+			want += 2 + i
+		}
+	}
+	if got := TextBytes(it); got != want {
+		t.Errorf("TextBytes = %d, want %d: a string field is left out", got, want)
+	}
 }
 
 func TestValidSlug(t *testing.T) {

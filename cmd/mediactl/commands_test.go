@@ -184,9 +184,11 @@ func TestValidate(t *testing.T) {
 	for i, r := range []string{`"CC BY 4.0"`, `"Creative Commons Attribution"`, `"© the artist"`, `"CC"`, `"CC"`, `"creativeCommon"`, `"Creative Commons"`, `null`} {
 		licensed += fmt.Sprintf(`{"id":"l%d","type":"photo","title":"L","rights":%s}`+"\n", i, r)
 	}
+	long := `{"id":"c","type":"photo","title":"C","rights":"` + strings.Repeat("x", 70000) + `"}` + "\n"
 	tests := []struct {
 		name       string
 		lines      string
+		flags      []string
 		rejects    bool
 		wantErr    string
 		wantOut    []string
@@ -200,6 +202,11 @@ func TestValidate(t *testing.T) {
 		{name: "licences", lines: licensed, wantOut: []string{
 			"licences read from the rights statements: by 2, in-copyright 1, unknown 5 (1 without a statement)\n",
 			"most items first:\n       2  \"CC\"\n       1  \"Creative Commons\"\n       1  \"creativeCommon\"\n"}},
+		{name: "over the line bound", lines: good + long + bad + strings.Replace(good, `"a"`, `"d"`, 1), flags: []string{"-catalogue-max-line", "65536"}, rejects: true,
+			wantErr: "2 of 4 lines break the format", wantOut: []string{"read 4 lines: 2 accepted, 2 rejected",
+				"1 lines over the line bound of 65536 bytes (-catalogue-max-line) were refused unread, in no reject file: line 2"},
+			wantStderr: "line 2: longer than 65536 bytes", wantReject: bad},
+		{name: "at the default bound", lines: long, wantOut: []string{"read 1 lines: 1 accepted, 0 rejected"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -207,11 +214,12 @@ func TestValidate(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.lines), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			args := []string{"validate", path}
+			args := append([]string{"validate"}, tt.flags...)
 			rejects := filepath.Join(dir, tt.name+".rejects")
 			if tt.rejects {
-				args = []string{"validate", "-rejects", rejects, path}
+				args = append(args, "-rejects", rejects)
 			}
+			args = append(args, path)
 			stdout, stderr, err := mediactl(t, nil, args...)
 			if (tt.wantErr == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
 				t.Errorf("error %v, want %q", err, tt.wantErr)
@@ -439,5 +447,21 @@ func TestWriteAtomically(t *testing.T) {
 				t.Errorf("directory holds %v, %v; want the file alone", entries, err)
 			}
 		})
+	}
+}
+
+func TestLineNumbers(t *testing.T) {
+	for _, tt := range []struct {
+		lines []int
+		total int
+		want  string
+	}{
+		{[]int{3}, 1, "line 3"},
+		{[]int{3, 9}, 2, "lines 3, 9"},
+		{[]int{3, 9}, 7, "lines 3, 9 and 5 more"},
+	} {
+		if got := lineNumbers(tt.lines, tt.total); got != tt.want {
+			t.Errorf("lineNumbers(%v, %d) = %q, want %q", tt.lines, tt.total, got, tt.want)
+		}
 	}
 }

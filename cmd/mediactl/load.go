@@ -98,7 +98,7 @@ func openSource(ctx context.Context, e *env, path string) (*source, error) {
 		return nil, fmt.Errorf("open catalogue %s: %w", path, err)
 	}
 	s.rc = rc
-	s.reader = catalogue.NewReader(rc).WithMedia(ctx, e.media)
+	s.reader = catalogue.NewReader(rc).WithMedia(ctx, e.media).WithMaxLine(e.cfg.CatalogueMaxLine)
 	return s, nil
 }
 
@@ -137,8 +137,16 @@ func summary(e *env, st catalogue.Stats) {
 	if st.Rejected > 0 && e.rejects != "" {
 		fmt.Fprintf(e.stdout, "rejected lines written unchanged to %s\n", e.rejects)
 	}
+	if st.Unheld > 0 {
+		fmt.Fprintf(e.stdout, "%d lines over the line bound of %d bytes (-catalogue-max-line) were refused unread, in no reject file: %s\n",
+			st.Unheld, e.cfg.CatalogueMaxLine, lineNumbers(st.UnheldLines, st.Unheld))
+	}
 	for _, k := range st.UnknownKeyNames() {
 		fmt.Fprintf(e.stdout, "key %q is not in the format: left out of the index (%d lines)\n", k, st.UnknownKeys[k])
+	}
+	if st.OtherUnknownKeys > 0 {
+		fmt.Fprintf(e.stdout, "%d lines carried other keys outside the format, past the %d named: left out of the index\n",
+			st.OtherUnknownKeys, catalogue.MaxUnknownKeys)
 	}
 	licenseSummary(e, st)
 }
@@ -172,6 +180,23 @@ func licenseSummary(e *env, st catalogue.Stats) {
 	}
 }
 
+// lineNumbers lists the numbers of lines, of total such lines: "line 3", "lines 3, 9 and 2 more".
+func lineNumbers(lines []int, total int) string {
+	parts := make([]string, len(lines))
+	for i, n := range lines {
+		parts[i] = strconv.Itoa(n)
+	}
+	s := "line "
+	if total > 1 {
+		s = "lines "
+	}
+	s += strings.Join(parts, ", ")
+	if more := total - len(lines); more > 0 {
+		s += fmt.Sprintf(" and %d more", more)
+	}
+	return s
+}
+
 func runValidate(ctx context.Context, e *env, args []string) error {
 	path, err := oneFile(args)
 	if err != nil {
@@ -197,8 +222,8 @@ func runValidate(ctx context.Context, e *env, args []string) error {
 		if errors.As(err, &lerr) {
 			fmt.Fprintf(e.stderr, "%s: %v\n", path, lerr)
 			if rejects != nil {
-				if _, err := fmt.Fprintf(rejects, "%s\n", src.reader.Raw()); err != nil {
-					return fmt.Errorf("write reject file: %w", err)
+				if err := src.reader.WriteReject(rejects); err != nil {
+					return err
 				}
 			}
 			continue

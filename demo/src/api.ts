@@ -1199,7 +1199,7 @@ export interface components {
          */
         resource: "items" | "item" | "categories" | "authors" | "suggest" | "related";
         /**
-         * @description `resource=item` and `resource=related`: the item's id (required there), exactly as the catalogue gives it: 1 to 512 bytes of UTF-8 with no control character and no white space (percent-encode it, as every URL the API writes does). Malformed: 400; well-formed but unknown: 404.
+         * @description `resource=item` and `resource=related`: the item's id (required there), exactly as the catalogue gives it: 1 to 512 bytes of UTF-8 with no control or format character (Unicode Cc, Cf: no bidi override, no zero-width mark) and no white space (percent-encode it, as every URL the API writes does). Malformed: 400; well-formed but unknown: 404.
          * @example ph-full
          */
         id: string;
@@ -1317,7 +1317,7 @@ export interface operations {
                  */
                 resource: components["parameters"]["resource"];
                 /**
-                 * @description `resource=item` and `resource=related`: the item's id (required there), exactly as the catalogue gives it: 1 to 512 bytes of UTF-8 with no control character and no white space (percent-encode it, as every URL the API writes does). Malformed: 400; well-formed but unknown: 404.
+                 * @description `resource=item` and `resource=related`: the item's id (required there), exactly as the catalogue gives it: 1 to 512 bytes of UTF-8 with no control or format character (Unicode Cc, Cf: no bidi override, no zero-width mark) and no white space (percent-encode it, as every URL the API writes does). Malformed: 400; well-formed but unknown: 404.
                  * @example ph-full
                  */
                 id?: components["parameters"]["id"];
@@ -1427,7 +1427,7 @@ export interface operations {
                  */
                 resource: components["parameters"]["resource"];
                 /**
-                 * @description `resource=item` and `resource=related`: the item's id (required there), exactly as the catalogue gives it: 1 to 512 bytes of UTF-8 with no control character and no white space (percent-encode it, as every URL the API writes does). Malformed: 400; well-formed but unknown: 404.
+                 * @description `resource=item` and `resource=related`: the item's id (required there), exactly as the catalogue gives it: 1 to 512 bytes of UTF-8 with no control or format character (Unicode Cc, Cf: no bidi override, no zero-width mark) and no white space (percent-encode it, as every URL the API writes does). Malformed: 400; well-formed but unknown: 404.
                  * @example ph-full
                  */
                 id?: components["parameters"]["id"];

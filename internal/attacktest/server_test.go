@@ -23,6 +23,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"mediagw/internal/servicetest"
+	"mediagw/search/engine"
 )
 
 // The deadlines the suite runs the binary with, as its defaults (config/config.go).
@@ -89,6 +92,24 @@ func catalogue(t *testing.T) (path, name string) {
 	gen := filepath.Join(t.TempDir(), "generated.ndjson")
 	run(t, nil, filepath.Join(build(t), "mediactl"), "gen", "-n", "8222", "-o", gen)
 	return gen, "generated catalogue"
+}
+
+// engineEnv is the settings of the engine under test (servicetest.TestEngine) under an alias of
+// the suite's own, whose indices are removed when t ends.
+func engineEnv(t *testing.T, e servicetest.Engine) []string {
+	t.Helper()
+	u := e.URL(t)
+	alias := servicetest.NewAlias()
+	b, err := engine.New(engine.Config{URLs: []string{u}, Product: engine.Product(e.Product), Alias: alias})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := servicetest.Release(b); err != nil {
+			t.Errorf("remove the suite's indices: %v", err)
+		}
+	})
+	return []string{"MEDIA_BACKEND=" + e.Name, e.Var + "=" + u, e.IndexVar() + "=" + alias}
 }
 
 // run runs a command to its end with env added to a clean environment, failing t when it fails.

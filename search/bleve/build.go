@@ -54,7 +54,7 @@ func compact(ctx context.Context, idx blevesearch.Index) error {
 func fill(ctx context.Context, idx blevesearch.Index, items iter.Seq2[search.Item, error]) (int, error) {
 	agg := newAggregates()
 	batch := idx.NewBatch()
-	n := 0
+	n, held := 0, 0
 	flush := func() error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -66,6 +66,7 @@ func fill(ctx context.Context, idx blevesearch.Index, items iter.Seq2[search.Ite
 			return fmt.Errorf("index batch: %w", err)
 		}
 		batch.Reset()
+		held = 0
 		return nil
 	}
 	for it, err := range items {
@@ -81,7 +82,8 @@ func fill(ctx context.Context, idx blevesearch.Index, items iter.Seq2[search.Ite
 		}
 		agg.add(it)
 		n++
-		if batch.Size() >= batchSize {
+		held += search.TextBytes(it)
+		if batch.Size() >= batchSize || held >= search.MaxBatchBytes {
 			if err := flush(); err != nil {
 				return 0, err
 			}

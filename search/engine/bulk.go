@@ -53,6 +53,7 @@ func (b *Backend) fill(ctx context.Context, index string, items iter.Seq2[search
 			}
 		}
 		bt := make([]search.Item, 0, b.cfg.BatchSize)
+		held := 0
 		for it, err := range items {
 			if err != nil {
 				return err
@@ -62,11 +63,13 @@ func (b *Backend) fill(ctx context.Context, index string, items iter.Seq2[search
 			}
 			bt = append(bt, it)
 			n++
-			if len(bt) >= b.cfg.BatchSize {
+			held += search.TextBytes(it)
+			// Cut by bytes too: the batches in flight are what a load holds, whatever its lines hold.
+			if len(bt) >= b.cfg.BatchSize || held >= search.MaxBatchBytes {
 				if err := send(bt); err != nil {
 					return err
 				}
-				bt = make([]search.Item, 0, b.cfg.BatchSize)
+				bt, held = make([]search.Item, 0, b.cfg.BatchSize), 0
 			}
 		}
 		if len(bt) > 0 {
