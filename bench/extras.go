@@ -28,7 +28,7 @@ func (g *Gateway) WithExtras(name string) *Gateway {
 }
 
 // ExtrasSuffix and PhraseSuffix end the names of the targets WithExtras and WithPhrase make beside
-// a gateway (mediactl bench -mode extras), by which reports pair each with its plain searches.
+// a gateway (mediabench run -mode extras), by which reports pair each with its plain searches.
 const (
 	ExtrasSuffix = "+extras"
 	PhraseSuffix = "+phrase"
