@@ -1,5 +1,6 @@
 // Package docs holds the project's documents; its test keeps docs/architecture.md true to the
-// tree: every path its tables name exists, and every Go package is in its package table.
+// tree: every path its tables name exists, every Go package is in its package table, and the
+// layers are named in the order chain.New builds them.
 package docs
 
 import (
@@ -8,8 +9,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"mediagw/search"
+	"mediagw/search/breaker"
+	"mediagw/search/cache"
+	"mediagw/search/chain"
 )
 
 // tableCell is a backquoted name in a table row of architecture.md.
@@ -87,3 +94,51 @@ func TestArchitectureListsEveryPackage(t *testing.T) {
 		}
 	}
 }
+
+// requestStep is a step of architecture.md's request path that a package of search/ heads.
+var requestStep = regexp.MustCompile("^[0-9]+\\. \\*\\*`(search/[a-z]+)`\\*\\*")
+
+// TestArchitectureLayerOrder: the package table's search/chain row and the request path's steps
+// name the layers in the order chain.New builds them, the outermost first.
+func TestArchitectureLayerOrder(t *testing.T) {
+	c, err := chain.New(idle{}, chain.Options{Cache: &cache.Options{}, Breaker: &breaker.Options{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, l := range c.Layers {
+		want = append(want, "search/"+l)
+	}
+	var row []string
+	for _, r := range architectureTables(t) {
+		if r[0] != "`search/chain`" {
+			continue
+		}
+		built, _, ok := strings.Cut(r[1], "then the backend")
+		if !ok {
+			t.Fatalf("the search/chain row does not end its layers with %q: %s", "then the backend", r[1])
+		}
+		for _, m := range tableCell.FindAllStringSubmatch(built, -1) {
+			row = append(row, m[1])
+		}
+	}
+	if !slices.Equal(row, want) {
+		t.Errorf("the search/chain row names the layers %v, chain.New builds %v", row, want)
+	}
+	doc, err := os.ReadFile("architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []string
+	for line := range strings.Lines(string(doc)) {
+		if m := requestStep.FindStringSubmatch(line); m != nil && slices.Contains(want, m[1]) {
+			steps = append(steps, m[1])
+		}
+	}
+	if !slices.Equal(steps, want) {
+		t.Errorf("the request path's steps name the layers %v, chain.New builds %v", steps, want)
+	}
+}
+
+// idle is a backend the test never asks: chain.New only wraps it.
+type idle struct{ search.Backend }
