@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 )
 
-// The search-box extras of issue 12 in the harness: searches that ask for every facet and for
+// The search-box extras in the harness: searches that ask for every facet and for
 // highlighted matches, and searches of their words as a phrase, each measured against the same
 // searches without; and completions as a search box asks for them while someone types.
 
