@@ -1,13 +1,17 @@
 // Package docs holds the project's documents; its test keeps docs/architecture.md true to the
-// tree: every path its tables name exists, every Go package is in its package table, and the
-// layers are named in the order chain.New builds them.
+// tree: every path its tables name exists, every Go package is in its package table, the layers
+// are named in the order chain.New builds them, and the hooked layers forward nothing by hand.
 package docs
 
 import (
 	"bufio"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -142,3 +146,41 @@ func TestArchitectureLayerOrder(t *testing.T) {
 
 // idle is a backend the test never asks: chain.New only wraps it.
 type idle struct{ search.Backend }
+
+// TestHookedLayersForwardNothingByHand: the layers the search/layer row names as wrapped (the
+// meter, admission, the breaker) call layer.Wrap and declare no method of search.Backend.
+func TestHookedLayersForwardNothingByHand(t *testing.T) {
+	backend := reflect.TypeFor[search.Backend]()
+	for _, dir := range []string{"search/meter", "search/admit", "search/breaker"} {
+		files, err := filepath.Glob(filepath.Join("..", dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wraps := false
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			file, err := parser.ParseFile(token.NewFileSet(), f, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast.Inspect(file, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.SelectorExpr:
+					if x, ok := n.X.(*ast.Ident); ok && x.Name == "layer" && n.Sel.Name == "Wrap" {
+						wraps = true
+					}
+				case *ast.FuncDecl:
+					if _, ok := backend.MethodByName(n.Name.Name); ok && n.Recv != nil {
+						t.Errorf("%s declares %s: a hooked layer forwards search.Backend through layer.Wrap", f, n.Name.Name)
+					}
+				}
+				return true
+			})
+		}
+		if !wraps {
+			t.Errorf("%s never calls layer.Wrap", dir)
+		}
+	}
+}
