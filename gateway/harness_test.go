@@ -28,11 +28,13 @@ import (
 	"mediagw/search"
 	"mediagw/search/admit"
 	"mediagw/search/bleve"
+	"mediagw/search/breaker"
 	"mediagw/search/cache"
 	"mediagw/search/chain"
 	"mediagw/search/engine"
 	"mediagw/search/live"
 	"mediagw/search/searchtest"
+	"mediagw/search/spell"
 )
 
 const publicURL = "https://media.example.org"
@@ -211,13 +213,14 @@ func newHarness(t *testing.T, opts ...option) *harness {
 	return &harness{t: t, h: h, cfg: s.cfg, backend: c, items: byID, all: items, logs: logs}
 }
 
-// chainOptions are the layers of cmd/mediagw's chain (cmd/internal/backends) over the backend
-// of the tests: the version asked at every read of the embedded index, which knows it without a
-// call, and in the background of an engine; admission wide enough that only a test of it refuses.
+// chainOptions are the layers cmd/mediagw asks of chain.New (cmd/internal/backends) for the
+// backend of the tests: for the embedded index, its version asked at every read (it knows it
+// without a call) and no matches listed (it counts by its own terms); for an engine, its version
+// asked in the background and a breaker. Admission is wide enough that only a test of it refuses.
 func chainOptions() chain.Options {
-	o := chain.Options{Admit: admit.Options{Limit: 64, Wait: time.Second}}
+	o := chain.Options{Admit: admit.Options{Limit: 64, Wait: time.Second}, Spell: spell.Options{NoMatches: true}}
 	if _, ok := engineOf(); ok {
-		o.Live.Every = live.DefaultEvery
+		o.Live.Every, o.Spell.NoMatches, o.Breaker = live.DefaultEvery, false, &breaker.Options{}
 	}
 	return o
 }
