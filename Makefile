@@ -37,7 +37,7 @@ run: build
 	$(BIN)/mediagw
 
 # The packages whose tests run on the engine under test (internal/servicetest.TestEngine).
-ENGINE_PKGS := ./search/engine/ ./search/cache/ ./cmd/mediactl/ ./cmd/internal/backends/ ./bench/
+ENGINE_PKGS := ./search/engine/ ./search/cache/ ./cmd/mediactl/ ./cmd/mediabench/ ./cmd/internal/backends/ ./bench/
 
 # The gateway's HTTP tests run a second time on OpenSearch when it is there (CI always has it), and
 # the engine packages and the HTTP tests once more on Elasticsearch when ELASTICSEARCH_URL is set

@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 )
 
-// The search-box extras of issue 12 in the harness: searches that ask for every facet and for
+// The search-box extras in the harness: searches that ask for every facet and for
 // highlighted matches, and searches of their words as a phrase, each measured against the same
 // searches without; and completions as a search box asks for them while someone types.
 
@@ -28,7 +28,7 @@ func (g *Gateway) WithExtras(name string) *Gateway {
 }
 
 // ExtrasSuffix and PhraseSuffix end the names of the targets WithExtras and WithPhrase make beside
-// a gateway (mediactl bench -mode extras), by which reports pair each with its plain searches.
+// a gateway (mediabench run -mode extras), by which reports pair each with its plain searches.
 const (
 	ExtrasSuffix = "+extras"
 	PhraseSuffix = "+phrase"

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// Saved is one `mediactl bench` section's results as it keeps them (-save) for the charts that
+// Saved is one `mediabench run` section's results as it keeps them (-save) for the charts that
 // `make bench` draws from its own run (bench/chart).
 type Saved struct {
 	// Label names the section in charts, e.g. "closed loop, caching off".

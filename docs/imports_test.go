@@ -61,6 +61,28 @@ var importRules = []struct {
 		"a backend imports no layer of the chain: the chain hands it what it reads of them (search.VersionReader)"},
 	{[]layer{tree("bench")}, []layer{tree("gateway")},
 		"the load harness reads queries with the query codec (query), not the HTTP layer"},
+	{[]layer{only("cmd/mediagw"), only("cmd/mediactl")}, []layer{tree("bench")},
+		"the server and the operators' tool link no load harness: it is cmd/mediabench's"},
+}
+
+// benchLibraries are the module paths of the load and plotting libraries only cmd/mediabench links.
+var benchLibraries = []string{"fortio.org/", "gonum.org/"}
+
+// TestOperatorsBinariesLinkNoBench: the binaries of the image carry no load or plotting library.
+func TestOperatorsBinariesLinkNoBench(t *testing.T) {
+	for _, cmd := range []string{"mediagw/cmd/mediagw", "mediagw/cmd/mediactl"} {
+		out, err := exec.Command("go", "list", "-deps", cmd).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", cmd, err)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			for _, lib := range benchLibraries {
+				if strings.HasPrefix(dep, lib) {
+					t.Errorf("%s links %s: a bench library belongs to cmd/mediabench", cmd, dep)
+				}
+			}
+		}
+	}
 }
 
 // TestImportsPointInward: no package of the module depends, directly or through another, on one
@@ -139,6 +161,8 @@ func TestImportRulesCatch(t *testing.T) {
 		{"ratelimit", "gateway", true},
 		{"cmd/mediagw", "gateway", false},
 		{"cmd/mediactl", "cmd/internal/backends", false},
+		{"cmd/mediactl", "bench", true},
+		{"cmd/mediabench", "bench", false},
 		{"gateway", "search", false},
 		{"search/cache", "search", false},
 		{"search/engine", "search/engine/mappings", false},

@@ -13,7 +13,7 @@ import (
 	"mediagw/search"
 	"mediagw/search/admit"
 	"mediagw/search/cache"
-	"mediagw/search/live"
+	"mediagw/search/chain"
 )
 
 // holding is a backend whose search of "hold" runs until released, holding its admission slot.
@@ -34,12 +34,12 @@ func (h *holding) Search(ctx context.Context, q search.Query) (search.Result, er
 // unavailable with Retry-After: 1 within a generous bound; a cached search, an item, /healthz and
 // /readyz are answered as usual.
 func TestAdmission(t *testing.T) {
-	b, _ := testBackend(t)
-	hold := &holding{Backend: b, started: make(chan struct{}), release: make(chan struct{})}
-	admitted := admit.New(hold, admit.Options{Limit: 1, Wait: 10 * time.Millisecond})
-	h := newHarness(t, withBackend(func(search.Backend) search.Backend {
-		return cache.New(admitted, cache.Options{TTL: time.Hour, Live: liveOf(admitted, live.DefaultEvery)})
-	}))
+	hold := &holding{started: make(chan struct{}), release: make(chan struct{})}
+	h := newHarness(t, withBackend(func(b search.Backend) search.Backend { hold.Backend = b; return hold }),
+		withChain(func(o *chain.Options) {
+			o.Admit = admit.Options{Limit: 1, Wait: 10 * time.Millisecond}
+			o.Cache = &cache.Options{TTL: time.Hour}
+		}))
 
 	// Asked until the cache holds it: on OpenSearch, the cache learns the index version in the
 	// background and keeps nothing until then.
@@ -58,7 +58,8 @@ func TestAdmission(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := admitted.Search(context.Background(), search.Query{Text: "hold", Page: 1, PerPage: 1})
+		// Down the chain, which the cache cannot answer: it takes the one slot.
+		_, err := h.backend.Search(context.Background(), search.Query{Text: "hold", Page: 1, PerPage: 1})
 		done <- err
 	}()
 	<-hold.started

@@ -22,6 +22,7 @@ import (
 	"mediagw/search"
 	"mediagw/search/breaker"
 	"mediagw/search/cache"
+	"mediagw/search/chain"
 	"mediagw/search/engine"
 	"mediagw/search/live"
 	"mediagw/search/searchtest"
@@ -36,7 +37,6 @@ const deadline = 10 * time.Second
 type faultyEngine struct {
 	h       *harness
 	proxy   *faultyProxy
-	cb      *breaker.Backend
 	reg     *prometheus.Registry
 	logs    *observer.ObservedLogs
 	now     atomic.Int64 // the cache's clock, in Unix nanoseconds
@@ -72,15 +72,14 @@ func newFaultyEngine(t *testing.T) *faultyEngine {
 	t.Cleanup(func() { engine.Close() })
 	core, logs := observer.New(zapcore.InfoLevel)
 	f.logs = logs
-	f.cb = breaker.New(engine, breaker.Options{Failures: 3, OpenFor: f.openFor, Log: zap.New(core)})
 	f.now.Store(time.Now().UnixNano())
 	now := func() time.Time { return time.Unix(0, f.now.Load()) }
-	cached := cache.New(f.cb, cache.Options{StaleMax: 10 * time.Minute, CallTimeout: deadline, Now: now,
-		Live: live.New(f.cb.Version, live.Options{Every: live.DefaultEvery, Now: now})})
-	if err := f.reg.Register(f.cb); err != nil {
-		t.Fatal(err)
-	}
-	f.h = newHarness(t, withBackend(func(search.Backend) search.Backend { return cached }), withMetrics(f.reg),
+	f.h = newHarness(t, withBackend(func(search.Backend) search.Backend { return engine }), withMetrics(f.reg),
+		withChain(func(o *chain.Options) {
+			o.Breaker = &breaker.Options{Failures: 3, OpenFor: f.openFor, Log: zap.New(core)}
+			o.Cache = &cache.Options{StaleMax: 10 * time.Minute, CallTimeout: deadline, Now: now}
+			o.Live = live.Options{Every: live.DefaultEvery, Now: now}
+		}),
 		withConfig(func(c *gateway.Config) { c.RequestTimeout = deadline }))
 	return f
 }

@@ -64,8 +64,8 @@ func (c *calling) Totals(ctx context.Context, q search.Query, alts []search.Alte
 	return c.Backend.Totals(ctx, q, alts, m)
 }
 
-// TestEachResourceAsksOnce: every resource makes the backend calls its answer needs and no more
-// (issue 23): a search with its facets and highlights is one call, not one per extra.
+// TestEachResourceAsksOnce: every resource makes the backend calls its answer needs and no more:
+// a search with its facets and highlights is one call, not one per extra.
 func TestEachResourceAsksOnce(t *testing.T) {
 	var c *calling
 	h := newHarness(t, withBackend(func(b search.Backend) search.Backend {

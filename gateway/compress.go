@@ -90,8 +90,8 @@ func (a acceptance) best() encoding {
 
 // compressTo appends b, compressed with e (not identity), to buf. Every coding runs at its fastest
 // level: the CPU is taken from a request's latency (or from the engine, when they share cores),
-// and on a page of results gzip's fastest level costs less than half its default one for output
-// about 12% larger (BenchmarkCompressEnvelope).
+// and on a page of results gzip's fastest level costs far less than its default one for output a
+// little larger (BenchmarkCompressEnvelope, docs/performance.md).
 func compressTo(buf *bytes.Buffer, e encoding, b []byte) error {
 	switch e {
 	case encZstd:
@@ -116,7 +116,7 @@ var (
 		zw, _ := gzip.NewWriterLevel(io.Discard, gzip.BestSpeed) // a valid level: no error
 		return zw
 	}}
-	// Brotli's newer encoder at its fastest level: on a 20 KB page its output is 10% smaller than
+	// Brotli's newer encoder at its fastest level: on a page of results its output is smaller than
 	// the classic encoder's at level 1, about zstd's size, in no more time (BenchmarkCompressEnvelope).
 	brotliWriters = sync.Pool{New: func() any { return brotli.NewWriterV2(io.Discard, 1) }}
 )

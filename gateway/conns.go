@@ -40,9 +40,9 @@ const (
 )
 
 // sendBuffer is each accepted connection's kernel send buffer (SO_SNDBUF; Linux doubles it for
-// its bookkeeping). Left to autotuning, it grows to about 2.8 MB for a client that stops reading,
-// charged to the pod's memory; 256 KiB keeps that to 0.5 MB and still fills a 20 Mbit/s link at
-// 100 ms round trips.
+// its bookkeeping). Left to autotuning, it grows by megabytes for a client that stops reading,
+// charged to the pod's memory; this keeps it small and still fills a client's link at the round
+// trips of a distant one (docs/performance.md).
 const sendBuffer = 256 << 10
 
 // Conns is the public listener, wrapped: it closes the connections past its limits at once, tracks

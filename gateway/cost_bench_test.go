@@ -23,7 +23,7 @@ import (
 )
 
 // The gateway's own cost per request, without the engine: reading the query string, building
-// the envelope and encoding it. Run with -benchmem; the engine's part is measured by mediactl bench.
+// the envelope and encoding it. Run with -benchmem; the engine's part is measured by mediabench run.
 
 // typicalQueries are query strings a search box sends, from the bench mix's shapes.
 var typicalQueries = []string{

@@ -12,7 +12,7 @@ import (
 
 // The search-box extras: completions (resource=suggest), related items (resource=related) and the
 // did-you-mean correction of a misspelt word. Facets and highlighting are part of
-// resource=items (params.go, envelope.go).
+// resource=items (read by the query codec, query/query.go; shaped in envelope.go).
 
 // Corrector is a backend that offers the did-you-mean of a search: a chain's top
 // (search/spell.Speller). The gateway asks for it once, in New.

@@ -17,7 +17,6 @@ import (
 
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/zstd"
-	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
@@ -27,11 +26,13 @@ import (
 	"mediagw/internal/servicetest"
 	"mediagw/ratelimit"
 	"mediagw/search"
+	"mediagw/search/admit"
 	"mediagw/search/bleve"
+	"mediagw/search/breaker"
 	"mediagw/search/cache"
+	"mediagw/search/chain"
 	"mediagw/search/engine"
 	"mediagw/search/live"
-	"mediagw/search/meter"
 	"mediagw/search/searchtest"
 	"mediagw/search/spell"
 )
@@ -144,15 +145,6 @@ func backendOf(t *testing.T, items []search.Item) search.Backend {
 	return b
 }
 
-// liveOf is the owner of b's index version as cmd/mediagw makes it: asked at every read of the
-// embedded index, which knows it without a call, and every interval of an engine.
-func liveOf(b search.Backend, every time.Duration) *live.Version {
-	if _, ok := engineOf(); !ok {
-		every = 0
-	}
-	return live.New(b.Version, live.Options{Every: every})
-}
-
 // harness is one gateway over the test backend, with its config, limiter and log.
 type harness struct {
 	t       *testing.T
@@ -170,11 +162,8 @@ type setup struct {
 	cfg     gateway.Config
 	backend search.Backend
 	limiter gateway.Limiter
-	// metered, when set, registers the engine call metrics (search/meter) of the backend, which
-	// is metered below cached as in cmd/mediagw.
-	metered prometheus.Registerer
-	// cached, when set, puts a cache (search/cache) in front of the backend.
-	cached *cache.Options
+	// chain is the layers chain.New builds in front of the backend, as cmd/mediagw asks for them.
+	chain chain.Options
 }
 
 func withConfig(f func(*gateway.Config)) option { return func(s *setup) { f(&s.cfg) } }
@@ -191,29 +180,29 @@ func fixedNow() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
 func newHarness(t *testing.T, opts ...option) *harness {
 	t.Helper()
 	b, items := testBackend(t)
-	s := setup{cfg: gateway.DefaultConfig(), backend: b}
+	s := setup{cfg: gateway.DefaultConfig(), backend: sharedBackend{b}, chain: chainOptions()}
 	s.cfg.PublicURL = publicURL
 	s.cfg.Attribution = "Fixture data, CC0"
 	s.cfg.RatePolicy = ratelimit.Policy{Limit: 1000, Window: 10 * time.Minute}
 	for _, o := range opts {
 		o(&s)
 	}
-	if s.metered != nil {
-		m := meter.New(s.backend)
-		s.metered.MustRegister(m)
-		s.backend = m
+	c, err := chain.New(s.backend, s.chain)
+	if err != nil {
+		t.Fatalf("chain.New: %v", err)
 	}
-	if s.cached != nil {
-		s.backend = cache.New(s.backend, *s.cached)
+	// The version asked once before the first request, as a replica's first readiness check
+	// (Ping) asks it; a test's failing backend leaves it unknown, as it would at a start.
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if _, err := c.Live.Ask(ctx); err != nil {
+		t.Logf("the index version is unknown at the start: %v", err)
 	}
-	// The did-you-mean tops the chain as in cmd/mediagw; the fixture is loaded once for every
-	// test: its words never change.
-	s.backend = spell.New(s.backend, spell.Options{})
 	if s.limiter == nil {
 		s.limiter = ratelimit.NewMemory(s.cfg.RatePolicy, fixedNow)
 	}
 	core, logs := observer.New(zapcore.DebugLevel)
-	h, err := gateway.New(s.cfg, s.backend, s.limiter, zap.New(core))
+	h, err := gateway.New(s.cfg, c, s.limiter, zap.New(core))
 	if err != nil {
 		t.Fatalf("gateway.New: %v", err)
 	}
@@ -221,8 +210,41 @@ func newHarness(t *testing.T, opts ...option) *harness {
 	for _, it := range items {
 		byID[it.ID] = it
 	}
-	return &harness{t: t, h: h, cfg: s.cfg, backend: s.backend, items: byID, all: items, logs: logs}
+	return &harness{t: t, h: h, cfg: s.cfg, backend: c, items: byID, all: items, logs: logs}
 }
+
+// chainOptions are the layers cmd/mediagw asks of chain.New (cmd/internal/backends) for the
+// backend of the tests: for the embedded index, its version asked at every read (it knows it
+// without a call) and no matches listed (it counts by its own terms); for an engine, its version
+// asked in the background and a breaker. Admission is wide enough that only a test of it refuses.
+func chainOptions() chain.Options {
+	o := chain.Options{Admit: admit.Options{Limit: 64, Wait: time.Second}, Spell: spell.Options{NoMatches: true}}
+	if _, ok := engineOf(); ok {
+		o.Live.Every, o.Spell.NoMatches, o.Breaker = live.DefaultEvery, false, &breaker.Options{}
+	}
+	return o
+}
+
+// quickLive asks an engine's version every 20ms, so that an alias move is noticed quickly, and
+// puts a cache in the chain when cached.
+func quickLive(cached bool) func(*chain.Options) {
+	return func(o *chain.Options) {
+		if o.Live.Every != 0 {
+			o.Live.Every = 20 * time.Millisecond
+		}
+		if cached {
+			o.Cache = &cache.Options{}
+		}
+	}
+}
+
+// sharedBackend is the backend every harness shares: of the search.Backend it serves, it shows a
+// chain nothing more, so that no chain of one test has it read the version from its owner
+// (search.VersionReader, for a backend one chain owns).
+type sharedBackend struct{ search.Backend }
+
+// withChain changes the layers in front of the backend.
+func withChain(f func(*chain.Options)) option { return func(s *setup) { f(&s.chain) } }
 
 // do sends one request from the default visitor; headers come in name, value pairs.
 func (h *harness) do(method, target string, headers ...string) *httptest.ResponseRecorder {

@@ -17,7 +17,6 @@ import (
 	"mediagw/gateway"
 	"mediagw/search"
 	"mediagw/search/bleve"
-	"mediagw/search/cache"
 	"mediagw/search/engine"
 	"mediagw/search/searchtest"
 )
@@ -143,15 +142,10 @@ func TestListsFollowReindex(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 			defer cancel()
 			idx := open(t, ctx, before)
-			backend := idx.backend
-			if cached {
-				// A short version interval, so an alias move is noticed quickly.
-				backend = cache.New(backend, cache.Options{Live: liveOf(backend, 20*time.Millisecond)})
-			}
 			reg := prometheus.NewRegistry()
 			// Every body compressible, so the kept compressed forms are checked too.
-			h := newHarness(t, withBackend(func(search.Backend) search.Backend { return backend }), withMetrics(reg),
-				withConfig(func(c *gateway.Config) { c.GzipMinSize = 1 }))
+			h := newHarness(t, withBackend(func(search.Backend) search.Backend { return idx.backend }), withMetrics(reg),
+				withChain(quickLive(cached)), withConfig(func(c *gateway.Config) { c.GzipMinSize = 1 }))
 
 			old := map[string]string{}
 			for _, res := range []string{"categories", "authors"} {
@@ -167,7 +161,7 @@ func TestListsFollowReindex(t *testing.T) {
 			}
 			// A cache over OpenSearch notices the alias move at its next version check.
 			for {
-				as, err := backend.Authors(ctx)
+				as, err := h.backend.Authors(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}

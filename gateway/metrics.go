@@ -26,7 +26,7 @@ const (
 var (
 	metricResources = append(slices.Clone(query.Resources), resQR, resOpenAPI, resProblem, resDemo, resHealthz, resReadyz, resOther)
 	// ownBuckets resolve the gateway's own time and the limiter's around the millisecond its aim
-	// is (issue 15), where percentiles read from the histogram need narrow buckets.
+	// is (docs/performance.md), where percentiles read from the histogram need narrow buckets.
 	ownBuckets = []float64{.00005, .0001, .0002, .0003, .0004, .0005, .00075, .001, .0015, .002, .003, .005,
 		.0075, .01, .025, .05, .1, .25, .5, 1}
 )

@@ -90,13 +90,13 @@ func labelValues(t *testing.T, reg prometheus.Gatherer, name, label string) []st
 	return out
 }
 
-// withMetrics registers the gateway's metrics and those of the engine calls (search/meter) in reg.
+// withMetrics registers the gateway's metrics and those of every layer of the chain in reg.
 func withMetrics(reg prometheus.Registerer) option {
-	return func(s *setup) { s.cfg.Metrics, s.metered = reg, reg }
+	return func(s *setup) { s.cfg.Metrics, s.chain.Metrics = reg, reg }
 }
 
-// withCache puts a cache in front of the (metered) backend.
-func withCache(opts cache.Options) option { return func(s *setup) { s.cached = &opts } }
+// withCache puts a cache in the chain.
+func withCache(opts cache.Options) option { return func(s *setup) { s.chain.Cache = &opts } }
 
 func TestMetricsRequests(t *testing.T) {
 	reg := prometheus.NewRegistry()

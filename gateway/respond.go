@@ -190,8 +190,8 @@ func encodeBody(v any) (*encodedBody, error) {
 }
 
 // compressed is the body in encoding e, compressed on first use at the fastest level like every
-// response: a higher level would make it about 10% smaller, but the first visitor after a reindex
-// would wait for it (140 ms instead of 25 ms for 100,000 authors in gzip).
+// response: a higher level would make it a little smaller, but the first visitor after a reindex
+// would wait for it (docs/performance.md).
 func (e *encodedBody) compressed(enc encoding) ([]byte, error) {
 	f := &e.forms[enc]
 	f.once.Do(func() {

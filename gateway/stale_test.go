@@ -11,6 +11,7 @@ import (
 
 	"mediagw/search"
 	"mediagw/search/cache"
+	"mediagw/search/chain"
 	"mediagw/search/searchtest"
 )
 
@@ -61,6 +62,14 @@ func (s *switchable) Complete(ctx context.Context, text string, n int) ([]search
 	return s.Backend.Complete(ctx, text, n)
 }
 
+// Version fails while down too: an engine that cannot be reached names no index.
+func (s *switchable) Version(ctx context.Context) (string, error) {
+	if s.down.Load() {
+		return "", errDown
+	}
+	return s.Backend.Version(ctx)
+}
+
 func (s *switchable) Related(ctx context.Context, id string, n int) ([]search.Item, error) {
 	if s.down.Load() {
 		return nil, errDown
@@ -76,10 +85,11 @@ func TestStaleIfError(t *testing.T) {
 	engine := newSwitchable(b)
 	var now atomic.Int64 // the cache's clock, in Unix nanoseconds
 	now.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
-	// Without the owner of the version: every answer is kept for the TTL only.
-	cached := cache.New(engine, cache.Options{TTL: 10 * time.Second, StaleMax: time.Minute,
-		Now: func() time.Time { return time.Unix(0, now.Load()) }})
-	h := newHarness(t, withBackend(func(search.Backend) search.Backend { return cached }))
+	clock := func() time.Time { return time.Unix(0, now.Load()) }
+	h := newHarness(t, withBackend(func(search.Backend) search.Backend { return engine }), withChain(func(o *chain.Options) {
+		o.Cache = &cache.Options{TTL: 10 * time.Second, StaleMax: time.Minute, Now: clock}
+		o.Live.Now = clock
+	}))
 	id := url.QueryEscape(items[0].ID)
 	targets := []string{
 		"/?resource=items&q=harbour&per_page=5", "/?resource=item&id=" + id, "/?resource=categories",

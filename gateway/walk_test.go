@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"mediagw/search"
-	"mediagw/search/cache"
 	"mediagw/search/searchtest"
 )
 
@@ -139,11 +138,7 @@ func TestWalkAcrossReindex(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 			defer cancel()
 			idx := open(t, ctx, searchtest.Fixture(t))
-			backend := idx.backend
-			if cached {
-				backend = cache.New(backend, cache.Options{Live: liveOf(backend, 20*time.Millisecond)})
-			}
-			h := newHarness(t, withBackend(func(search.Backend) search.Backend { return backend }))
+			h := newHarness(t, withBackend(func(search.Backend) search.Backend { return idx.backend }), withChain(quickLive(cached)))
 			b := decode[itemsBody](t, h.get("/?resource=items&per_page=5&sort=az&cursor=*"))
 			if b.Pagination.NextCursor == nil {
 				t.Fatal("no next cursor after the first page")

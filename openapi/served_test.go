@@ -60,7 +60,7 @@ func TestServedDocument(t *testing.T) {
 	}
 }
 
-// TestDocumentMeta: what generated clients and API catalogues read first (issue 15).
+// TestDocumentMeta: what generated clients and API catalogues read first.
 func TestDocumentMeta(t *testing.T) {
 	doc := document(t)
 	if c := doc.Info.Contact; c == nil || c.Name == "" || c.URL == "" {

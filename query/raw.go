@@ -13,8 +13,8 @@ import (
 const maxEchoedRunes = 100
 
 // Bounds of a raw query string. The base path decodes its query before the rate limiter runs
-// (to name the resource in the log line), so without them a 1 MB query of 150,000 keys cost
-// about 100 ms and 27 MB even from a visitor over the limit (BenchmarkOversizedQuery).
+// (to name the resource in the log line), so without them a huge query would cost time and
+// memory even from a visitor over the limit (BenchmarkOversizedQuery, docs/performance.md).
 const (
 	// longestLanguage is room for a language tag, not a limit on the parameter: RFC 5646 asks
 	// parsers to take tags of at least 35 characters, and the English names are shorter.

@@ -231,8 +231,8 @@ func (c *RedisConfig) setDefaults() {
 	}
 	// go-redis's own retries (5 dials 100ms apart, 3 commands) outlast a decision's 100ms: against
 	// a Redis that refuses connections (a killed primary, until its replica is promoted) every try
-	// waited the whole 100ms. One dial and one command retry fail in ~15ms, and the retry still
-	// gets past a connection the server closed.
+	// waited the whole 100ms. One dial and one command retry fail well within it, and the retry
+	// still gets past a connection the server closed.
 	if *k.dialRetries == 0 {
 		*k.dialRetries = 1
 	}

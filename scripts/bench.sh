@@ -58,7 +58,7 @@ elasticsearch) ENGINE_URL=${ELASTICSEARCH_URL:-http://127.0.0.1:9202} ;;
 	exit 2
 	;;
 esac
-# Every part (gateways, mediactl, the direct baseline) reads the engine MEDIA_BACKEND names.
+# Every part (gateways, mediactl, mediabench, the direct baseline) reads the engine MEDIA_BACKEND names.
 export MEDIA_BACKEND=$ENGINE OPENSEARCH_URL=$ENGINE_URL OPENSEARCH_INDEX=$ALIAS ELASTICSEARCH_URL=$ENGINE_URL ELASTICSEARCH_INDEX=$ALIAS
 DIR=$REPO/var/bench
 CATALOGUE=$DIR/catalogue-$ITEMS-$SEED.ndjson.gz
@@ -103,6 +103,7 @@ rm -f "$RESULTS"/*.json
 log "building"
 $GO build -o bin/ ./cmd/...
 MEDIACTL=$REPO/bin/mediactl
+MEDIABENCH=$REPO/bin/mediabench
 
 echo "== machine"
 echo "cpus: $(nproc); memory: $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo); $($GO version | cut -d' ' -f3-4)"
@@ -150,7 +151,7 @@ if [[ $LOAD == 1 ]]; then
 	echo
 	echo "== load into $ENGINE: mediactl load vs plain _bulk of the same documents, then mediactl reindex vs load"
 	loadavg
-	"$MEDIACTL" bench -mode load -catalogue "$CATALOGUE" -log-level warn ${OS_PID:+-cpu $ENGINE=$OS_PID}
+	"$MEDIABENCH" run -mode load -catalogue "$CATALOGUE" -log-level warn ${OS_PID:+-cpu $ENGINE=$OS_PID}
 elif [[ $(curl -fsS "$ENGINE_URL/$ALIAS/_count" 2>/dev/null | grep -o '"count":[0-9]*' | cut -d: -f2) != "$ITEMS" ]] || outdated; then
 	log "loading $ITEMS items into $ENGINE (BENCH_LOAD=0: not timed)"
 	"$MEDIACTL" load -log-level warn "$CATALOGUE" >/dev/null
@@ -222,24 +223,24 @@ fi
 echo
 echo "== categories and authors: first request (engine caches cleared, gateways just started), then cached"
 loadavg
-"$MEDIACTL" bench -mode probe -gateway "$GATEWAYS" -n 50 -log-level warn
+"$MEDIABENCH" run -mode probe -gateway "$GATEWAYS" -n 50 -log-level warn
 
-# The floor: what any gateway costs on this machine. mediactl passthrough forwards the direct
+# The floor: what any gateway costs on this machine. mediabench passthrough forwards the direct
 # requests to the engine unchanged (one more HTTP hop, nothing parsed), on a gateway's CPU
 # (GOMAXPROCS), once as it is and once asking the rate limit in Redis first, as the contract makes
 # every gateway do. The closed loop measures them beside the gateway.
 passthrough() {
 	local name=$1 port=$2
 	shift 2
-	env GOMAXPROCS="$GW_PROCS" "$MEDIACTL" passthrough -listen "127.0.0.1:$port" -log-level warn "$@" 2>"$DIR/$name.log" &
+	env GOMAXPROCS="$GW_PROCS" "$MEDIABENCH" passthrough -listen "127.0.0.1:$port" -log-level warn "$@" 2>"$DIR/$name.log" &
 	pid=$!
 	PIDS+=("$pid")
 	for _ in $(seq 1 200); do
 		curl -sS -m 1 -o /dev/null "http://127.0.0.1:$port/" 2>/dev/null && return
-		kill -0 "$pid" 2>/dev/null || die "mediactl passthrough $name exited; see $DIR/$name.log"
+		kill -0 "$pid" 2>/dev/null || die "mediabench passthrough $name exited; see $DIR/$name.log"
 		sleep 0.05
 	done
-	die "mediactl passthrough $name not listening after 10s; see $DIR/$name.log"
+	die "mediabench passthrough $name not listening after 10s; see $DIR/$name.log"
 }
 passthrough proxy $((PORT + 5))
 VIA="proxy=http://127.0.0.1:$((PORT + 5))/"
@@ -250,7 +251,7 @@ if [[ -n $REDIS_URL ]]; then
 	VIA_CPU="$VIA_CPU,proxy+limit=$pid"
 fi
 
-mix() { loadavg; "$MEDIACTL" bench -catalogue "$CATALOGUE" -seed "$SEED" -duration "$DURATION" -warmup "$WARMUP" -c "$CONC" -log-level warn "$@"; }
+mix() { loadavg; "$MEDIABENCH" run -catalogue "$CATALOGUE" -seed "$SEED" -duration "$DURATION" -warmup "$WARMUP" -c "$CONC" -log-level warn "$@"; }
 # same: a closed-loop comparison measures the same $REQUESTS requests on every target. In a time
 # the faster target gets further into the mix, and at 1,000,000 items 10 s hold a few hundred
 # requests whose costs vary a hundredfold (1% are authors lists of 3 s): which ones each target
@@ -337,5 +338,5 @@ fi
 if [[ -n $CHARTS ]]; then
 	echo
 	echo "== charts of this run"
-	"$MEDIACTL" bench -mode charts -results "$RESULTS" -charts "$CHARTS"
+	"$MEDIABENCH" run -mode charts -results "$RESULTS" -charts "$CHARTS"
 fi

@@ -15,7 +15,6 @@ import (
 	"mediagw/catalogue/gen"
 	"mediagw/internal/servicetest"
 	"mediagw/search/engine"
-	"mediagw/search/searchtest"
 )
 
 // TestUsage: every way of calling a command wrongly is an error that says so (wrapping errUsage
@@ -41,22 +40,6 @@ func TestUsage(t *testing.T) {
 		{args: []string{"reindex", "x"}, want: "reindex takes no arguments", usage: true},
 		{args: []string{"reindex", "-mapping", filepath.Join(t.TempDir(), "missing.json")}, want: "read mapping file"},
 		{args: []string{"reindex", "-rate", "-5"}, want: "-rate -5: want items per second", usage: true},
-		{args: []string{"bench", "x"}, want: "bench takes flags only", usage: true},
-		{args: []string{"bench", "-mode", "soak"}, want: "-mode must be mix, extras, suggest, probe, load or charts", usage: true},
-		{args: []string{"bench", "-mode", "extras", "-catalogue", searchtest.FixturePath()}, want: "measures gateways: give -gateway URL", usage: true},
-		{args: []string{"bench", "-mode", "charts", "-results", "x"}, want: "needs -results DIR and -charts DIR", usage: true},
-		{args: []string{"bench", "-mode", "mix", "-catalogue", searchtest.FixturePath(), "-metrics", "gateway"}, want: "want NAME=URL", usage: true},
-		{args: []string{"bench", "-mode", "mix"}, want: "-catalogue FILE is required", usage: true},
-		{args: []string{"bench", "-mode", "load"}, want: "-catalogue FILE is required", usage: true},
-		{args: []string{"bench", "-mode", "probe", "-direct=false"}, want: "nothing to measure", usage: true},
-		{args: []string{"bench", "-mode", "probe", "-gateway", "ftp://x"}, want: "want an http(s) URL", usage: true},
-		{args: []string{"bench", "-mode", "mix", "-catalogue", searchtest.FixturePath(), "-cpu", "x=0"}, want: "want NAME=PID", usage: true},
-		{args: []string{"bench", "-mode", "mix", "-catalogue", searchtest.FixturePath(), "-via", "http://127.0.0.1:9201"}, want: "want NAME=URL", usage: true},
-		{args: []string{"bench", "-mode", "mix", "-catalogue", searchtest.FixturePath(), "-via", "proxy=127.0.0.1:9201"}, want: "want NAME=URL, an http(s) URL", usage: true},
-		{args: []string{"bench", "-mode", "extras", "-catalogue", searchtest.FixturePath(), "-via", "proxy=http://127.0.0.1:9201"}, want: "-mode mix only", usage: true},
-		{args: []string{"passthrough", "x"}, want: "passthrough takes flags only", usage: true},
-		{args: []string{"passthrough", "-limit"}, want: "-limit needs REDIS_URL", usage: true},
-		{args: []string{"passthrough", "-listen", "127.0.0.1:99999"}, want: "passthrough: listen"},
 		{args: []string{"queries", "x"}, want: "queries takes no arguments", usage: true},
 		{args: []string{"queries", "-n", "0"}, want: "-n 0, want at least 1", usage: true},
 		{args: []string{"queries"}, want: "no query log to read: it is kept in Redis (REDIS_URL)"},
@@ -377,42 +360,6 @@ func TestLoadMissingFile(t *testing.T) {
 	}
 	if out, _, err := mediactl(t, envs, "status"); err != nil || !strings.Contains(out, "no index yet") {
 		t.Errorf("status after it: %v\n%s", err, out)
-	}
-}
-
-// TestBenchCommands runs each mode of mediactl bench briefly against the real engine, with
-// an alias of the test's own loaded from a generated catalogue: the command completes and prints
-// its table. The figures themselves are for `make bench`, not for tests.
-func TestBenchCommands(t *testing.T) {
-	path := testCatalogue(t, 200)
-	envs := openSearchEnv(t)
-	results, charts := t.TempDir(), t.TempDir()
-	// The direct target is named after the engine the settings name.
-	direct := envs["MEDIA_BACKEND"]
-	// load first: it leaves the alias on an index of the catalogue, which the others read; mix
-	// saves its results, which charts draws last.
-	tests := []struct {
-		args []string
-		want []string
-	}{
-		{[]string{"-mode", "load", "-catalogue", path, "-batch", "50"}, []string{"load: 200 items from", "mediactl load"}},
-		{[]string{"-mode", "mix", "-catalogue", path, "-duration", "300ms", "-warmup", "0s", "-rounds", "1", "-c", "1", "-distinct", "20",
-			"-save", filepath.Join(results, "mix.json")}, []string{"mix: ", "target", direct}},
-		{[]string{"-mode", "probe", "-n", "2"}, []string{direct}},
-		{[]string{"-mode", "charts", "-results", results, "-charts", charts}, []string{"wrote " + filepath.Join(charts, "latency-mix.svg")}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.args[1], func(t *testing.T) {
-			stdout, stderr, err := mediactl(t, envs, append([]string{"bench"}, tt.args...)...)
-			if err != nil {
-				t.Fatalf("bench %q: %v\n%s\n%s", tt.args, err, stdout, stderr)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(stdout, w) {
-					t.Errorf("bench %q: output lacks %q:\n%s", tt.args, w, stdout)
-				}
-			}
-		})
 	}
 }
 

@@ -28,12 +28,11 @@ func cacheBytes(cfg config.Config, lim memlimit.Limit) int64 {
 
 // limitedGCPercent is the collector's target growth of the heap (GOGC) while a memory limit is in
 // force and GOGC is not set: the limit bounds the heap, so the collector need not run each time the
-// live heap doubles. At the default 100 it took 15% of the gateway's CPU under the bench's mix
-// (docs/performance.md); at 200 and 300 the gateway's CPU per request is the same in one run. Not
-// more: the heap may grow by that much of what stays live too (the did-you-mean's dictionary, 13 MiB
-// on the real catalogue), and the garbage of the costliest searches (the embedded index's
-// Levenshtein automatons, a few MiB a word and field) fills it; at 300 the attack suite's peak RSS
-// on the embedded index came within 6 MiB of the pod's limit (docs/attack.md).
+// live heap doubles: at the default 100 it took a large share of the gateway's CPU under the
+// bench's mix, and more than 200 saves no more of it. Not more: the heap may grow by that much of
+// what stays live too (the did-you-mean's dictionary), and the garbage of the costliest searches
+// (the embedded index's Levenshtein automatons) fills it, which brought the attack suite's peak
+// RSS on the embedded index close to the pod's limit (docs/performance.md).
 const limitedGCPercent = 200
 
 // applyMemoryLimit gives the Go runtime a memory limit from the cgroup unless GOMEMLIMIT set one,

@@ -2,9 +2,8 @@
 // lets at most Options.Limit calls run at once, makes up to Options.Queue more wait up to
 // Options.Wait for a slot, first come first served, and refuses the rest at once with an
 // *OverloadedError (search.ErrOverloaded). Work beyond what the machine can do only makes every
-// answer later and the process bigger: 150 heavy searches at once took 5 s each and up to 380 MiB
-// on two CPUs, where a bound answers the admitted ones in their own time and the others at once
-// (docs/attack.md). No one visitor (search.VisitorOf) fills the slots: past its share, or once it
+// answer later and the process bigger (docs/performance.md), where a bound answers the admitted
+// ones in their own time and the others at once. No one visitor (search.VisitorOf) fills the slots: past its share, or once it
 // has kept the engine busy lately, its calls run only while half the slots stay free (share.go).
 //
 // It sits below the cache (search/cache): answers from memory are never refused, and a call

@@ -58,7 +58,7 @@ type Options struct {
 // (MEDIA_CACHE_TTL): a popular search costs the engine at most one call per TTL. Answers are
 // keyed by the index version, so none goes out of date while kept: the TTL only lets a rarely
 // asked answer make room before the size bound evicts it, and a long one keeps more of a
-// search box's repeated questions (10 s kept 53-66% of the bench's mix).
+// search box's repeated questions (docs/performance.md).
 const DefaultTTL = 5 * time.Minute
 
 func (o Options) withDefaults() Options {

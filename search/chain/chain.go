@@ -6,6 +6,7 @@ package chain
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -56,6 +57,8 @@ type Chain struct {
 	Live *live.Version
 	// Cache is the cache layer, nil without one.
 	Cache *cache.Backend
+	// Layers names the layers New built, the outermost first, each by its package (search/...).
+	Layers []string
 }
 
 // New builds the chain in front of b.
@@ -65,12 +68,14 @@ func New(b search.Backend, o Options) (*Chain, error) {
 		reg = prometheus.NewRegistry()
 	}
 	var next search.Backend = b
+	var layers []string // the innermost first, as built
 	if o.Breaker != nil {
 		cb := breaker.New(next, *o.Breaker)
 		if err := reg.Register(cb); err != nil {
 			return nil, fmt.Errorf("register breaker metrics: %w", err)
 		}
 		next = cb
+		layers = append(layers, "breaker")
 	}
 	rules, _ := b.(curator)
 	o.Live.Tag = rulesTag(rules)
@@ -87,6 +92,7 @@ func New(b search.Backend, o Options) (*Chain, error) {
 		return nil, fmt.Errorf("register engine call metrics: %w", err)
 	}
 	next = metered
+	layers = append(layers, "admit", "meter")
 	if o.Cache != nil {
 		opts := *o.Cache
 		opts.Live = c.Live
@@ -95,12 +101,15 @@ func New(b search.Backend, o Options) (*Chain, error) {
 			return nil, fmt.Errorf("register cache metrics: %w", err)
 		}
 		next = c.Cache
+		layers = append(layers, "cache")
 	}
 	o.Spell.Live = c.Live
 	if rules != nil {
 		o.Spell.Curation = func() search.Curation { return rules.CurrentRules().Served() }
 	}
 	c.Speller = spell.New(next, o.Spell)
+	c.Layers = append(layers, "spell")
+	slices.Reverse(c.Layers)
 	return c, nil
 }
 

@@ -21,8 +21,7 @@ import (
 // today's, two stricter ones, and today's with fewer fuzzy expansions per word.
 const defaultTypoRules = "3/6,4/8,5/9,3/6:25,3/6:10"
 
-// TestTypoCost is the measure behind search.OneTypoFrom and TwoTyposFrom (issue 23, item 5;
-// docs/relevance.md, "Typo allowance: cost vs precision"). It loads the real catalogue and, for
+// TestTypoCost is the measure behind search.OneTypoFrom and TwoTyposFrom (docs/relevance.md, "Typo allowance: cost vs precision"). It loads the real catalogue and, for
 // each typo rule ("one/two" or "one/two:max_expansions"), finds the known items
 // (searchtest.KnownItems: success@10 and MRR per kind) and measures what running all their
 // queries costs the engine: the node's CPU (process.cpu.total_in_millis), the index's query-phase

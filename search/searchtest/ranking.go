@@ -17,7 +17,7 @@ import (
 	"mediagw/search/text"
 )
 
-// QueryKind is how a user remembers the item they search for (issue 12's known-item benchmark).
+// QueryKind is how a user remembers the item they search for (the known-item benchmark).
 type QueryKind string
 
 // The kinds of known-item query KnownItems makes.
@@ -40,7 +40,7 @@ const (
 	// KindElision: KindTitle of a title with an elided article ("... de l'Amérique ..."), typed
 	// without the article ("... de amerique ..."); for every such item.
 	KindElision QueryKind = "title with an elision"
-	// KindPopular: the one distinctive word of a popular item's title (issue 44: "alice",
+	// KindPopular: the one distinctive word of a popular item's title ("alice",
 	// "sawyer", "darkness"): the word of its title fewest items hold, among those whose titles the
 	// item is the most downloaded of; for the popularItems most downloaded items that have one.
 	// Other titles hold the word too and it scores alike in all of them, so it is the item's
@@ -332,8 +332,7 @@ var relevanceFloor = map[QueryKind]Relevance{
 }
 
 // sameTenAim is the share of known-item queries whose first ten results the backends must agree
-// on (issue 11: 95%; issue 21: 99.5% on every engine line); their first results must agree for
-// every query.
+// on, whatever the engine line; their first results must agree for every query.
 const sameTenAim = 0.995
 
 // rankingPage is the first page the comparison reads: the ten results a user sees.
@@ -341,8 +340,8 @@ const rankingPage = 10
 
 // RunRankingAgreement loads the real catalogue (the lines the reader accepts) into two backends
 // and compares their rankings on the known-item queries (KnownItems): the first result must be
-// the same for every query and the first ten for sameTenAim of them (issue 11), and each backend
-// must find the known items at least as well as relevanceFloor, per kind (issue 12). It logs each
+// the same for every query and the first ten for sameTenAim of them, and each backend
+// must find the known items at least as well as relevanceFloor, per kind. It logs each
 // backend's Relevance per kind. It skips when the real catalogue is not there.
 func RunRankingAgreement(t *testing.T, openA, openB Open) {
 	items, queries := RealKnownItems(t)

@@ -19,7 +19,7 @@ import (
 	"mediagw/search/text"
 )
 
-// The kinds of did-you-mean query SuggestionQueries makes (issue 44): what a correction must leave
+// The kinds of did-you-mean query SuggestionQueries makes: what a correction must leave
 // alone, and the typos the typo allowance may find but a person still wants named.
 const (
 	// KindCorrectTitle: the title's first suggestionWords words, spelt right; the share that gets
@@ -37,7 +37,7 @@ const (
 // SuggestionKinds are the did-you-mean kinds in the order reports list them.
 var SuggestionKinds = []QueryKind{KindCorrectTitle, KindSwappedShort, KindSwappedDropped}
 
-// suggestionAims are the issue's targets: at most this share of correct titles get a
+// suggestionAims are the did-you-mean's aims: at most this share of correct titles get a
 // suggestion, at least this share of each typo kind is corrected back.
 var suggestionAims = map[QueryKind]float64{KindCorrectTitle: 0.02, KindSwappedShort: 0.60, KindSwappedDropped: 0.60}
 

@@ -97,7 +97,7 @@ func NewDictionary(words []search.Word) (*Dictionary, error) {
 	}
 	terms := d.terms
 	// Sized at once: grown by appending, the array and its last copies took twice its size at the
-	// end of the build (20 MiB at 1M items).
+	// end of the build.
 	size := 0
 	for _, t := range terms {
 		if n := utf8.RuneCountInString(t); n <= maxIndexedRunes {

@@ -18,7 +18,7 @@ import (
 	"mediagw/search/engine"
 )
 
-// passthroughFlags are the flags of `mediactl passthrough`.
+// passthroughFlags are the flags of `mediabench passthrough`.
 type passthroughFlags struct {
 	listen string
 	limit  bool

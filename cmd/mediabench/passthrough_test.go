@@ -13,7 +13,7 @@ import (
 	"mediagw/internal/servicetest"
 )
 
-// TestPassthroughCommand: `mediactl passthrough -limit` forwards requests to the engine it is
+// TestPassthroughCommand: `mediabench passthrough -limit` forwards requests to the engine it is
 // configured with, counts each visitor in the real Redis under its own keys (a visitor past
 // MEDIA_RATE_LIMIT gets 429, another visitor does not), and stops cleanly when told to.
 func TestPassthroughCommand(t *testing.T) {
