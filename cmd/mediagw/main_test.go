@@ -471,6 +471,8 @@ func TestBadConfiguration(t *testing.T) {
 		{"no index", map[string]string{"MEDIA_INDEX_DIR": t.TempDir()}, nil, "mediactl load"},
 		{"address in use", map[string]string{"MEDIA_ADDR": busy.Addr().String()}, nil, busy.Addr().String()},
 		{"stray argument", nil, []string{"serve"}, "unexpected arguments"},
+		{"bad rate limit policies", map[string]string{"MEDIA_RATE_LIMIT_POLICIES": "testdata/policies-bad"}, nil, `testdata/policies-bad: ratelimit: invalid policies file: line 3: window "10"`},
+		{"missing rate limit policies", map[string]string{"MEDIA_RATE_LIMIT_POLICIES": "testdata/none"}, nil, "testdata/none"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
