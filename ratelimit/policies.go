@@ -18,7 +18,6 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -62,11 +61,9 @@ type Network struct {
 // specific range. It never changes once made; nil and the zero value hold none.
 type Policies struct {
 	networks []Network
-	// ranges maps every range to its network's index in networks.
-	ranges map[netip.Prefix]int
-	// lengths4 and lengths6 are the ranges' distinct prefix lengths, longest first: a lookup
-	// tries one map entry per length present, not one per bit.
-	lengths4, lengths6 []int
+	// v4 and v6 hold every range by its bits: a lookup walks at most the address's bits, whatever
+	// the file holds.
+	v4, v6 trie
 }
 
 // Networks are the file's policies, in the file's order.
@@ -83,23 +80,73 @@ func (ps *Policies) Current() *Policies { return ps }
 // Lookup finds the policy of address a: the index in Networks of the network whose range holding
 // a is the most specific, and that range; ok is false for an address in no range.
 func (ps *Policies) Lookup(a netip.Addr) (network int, r netip.Prefix, ok bool) {
-	if ps == nil || len(ps.ranges) == 0 {
+	if ps == nil || len(ps.networks) == 0 {
 		return 0, netip.Prefix{}, false
 	}
-	lengths := ps.lengths4
-	if a.Is6() {
-		lengths = ps.lengths6
+	var i, bits int
+	if a.Is4() {
+		b := a.As4()
+		i, bits, ok = ps.v4.lookup(b[:])
+	} else {
+		b := a.As16()
+		i, bits, ok = ps.v6.lookup(b[:])
 	}
-	for _, bits := range lengths {
-		p, err := a.Prefix(bits)
-		if err != nil {
-			continue
-		}
-		if i, found := ps.ranges[p]; found {
-			return i, p, true
-		}
+	if !ok {
+		return 0, netip.Prefix{}, false
 	}
-	return 0, netip.Prefix{}, false
+	r, _ = a.Prefix(bits)
+	return i, r, true
+}
+
+// trie is a binary trie of ranges, one level per bit; nodes[0] is the root.
+type trie struct{ nodes []trieNode }
+
+type trieNode struct {
+	// child are the nodes one bit further, by that bit: an index in nodes, 0 for none (the root is
+	// nobody's child).
+	child [2]int32
+	// network is the index in networks, plus one, of the range ending here; 0 for none.
+	network int32
+}
+
+func bitAt(b []byte, i int) int { return int(b[i/8]>>(7-i%8)) & 1 }
+
+// insert adds the range of the first bits of addr, for network i.
+func (t *trie) insert(addr []byte, bits, i int) {
+	if t.nodes == nil {
+		t.nodes = make([]trieNode, 1)
+	}
+	n := 0
+	for d := range bits {
+		c := bitAt(addr, d)
+		if t.nodes[n].child[c] == 0 {
+			t.nodes = append(t.nodes, trieNode{})
+			t.nodes[n].child[c] = int32(len(t.nodes) - 1)
+		}
+		n = int(t.nodes[n].child[c])
+	}
+	t.nodes[n].network = int32(i + 1)
+}
+
+// lookup finds the longest range holding addr: its network and its bits.
+func (t *trie) lookup(addr []byte) (network, bits int, ok bool) {
+	if t.nodes == nil {
+		return 0, 0, false
+	}
+	n := 0
+	for d := 0; ; d++ {
+		if nw := t.nodes[n].network; nw != 0 {
+			network, bits, ok = int(nw-1), d, true
+		}
+		if d == len(addr)*8 {
+			return network, bits, ok
+		}
+		next := t.nodes[n].child[bitAt(addr, d)]
+		if next == 0 {
+			return network, bits, ok
+		}
+		n = int(next)
+	}
 }
 
 // LineError is a bad line of the policies file.
@@ -129,7 +176,7 @@ func ParsePolicies(data []byte) (*Policies, error) {
 	if len(data) > MaxPoliciesBytes {
 		return nil, &PoliciesError{Lines: []LineError{{1, fmt.Errorf("the file is over %d bytes", MaxPoliciesBytes)}}}
 	}
-	ps := &Policies{ranges: make(map[netip.Prefix]int)}
+	ps := &Policies{}
 	names := make(map[string]int)
 	rangeLines := make(map[netip.Prefix]int)
 	var bad []LineError
@@ -167,24 +214,18 @@ func ParsePolicies(data []byte) (*Policies, error) {
 		nw.Line = n
 		names[nw.Name] = n
 		for _, r := range nw.Ranges {
-			ps.ranges[r] = len(ps.networks)
+			if a := r.Addr(); a.Is4() {
+				b := a.As4()
+				ps.v4.insert(b[:], r.Bits(), len(ps.networks))
+			} else {
+				b := a.As16()
+				ps.v6.insert(b[:], r.Bits(), len(ps.networks))
+			}
 		}
 		ps.networks = append(ps.networks, nw)
 	}
 	if bad != nil {
 		return nil, &PoliciesError{Lines: bad}
-	}
-	for r := range ps.ranges {
-		if r.Addr().Is4() {
-			ps.lengths4 = append(ps.lengths4, r.Bits())
-		} else {
-			ps.lengths6 = append(ps.lengths6, r.Bits())
-		}
-	}
-	for _, l := range []*[]int{&ps.lengths4, &ps.lengths6} {
-		slices.Sort(*l)
-		slices.Reverse(*l)
-		*l = slices.Compact(*l)
 	}
 	return ps, nil
 }
