@@ -237,6 +237,8 @@ func TestReplicasApplyOnePoliciesFile(t *testing.T) {
 
 			for i := range pr.urls {
 				expectPolicy(t, pr.do(i, "203.0.113.16"), i, "default", 120, 119-boolInt(pr.shared)*i)
+				// A response the limit does not count says where the visitor stands under its policy.
+				expectPolicy(t, pr.send(pr.client, i, "/healthz", "203.0.113.9"), i, "newsroom", 4, 0)
 			}
 			for i := range pr.urls {
 				if n := pr.counter(i, "mediagw_ratelimit_policy_decisions_total", "policy=schools", "result=limited"); n < 1 {
