@@ -178,6 +178,23 @@ func TestUnderPolicy(t *testing.T) {
 	}
 }
 
+// TestUnderPolicyWhenRedisFails: with Redis unreachable, the in-process fallback and the shadow
+// in front decide a call under the policy its context names, as Redis would have.
+func TestUnderPolicyWhenRedisFails(t *testing.T) {
+	p := Policy{Limit: 3, Window: time.Minute}
+	ctx := WithPolicy(t.Context(), &p)
+	s := NewShadow(NewFallback(unreachableRedis(t), NewMemory(contract, nil), nil), contract, nil)
+	for i := range 5 {
+		d, err := s.Allow(ctx, "schools|v")
+		if err != nil || d.Limit != 3 || d.Allowed != (i < 3) {
+			t.Fatalf("request %d: %+v, %v; want limit 3, allowed only for the first 3", i+1, d, err)
+		}
+	}
+	if d, err := s.Inspect(ctx, "schools|v"); err != nil || d.Allowed || d.Limit != 3 {
+		t.Errorf("standing: %+v, %v; want limited at 3", d, err)
+	}
+}
+
 func BenchmarkPoliciesLookup(b *testing.B) {
 	var sb strings.Builder
 	sb.WriteString("wide 100 10m address 10.0.0.0/8, 2001:db8::/32\n")
