@@ -48,6 +48,9 @@ type Config struct {
 	RedisURL   string
 	RateLimit  int
 	RateWindow time.Duration
+	// RatePolicies is the operator's file of networks with rate limits of their own
+	// (ratelimit.ParsePolicies); empty means none.
+	RatePolicies string
 	// QueryLogTop is how many queries each bucket of the query log counts (querylog.Options.Top);
 	// 0 keeps no query text. QueryLogWindow is how far back the log reaches.
 	QueryLogTop    int
@@ -193,6 +196,8 @@ var Settings = []Setting{
 			}
 			return nil
 		}},
+	{"MEDIA_RATE_LIMIT_POLICIES", "rate-limit-policies", "", "file of networks (CIDR ranges) with rate limits of their own, read again within seconds of a change (README: Networks with allowances of their own); empty: every visitor has MEDIA_RATE_LIMIT",
+		func(c *Config, v string) error { c.RatePolicies = v; return nil }},
 	{"MEDIA_QUERY_LOG_TOP", "query-log-top", "1000", "distinct queries the query log counts per 24th of its window, of all searches and of those that found nothing, shared in Redis (mediactl queries); a count is within 1/this of the window's searches. 0 keeps no query text (the counters on /metrics only), as does an empty REDIS_URL",
 		func(c *Config, v string) error {
 			if err := nonNegativeInt(v, &c.QueryLogTop); err != nil || c.QueryLogTop > querylog.MaxTop {

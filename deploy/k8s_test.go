@@ -191,6 +191,24 @@ func one[T any](t *testing.T, kind string, objs []T) T {
 	return objs[0]
 }
 
+const (
+	// settingsMap holds every setting; policiesMap the rate-limit policies file.
+	settingsMap = "mediagw"
+	policiesMap = "mediagw-rate-limit-policies"
+)
+
+// configMap is the ConfigMap of that name.
+func configMap(t *testing.T, m manifests, name string) *corev1.ConfigMap {
+	t.Helper()
+	for _, cm := range m.configMaps {
+		if cm.Name == name {
+			return cm
+		}
+	}
+	t.Fatalf("no ConfigMap %s", name)
+	return nil
+}
+
 func TestKustomizationResourcesExist(t *testing.T) {
 	k := kustomization(t)
 	listed := map[string]bool{}
@@ -221,7 +239,8 @@ func TestManifestsDecodeStrictly(t *testing.T) {
 	counts := map[string]int{"ConfigMap": len(m.configMaps), "Deployment": len(m.deployments), "Service": len(m.services),
 		"HorizontalPodAutoscaler": len(m.hpas), "PodDisruptionBudget": len(m.pdbs), "Job": len(m.jobs),
 		"Namespace": len(m.namespaces), "NetworkPolicy": len(m.policies)}
-	want := map[string]int{"NetworkPolicy": 2} // the default deny and the gateway's
+	// The default deny and the gateway's; the settings and the rate-limit policies.
+	want := map[string]int{"NetworkPolicy": 2, "ConfigMap": 2}
 	for kind, n := range counts {
 		if w := cmp.Or(want[kind], 1); n != w {
 			t.Errorf("want %d %s in the base, have %d", w, kind, n)
@@ -286,7 +305,7 @@ func TestKustomizeBuild(t *testing.T) {
 	if k.Namespace != ns.Name {
 		t.Errorf("kustomization namespace %q, the base creates %q", k.Namespace, ns.Name)
 	}
-	for _, o := range []metav1.Object{d, job, one(t, "Service", m.services), one(t, "ConfigMap", m.configMaps),
+	for _, o := range []metav1.Object{d, job, one(t, "Service", m.services), configMap(t, m, settingsMap), configMap(t, m, policiesMap),
 		one(t, "HorizontalPodAutoscaler", m.hpas), one(t, "PodDisruptionBudget", m.pdbs), m.policies[0], m.policies[1]} {
 		if o.GetNamespace() != ns.Name {
 			t.Errorf("%s is in namespace %q, want %q", o.GetName(), o.GetNamespace(), ns.Name)
@@ -299,7 +318,7 @@ func TestKustomizeBuild(t *testing.T) {
 }
 
 func TestConfigMapHasExactlyTheSettings(t *testing.T) {
-	cm := one(t, "ConfigMap", baseFiles(t).configMaps)
+	cm := configMap(t, baseFiles(t), settingsMap)
 	known := map[string]setting{}
 	for _, s := range settings(t) {
 		known[s.env] = s
@@ -340,7 +359,7 @@ func TestConfigMapHasExactlyTheSettings(t *testing.T) {
 func TestDeployment(t *testing.T) {
 	m := baseFiles(t)
 	d := one(t, "Deployment", m.deployments)
-	cm := one(t, "ConfigMap", m.configMaps)
+	cm := configMap(t, m, settingsMap)
 	spec := d.Spec.Template.Spec
 
 	if d.Spec.Replicas == nil || *d.Spec.Replicas != 2 {
@@ -425,9 +444,7 @@ func TestDeployment(t *testing.T) {
 	if _, ok := c.Resources.Limits[corev1.ResourceMemory]; !ok {
 		t.Error("no memory limit")
 	}
-	if len(spec.Volumes) != 0 {
-		t.Errorf("volumes %v: the gateway on OpenSearch writes nothing and needs none", spec.Volumes)
-	}
+	checkPoliciesMount(t, spec, c, cm.Data["MEDIA_RATE_LIMIT_POLICIES"])
 	if spec.AutomountServiceAccountToken == nil || *spec.AutomountServiceAccountToken {
 		t.Error("the service account token is mounted; the gateway never calls the Kubernetes API")
 	}
@@ -567,7 +584,7 @@ func TestServiceHPAAndPDBTargetTheGateway(t *testing.T) {
 func TestLoadJob(t *testing.T) {
 	m := baseFiles(t)
 	job := one(t, "Job", m.jobs)
-	cm := one(t, "ConfigMap", m.configMaps)
+	cm := configMap(t, m, settingsMap)
 	spec := job.Spec.Template.Spec
 	if spec.RestartPolicy != corev1.RestartPolicyNever && spec.RestartPolicy != corev1.RestartPolicyOnFailure {
 		t.Errorf("restartPolicy %q", spec.RestartPolicy)
@@ -595,9 +612,10 @@ func TestLoadJob(t *testing.T) {
 	}
 }
 
-// TestOverlaySetsDigestAndProxies builds an overlay as deploy/README.md writes one: the release's
-// digest replaces the base's placeholder, and the ingress pods' range becomes the trusted proxies.
-func TestOverlaySetsDigestAndProxies(t *testing.T) {
+// buildOverlay builds an overlay of the given files (kustomization.yaml among them) over a copy of
+// the base, as deploy/README.md writes one, and decodes its output.
+func buildOverlay(t *testing.T, overlay map[string]string) manifests {
+	t.Helper()
 	// An in-memory copy: kustomize takes a base only by a path relative to the overlay.
 	fs := filesys.MakeFsInMemory()
 	files, err := filepath.Glob(filepath.Join(baseDir, "*.yaml"))
@@ -613,22 +631,10 @@ func TestOverlaySetsDigestAndProxies(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	const digest = "sha256:3f1c4a2b9d8e7f60112233445566778899aabbccddeeff00112233445566778a"
-	overlay := `apiVersion: kustomize.config.k8s.io/v1beta1
-kind: Kustomization
-resources:
-  - ../base
-images:
-  - name: registry.example.org/mediagw
-    newTag: "1.4.0"
-    digest: ` + digest + `
-patches:
-  - target: {kind: ConfigMap, name: mediagw}
-    patch: |
-      - {op: replace, path: /data/MEDIA_TRUSTED_PROXIES, value: "10.42.7.0/24"}
-`
-	if err := fs.WriteFile("/overlay/kustomization.yaml", []byte(overlay)); err != nil {
-		t.Fatal(err)
+	for name, content := range overlay {
+		if err := fs.WriteFile(filepath.Join("/overlay", name), []byte(content)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	res, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fs, "/overlay")
 	if err != nil {
@@ -642,13 +648,98 @@ patches:
 	if err := decodeStrict(out, &m); err != nil {
 		t.Fatal(err)
 	}
+	return m
+}
+
+// TestOverlaySetsDigestAndProxies builds an overlay as deploy/README.md writes one: the release's
+// digest replaces the base's placeholder, and the ingress pods' range becomes the trusted proxies.
+func TestOverlaySetsDigestAndProxies(t *testing.T) {
+	const digest = "sha256:3f1c4a2b9d8e7f60112233445566778899aabbccddeeff00112233445566778a"
+	m := buildOverlay(t, map[string]string{"kustomization.yaml": `apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources:
+  - ../base
+images:
+  - name: registry.example.org/mediagw
+    newTag: "1.4.0"
+    digest: ` + digest + `
+patches:
+  - target: {kind: ConfigMap, name: mediagw}
+    patch: |
+      - {op: replace, path: /data/MEDIA_TRUSTED_PROXIES, value: "10.42.7.0/24"}
+`})
 	want := "registry.example.org/mediagw:1.4.0@" + digest
 	for _, c := range []corev1.Container{one(t, "Deployment", m.deployments).Spec.Template.Spec.Containers[0], one(t, "Job", m.jobs).Spec.Template.Spec.Containers[0]} {
 		if c.Image != want {
 			t.Errorf("container %s: image %q, want %q", c.Name, c.Image, want)
 		}
 	}
-	if got := one(t, "ConfigMap", m.configMaps).Data["MEDIA_TRUSTED_PROXIES"]; got != "10.42.7.0/24" {
+	if got := configMap(t, m, settingsMap).Data["MEDIA_TRUSTED_PROXIES"]; got != "10.42.7.0/24" {
 		t.Errorf("MEDIA_TRUSTED_PROXIES = %q after the overlay's patch", got)
 	}
+}
+
+// checkPoliciesMount wants the rate-limit policies ConfigMap mounted read-only as a directory (a
+// subPath mount would never see an update) where MEDIA_RATE_LIMIT_POLICIES names its file, and no
+// other volume: the gateway on OpenSearch writes nothing.
+func checkPoliciesMount(t *testing.T, spec corev1.PodSpec, c corev1.Container, path string) {
+	t.Helper()
+	if len(spec.Volumes) != 1 || spec.Volumes[0].ConfigMap == nil || spec.Volumes[0].ConfigMap.Name != policiesMap {
+		t.Fatalf("volumes %v: want the ConfigMap %s alone", spec.Volumes, policiesMap)
+	}
+	v := spec.Volumes[0]
+	if len(v.ConfigMap.Items) != 0 {
+		t.Errorf("volume %s picks items %v: the file is the ConfigMap's key", v.Name, v.ConfigMap.Items)
+	}
+	if len(c.VolumeMounts) != 1 {
+		t.Fatalf("volume mounts %v: want the policies' alone", c.VolumeMounts)
+	}
+	vm := c.VolumeMounts[0]
+	if vm.Name != v.Name || !vm.ReadOnly || vm.SubPath != "" || vm.SubPathExpr != "" {
+		t.Errorf("mount %+v: want volume %s read-only, without a subPath (the kubelet never updates one)", vm, v.Name)
+	}
+	if dir, key := filepath.Split(path); filepath.Clean(dir) != filepath.Clean(vm.MountPath) || key != "policies" {
+		t.Errorf("MEDIA_RATE_LIMIT_POLICIES %q is not the key policies of the mount at %s", path, vm.MountPath)
+	}
+}
+
+// TestRateLimitPoliciesEmpty: the base gives no network an allowance of its own; its file holds
+// comments only, in the one key the pods read.
+func TestRateLimitPoliciesEmpty(t *testing.T) {
+	cm := configMap(t, baseFiles(t), policiesMap)
+	if len(cm.Data) != 1 || len(cm.BinaryData) != 0 {
+		t.Fatalf("ConfigMap %s: keys %v, want policies alone", policiesMap, slices.Sorted(maps.Keys(cm.Data)))
+	}
+	file, ok := cm.Data["policies"]
+	if !ok {
+		t.Fatalf("ConfigMap %s has no key policies", policiesMap)
+	}
+	for line := range strings.Lines(file) {
+		if l := strings.TrimSpace(line); l != "" && !strings.HasPrefix(l, "#") {
+			t.Errorf("ConfigMap %s gives a network a policy in the base: %q", policiesMap, l)
+		}
+	}
+}
+
+// TestOverlayGivesASchoolItsAllowance builds the overlay README.md shows: its file replaces the
+// base's under the same name, so the mounted file changes in place.
+func TestOverlayGivesASchoolItsAllowance(t *testing.T) {
+	const policies = "schools  1200  10m  address  198.51.100.0/24\n"
+	m := buildOverlay(t, map[string]string{"policies": policies, "kustomization.yaml": `apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources:
+  - ../base
+configMapGenerator:
+  - name: mediagw-rate-limit-policies
+    behavior: replace
+    files:
+      - policies
+    options:
+      disableNameSuffixHash: true
+`})
+	if got := configMap(t, m, policiesMap).Data["policies"]; got != policies {
+		t.Errorf("policies after the overlay: %q, want %q", got, policies)
+	}
+	spec := one(t, "Deployment", m.deployments).Spec.Template.Spec
+	checkPoliciesMount(t, spec, spec.Containers[0], configMap(t, m, settingsMap).Data["MEDIA_RATE_LIMIT_POLICIES"])
 }

@@ -30,8 +30,12 @@ type Config struct {
 	Attribution string
 	// MaxAge is the Cache-Control max-age of each resource's successful responses.
 	MaxAge MaxAge
-	// RatePolicy is the limit the limiter enforces, announced in RateLimit-Policy.
+	// RatePolicy is the limit the limiter enforces, announced in RateLimit-Policy, for a visitor
+	// in no network of Policies.
 	RatePolicy ratelimit.Policy
+	// Policies, when not nil, are the networks with limits of their own: the limiter is told to
+	// decide their visitors' requests under them (ratelimit.WithPolicy).
+	Policies PolicySource
 	// RequestTimeout bounds each call to the search engine; past it the client gets 504.
 	RequestTimeout time.Duration
 	// LimiterTimeout bounds each call to the limiter; past it the request is let through.

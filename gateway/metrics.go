@@ -31,9 +31,9 @@ var (
 		.0075, .01, .025, .05, .1, .25, .5, 1}
 )
 
-// metrics are the gateway's Prometheus series. Rate-limit decisions and fallbacks are not among
-// them: ratelimit.Fallback counts those where they are decided, and a 429 shows here as a status.
-// Nor are the engine calls: search/meter counts those below the cache.
+// metrics are the gateway's Prometheus series. Rate-limit decisions are counted here per policy,
+// since the gateway chooses it; fallbacks are not: ratelimit.Fallback counts those where they
+// happen. Nor are the engine calls: search/meter counts those below the cache.
 type metrics struct {
 	requests        *prometheus.CounterVec
 	duration        *prometheus.HistogramVec
@@ -42,6 +42,8 @@ type metrics struct {
 	own             *prometheus.HistogramVec
 	limiterDuration prometheus.Histogram
 	speculated      *prometheus.CounterVec
+	// policyDecisions' policy label is a name of the operator's policies file, or "default".
+	policyDecisions *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
@@ -77,6 +79,10 @@ func newMetrics() *metrics {
 			Name: "mediagw_ratelimit_speculated_total",
 			Help: "Requests whose handler ran while the rate limit decided, by decision: allowed, limited (the answer thrown away for a 429) or failed (let through).",
 		}, []string{"result"}),
+		policyDecisions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mediagw_ratelimit_policy_decisions_total",
+			Help: "Rate-limit decisions by the policy they were made under (a name of the policies file, or default) and result: allowed or limited.",
+		}, []string{"policy", "result"}),
 	}
 	// Series that exist from the start make rate() and absent-alerts work before the first event.
 	for _, r := range []string{query.ResourceItems, query.ResourceItem, query.ResourceCategories, query.ResourceAuthors, resQR, resOpenAPI} {
@@ -97,6 +103,7 @@ func (m *metrics) Describe(ch chan<- *prometheus.Desc) {
 	m.own.Describe(ch)
 	m.limiterDuration.Describe(ch)
 	m.speculated.Describe(ch)
+	m.policyDecisions.Describe(ch)
 }
 
 // Collect implements prometheus.Collector.
@@ -108,6 +115,7 @@ func (m *metrics) Collect(ch chan<- prometheus.Metric) {
 	m.own.Collect(ch)
 	m.limiterDuration.Collect(ch)
 	m.speculated.Collect(ch)
+	m.policyDecisions.Collect(ch)
 }
 
 // observeRequest records one finished request: how long it took, and how much of that it waited

@@ -32,10 +32,8 @@ func (g *Gateway) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		if !validRequestID(id) {
 			id = rand.Text()
 		}
-		st := &requestState{
-			id:      id,
-			visitor: visitorKey(req.RemoteAddr, req.Header.Values(echo.HeaderXForwardedFor), req.Header.Get(echo.HeaderXRealIP), g.cfg.TrustedProxies),
-		}
+		st := &requestState{id: id}
+		st.visitor, st.policy = g.visitor(req)
 		c.Set(stateKey, st)
 		// The backend's admission shares its slots out by visitor (search/admit).
 		ctx := search.WithVisitor(req.Context(), st.visitor)

@@ -70,7 +70,7 @@ func TestMethods(t *testing.T) {
 // the older rate-limit ones, and never Cache-Status or Age, which would tell a page that someone
 // else searched the same query lately; the headers themselves are still sent.
 func TestExposedHeaders(t *testing.T) {
-	h := newHarness(t, func(s *setup) { s.cached = &cache.Options{TTL: time.Minute} })
+	h := newHarness(t, withCache(cache.Options{TTL: time.Minute}))
 	want := append(strings.Split(exposed, ", "), "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
 	slices.Sort(want)
 	tests := []struct {

@@ -39,29 +39,30 @@ func (g *Gateway) limit(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		st := state(c)
 		st.counted = true
-		c.Response().Header().Set("RateLimit-Policy", g.ratePolicy)
+		rp := g.policyOf(st)
+		c.Response().Header().Set("RateLimit-Policy", rp.header)
 		if g.allowances != nil && g.allowances.held.Load() < maxHeldTotal && g.allowances.reserve(st.visitor) {
 			return g.speculate(c, next)
 		}
 		ctx, cancel := context.WithTimeout(c.Request().Context(), g.cfg.LimiterTimeout)
-		d, err := g.allow(ctx, st.visitor, false)
+		d, err := g.allow(ctx, st.visitor, rp, false)
 		cancel()
 		if err != nil {
 			g.log.Warn("rate limiter failed; request let through", zap.String("request_id", st.id), zap.Error(err))
 			return next(c)
 		}
-		setStanding(c.Response().Header(), d)
+		setStanding(c.Response().Header(), rp, d)
 		if !d.Allowed {
-			return rateLimited(g.cfg.RatePolicy, d.RetryAfter)
+			return rateLimited(rp.policy, d.RetryAfter)
 		}
 		return next(c)
 	}
 }
 
-// allow counts one request of visitor, times the call and notes the decision for speculation;
-// reserved says the request was speculated. A panic becomes an error, as a speculated request's
-// decision runs outside the handler's recovery.
-func (g *Gateway) allow(ctx context.Context, visitor string, reserved bool) (d ratelimit.Decision, err error) {
+// allow counts one request of visitor under its policy, times the call, counts the decision and
+// notes it for speculation; reserved says the request was speculated. A panic becomes an error,
+// as a speculated request's decision runs outside the handler's recovery.
+func (g *Gateway) allow(ctx context.Context, visitor string, rp *ratePolicy, reserved bool) (d ratelimit.Decision, err error) {
 	start := time.Now()
 	defer func() {
 		if p := recover(); p != nil {
@@ -70,11 +71,22 @@ func (g *Gateway) allow(ctx context.Context, visitor string, reserved bool) (d r
 		if g.metrics != nil {
 			g.metrics.limiterDuration.Observe(time.Since(start).Seconds())
 		}
+		if err == nil {
+			rp.count(d)
+		}
 		if g.allowances != nil {
 			g.allowances.heard(visitor, d, err, reserved)
 		}
 	}()
-	return g.limiter.Allow(ctx, visitor)
+	return g.limiter.Allow(rp.context(ctx), visitor)
+}
+
+// policyOf is the policy the request counts under; one observe did not see counts under the default.
+func (g *Gateway) policyOf(st *requestState) *ratePolicy {
+	if st.policy == nil {
+		st.policy = &g.policies.current().def
+	}
+	return st.policy
 }
 
 // standing gives a response the limit did not count its visitor's standing, without counting it,
@@ -87,18 +99,19 @@ func (g *Gateway) standing(c *echo.Context) {
 	}
 	// Once only: a hook that fails must not run again for the error response that follows.
 	st.counted = true
-	c.Response().Header().Set("RateLimit-Policy", g.ratePolicy)
-	d, err := g.inspect(c, st.visitor)
+	rp := g.policyOf(st)
+	c.Response().Header().Set("RateLimit-Policy", rp.header)
+	d, err := g.inspect(c, st.visitor, rp)
 	if err != nil {
 		g.log.Warn("rate limiter failed; response sent without the visitor's standing", zap.String("request_id", st.id), zap.Error(err))
 		return
 	}
-	setStanding(c.Response().Header(), d)
+	setStanding(c.Response().Header(), rp, d)
 }
 
 // inspect asks the inspector under the limiter's timeout. It runs while the status line is being
 // written, outside the handler's recovery, so a panic becomes an error here.
-func (g *Gateway) inspect(c *echo.Context, visitor string) (d ratelimit.Decision, err error) {
+func (g *Gateway) inspect(c *echo.Context, visitor string, rp *ratePolicy) (d ratelimit.Decision, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("rate limiter panicked: %v", p)
@@ -106,12 +119,13 @@ func (g *Gateway) inspect(c *echo.Context, visitor string) (d ratelimit.Decision
 	}()
 	ctx, cancel := context.WithTimeout(c.Request().Context(), g.cfg.LimiterTimeout)
 	defer cancel()
-	return g.inspector.Inspect(ctx, visitor)
+	return g.inspector.Inspect(rp.context(ctx), visitor)
 }
 
-// setStanding writes where the visitor stands: RateLimit and the older X-RateLimit-* headers.
-func setStanding(h http.Header, d ratelimit.Decision) {
-	h.Set("RateLimit", fmt.Sprintf(`"default";r=%d;t=%d`, d.Remaining, ceilSeconds(d.RetryAfter)))
+// setStanding writes where the visitor stands under its policy rp: RateLimit and the older
+// X-RateLimit-* headers.
+func setStanding(h http.Header, rp *ratePolicy, d ratelimit.Decision) {
+	h.Set("RateLimit", rp.standingName+";r="+strconv.Itoa(d.Remaining)+";t="+strconv.FormatInt(ceilSeconds(d.RetryAfter), 10))
 	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(ceilSeconds(d.ResetAfter), 10))

@@ -38,8 +38,8 @@ type Gateway struct {
 	// visitorSecret keys the visitor hash in log lines, so a log never holds an address and the
 	// hash means nothing outside this process.
 	visitorSecret []byte
-	// ratePolicy is the RateLimit-Policy value, fixed at start.
-	ratePolicy string
+	// policies are the rate-limit policies in force, the default's and the networks'.
+	policies *policyTables
 	// metrics is nil when the config asked for none.
 	metrics  *metrics
 	draining atomic.Bool
@@ -100,7 +100,6 @@ func New(cfg Config, backend search.Backend, limiter Limiter, logger *zap.Logger
 		baseURL:       strings.TrimSuffix(cfg.PublicURL, "/") + cfg.BasePath,
 		visitorSecret: secret,
 		sampler:       newErrorSampler(time.Now),
-		ratePolicy:    fmt.Sprintf(`"default";q=%d;w=%d`, cfg.RatePolicy.Limit, ceilSeconds(cfg.RatePolicy.Window)),
 	}
 	g.inspector, _ = limiter.(Inspector)
 	if r, ok := limiter.(Remote); ok && r.Remote() {
@@ -127,6 +126,7 @@ func New(cfg Config, backend search.Backend, limiter Limiter, logger *zap.Logger
 			return nil, fmt.Errorf("gateway: register metrics: %w", err)
 		}
 	}
+	g.policies = newPolicyTables(cfg.Policies, cfg.RatePolicy, g.metrics)
 
 	e := echo.New()
 	g.e = e

@@ -54,12 +54,12 @@ type Remote interface {
 }
 
 // allowances remembers, per visitor, what the last decision this replica heard left it: the
-// evidence speculation needs. Entries older than the policy's window are forgotten; a full shard
+// evidence speculation needs. The margin is a share of the limit that decision was made under (the
+// visitor's policy's). Entries older than the default policy's window are forgotten; a full shard
 // makes room by dropping an arbitrary visitor.
 type allowances struct {
 	// held is the bytes held by speculated answers now (heldResponse).
 	held   atomic.Int64
-	margin int
 	ttl    time.Duration
 	now    func() time.Time
 	seed   maphash.Seed
@@ -72,15 +72,15 @@ type allowanceShard struct {
 	_  [64]byte // keeps neighbouring shards' locks off one cache line
 }
 
-// allowance is what one visitor had left, heard at a time (unix nanoseconds), and how many of its
-// requests are speculated now and not yet decided.
+// allowance is what one visitor had left, heard at a time (unix nanoseconds), the margin of its
+// policy, and how many of its requests are speculated now and not yet decided.
 type allowance struct {
-	remaining, inFlight int
-	heard               int64
+	remaining, inFlight, margin int
+	heard                       int64
 }
 
 func newAllowances(p ratelimit.Policy, now func() time.Time) *allowances {
-	a := &allowances{margin: max(1, p.Limit*speculateMarginPercent/100), ttl: p.Window, now: now, seed: maphash.MakeSeed()}
+	a := &allowances{ttl: p.Window, now: now, seed: maphash.MakeSeed()}
 	for i := range a.shards {
 		a.shards[i].m = make(map[string]allowance)
 	}
@@ -106,7 +106,7 @@ func (a *allowances) reserve(visitor string) bool {
 		delete(s.m, visitor)
 		return false
 	}
-	if e.remaining-e.inFlight < a.margin {
+	if e.remaining-e.inFlight < e.margin {
 		return false
 	}
 	e.inFlight++
@@ -135,7 +135,8 @@ func (a *allowances) heard(visitor string, d ratelimit.Decision, err error, rese
 	if !d.Allowed {
 		e.remaining = 0
 	}
-	if e.remaining < a.margin && e.inFlight == 0 {
+	e.margin = max(1, d.Limit*speculateMarginPercent/100)
+	if e.remaining < e.margin && e.inFlight == 0 {
 		delete(s.m, visitor)
 		return
 	}
@@ -171,10 +172,11 @@ func (g *Gateway) speculate(c *echo.Context, next echo.HandlerFunc) error {
 	defer lcancel()
 	hctx, hcancel := context.WithCancel(req.Context())
 	defer hcancel()
-	s := &speculation{g: g, st: st, w: w, lctx: lctx, decided: make(chan verdict, 1)}
+	rp := g.policyOf(st)
+	s := &speculation{g: g, st: st, rp: rp, w: w, lctx: lctx, decided: make(chan verdict, 1)}
 	visitor := st.visitor
 	go func() {
-		d, err := g.allow(lctx, visitor, true)
+		d, err := g.allow(lctx, visitor, rp, true)
 		if err == nil && !d.Allowed {
 			hcancel()
 		}
@@ -197,8 +199,8 @@ func (g *Gateway) speculate(c *echo.Context, next echo.HandlerFunc) error {
 	if v := s.decision(); v.err == nil && !v.d.Allowed {
 		// Nothing the handler noted (where its answer came from) belongs to the 429.
 		*st = before
-		setStanding(w.Header(), v.d)
-		return rateLimited(g.cfg.RatePolicy, v.d.RetryAfter)
+		setStanding(w.Header(), rp, v.d)
+		return rateLimited(rp.policy, v.d.RetryAfter)
 	}
 	if panicked != nil {
 		panic(panicked)
@@ -216,6 +218,7 @@ func (g *Gateway) speculate(c *echo.Context, next echo.HandlerFunc) error {
 type speculation struct {
 	g       *Gateway
 	st      *requestState
+	rp      *ratePolicy
 	w       http.ResponseWriter
 	lctx    context.Context
 	decided chan verdict
@@ -269,7 +272,7 @@ func (s *speculation) overflow() (http.ResponseWriter, error) {
 func (s *speculation) send() error {
 	h := s.held
 	if s.v.err == nil {
-		setStanding(h.header, s.v.d)
+		setStanding(h.header, s.rp, s.v.d)
 	}
 	out := s.w.Header()
 	clear(out)

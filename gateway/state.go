@@ -12,8 +12,10 @@ import (
 type requestState struct {
 	// id is the request's X-Request-Id, the client's when sane, else made up.
 	id string
-	// visitor is the key the rate limit counts the request against (visitor.go).
+	// visitor is the key the rate limit counts the request against (visitor.go, policies.go),
+	// policy the policy it counts under.
 	visitor string
+	policy  *ratePolicy
 	// resource labels the log line and the metrics; "" until a route names it.
 	resource string
 	// query is the base path's decoded query string, kept by tagAPI for api.

@@ -14,10 +14,19 @@ import (
 // so X-Real-IP beside a broken one is no better evidence. An IPv6 client is its /64, since one
 // host usually holds a whole /64.
 func visitorKey(remoteAddr string, xForwardedFor []string, xRealIP string, trusted []netip.Prefix) string {
-	peer, ok := parseAddr(remoteAddr)
+	client, ok := clientAddr(remoteAddr, xForwardedFor, xRealIP, trusted)
 	if !ok {
 		// Not an address (e.g. a unix socket): every such request is one visitor.
 		return remoteAddr
+	}
+	return addrKey(client)
+}
+
+// clientAddr is the address visitorKey names the visitor by; ok is false when the peer is no address.
+func clientAddr(remoteAddr string, xForwardedFor []string, xRealIP string, trusted []netip.Prefix) (netip.Addr, bool) {
+	peer, ok := parseAddr(remoteAddr)
+	if !ok {
+		return netip.Addr{}, false
 	}
 	client := peer
 	if isTrusted(peer, trusted) {
@@ -30,7 +39,7 @@ func visitorKey(remoteAddr string, xForwardedFor []string, xRealIP string, trust
 			}
 		}
 	}
-	return addrKey(client)
+	return client, true
 }
 
 // maxForwardedHops is how many X-Forwarded-For entries are read, from the right: more than any

@@ -27,16 +27,35 @@ const (
 // sweeps the idle ones if it has doubled since the last sweep or a window has passed. The maps
 // hold the visitors still draining (Window/Limit per request made), not every visitor ever seen.
 type Memory struct {
-	p   Policy
+	def gcra
 	err error
 	now func() time.Time
 
-	emission    float64 // seconds between requests at the steady rate (Lua: period / rate)
-	burstOffset float64 // Lua: emission_interval * burst
-	window      float64 // seconds between time-driven sweeps
+	window float64 // seconds between time-driven sweeps
 
 	seed   maphash.Seed
 	shards [shardCount]shard
+}
+
+// gcra is a policy with the numbers its script derives from it.
+type gcra struct {
+	p           Policy
+	emission    float64 // seconds between requests at the steady rate (Lua: period / rate)
+	burstOffset float64 // Lua: emission_interval * burst
+}
+
+func newGCRA(p Policy) gcra {
+	g := gcra{p: p, emission: p.Window.Seconds() / float64(p.Limit)}
+	g.burstOffset = g.emission * float64(p.Limit)
+	return g
+}
+
+// under is the policy ctx's call is decided under (WithPolicy), else the limiter's own.
+func (m *Memory) under(ctx context.Context) gcra {
+	if p := policyOf(ctx, m.def.p); p != m.def.p {
+		return newGCRA(p)
+	}
+	return m.def
 }
 
 type shard struct {
@@ -50,17 +69,17 @@ type shard struct {
 }
 
 // NewMemory returns an in-process limiter for p reading the time from now (time.Now when nil).
-// An invalid p makes every Allow return the error of p.Validate.
+// An invalid p makes every Allow return the error of p.Validate. A call whose context names
+// another policy (WithPolicy) is decided under that one.
 func NewMemory(p Policy, now func() time.Time) *Memory {
 	if now == nil {
 		now = time.Now
 	}
-	m := &Memory{p: p, err: p.Validate(), now: now, seed: maphash.MakeSeed()}
+	m := &Memory{def: gcra{p: p}, err: p.Validate(), now: now, seed: maphash.MakeSeed()}
 	if m.err != nil {
 		return m
 	}
-	m.emission = p.Window.Seconds() / float64(p.Limit)
-	m.burstOffset = m.emission * float64(p.Limit)
+	m.def = newGCRA(p)
 	m.window = p.Window.Seconds()
 	start := luaNow(now())
 	for i := range m.shards {
@@ -73,10 +92,11 @@ func NewMemory(p Policy, now func() time.Time) *Memory {
 
 // Allow counts one request by the visitor key and says whether it may proceed. It never fails
 // for a valid policy; ctx is unused because nothing leaves the process.
-func (m *Memory) Allow(_ context.Context, key string) (Decision, error) {
+func (m *Memory) Allow(ctx context.Context, key string) (Decision, error) {
 	if m.err != nil {
 		return Decision{}, m.err
 	}
+	g := m.under(ctx)
 	now := luaNow(m.now())
 	s := &m.shards[maphash.String(m.seed, key)&(shardCount-1)]
 
@@ -86,10 +106,10 @@ func (m *Memory) Allow(_ context.Context, key string) (Decision, error) {
 	if !seen || tat < now {
 		tat = now
 	}
-	newTAT, remaining, diff := m.script(tat, now, 1)
+	newTAT, remaining, diff := g.script(tat, now, 1)
 	if remaining < 0 {
 		s.mu.Unlock()
-		return decide(m.p, false, 0, luaDuration(-diff), luaDuration(tat-now)), nil
+		return decide(g.p, false, 0, luaDuration(-diff), luaDuration(tat-now)), nil
 	}
 	resetAfter := newTAT - now
 	if resetAfter > 0 {
@@ -100,26 +120,27 @@ func (m *Memory) Allow(_ context.Context, key string) (Decision, error) {
 	}
 	s.mu.Unlock()
 	// Redis turns the script's number into an integer reply by truncation.
-	return decide(m.p, true, int(remaining), 0, luaDuration(resetAfter)), nil
+	return decide(g.p, true, int(remaining), 0, luaDuration(resetAfter)), nil
 }
 
 // script is redis_rate's GCRA arithmetic for a request of cost 0 or 1 at now, given the visitor's
 // TAT (now when it has none or it has passed): the new TAT, the requests remaining (negative when
 // refused) and how far now is past the time the request is allowed from.
-func (m *Memory) script(tat, now, cost float64) (newTAT, remaining, diff float64) {
+func (g gcra) script(tat, now, cost float64) (newTAT, remaining, diff float64) {
 	// float64() stops the compiler from fusing operations the script rounds one by one.
-	newTAT = tat + float64(cost*m.emission)
-	allowAt := float64(newTAT - m.burstOffset)
+	newTAT = tat + float64(cost*g.emission)
+	allowAt := float64(newTAT - g.burstOffset)
 	diff = float64(now - allowAt)
-	return newTAT, diff / m.emission, diff
+	return newTAT, diff / g.emission, diff
 }
 
 // Inspect says where the visitor key stands without counting a request: what redis_rate's script
 // answers for a cost of 0. It never adds a visitor; one it does not hold is at the full limit.
-func (m *Memory) Inspect(_ context.Context, key string) (Decision, error) {
+func (m *Memory) Inspect(ctx context.Context, key string) (Decision, error) {
 	if m.err != nil {
 		return Decision{}, m.err
 	}
+	g := m.under(ctx)
 	now := luaNow(m.now())
 	s := &m.shards[maphash.String(m.seed, key)&(shardCount-1)]
 	s.mu.Lock()
@@ -130,12 +151,12 @@ func (m *Memory) Inspect(_ context.Context, key string) (Decision, error) {
 	}
 	// With a cost of 0 the script SETs the TAT it read back (or nothing when reset_after is 0),
 	// so there is nothing to store here.
-	_, remaining, diff := m.script(tat, now, 0)
+	_, remaining, diff := g.script(tat, now, 0)
 	if remaining < 0 {
 		// Only a clock that went backwards gets here; mirrored all the same.
-		return decide(m.p, false, 0, luaDuration(-diff), luaDuration(tat-now)), nil
+		return decide(g.p, false, 0, luaDuration(-diff), luaDuration(tat-now)), nil
 	}
-	return standing(m.p, int(remaining), luaDuration(tat-now)), nil
+	return standing(g.p, int(remaining), luaDuration(tat-now)), nil
 }
 
 // learn sets the visitor's TAT to what another limiter reported at the time at (at plus its

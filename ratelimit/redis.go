@@ -53,7 +53,8 @@ func WithTimeout(d time.Duration) RedisOption {
 	return func(r *Redis) { r.timeout = d }
 }
 
-// NewRedis returns a limiter for p kept in Redis through client.
+// NewRedis returns a limiter for p kept in Redis through client. A call whose context names
+// another policy (WithPolicy) is decided under that one.
 func NewRedis(client redis.UniversalClient, p Policy, opts ...RedisOption) (*Redis, error) {
 	if client == nil {
 		return nil, errors.New("ratelimit: NewRedis: nil client")
@@ -63,7 +64,7 @@ func NewRedis(client redis.UniversalClient, p Policy, opts ...RedisOption) (*Red
 	}
 	r := &Redis{
 		limiter: redis_rate.NewLimiter(client),
-		limit:   redis_rate.Limit{Rate: p.Limit, Burst: p.Limit, Period: p.Window},
+		limit:   scriptLimit(p),
 		p:       p,
 		prefix:  DefaultPrefix,
 		timeout: DefaultTimeout,
@@ -77,19 +78,32 @@ func NewRedis(client redis.UniversalClient, p Policy, opts ...RedisOption) (*Red
 	return r, nil
 }
 
+func scriptLimit(p Policy) redis_rate.Limit {
+	return redis_rate.Limit{Rate: p.Limit, Burst: p.Limit, Period: p.Window}
+}
+
+// under is the policy ctx's call is decided under (WithPolicy), else the limiter's own.
+func (r *Redis) under(ctx context.Context) (Policy, redis_rate.Limit) {
+	if p := policyOf(ctx, r.p); p != r.p {
+		return p, scriptLimit(p)
+	}
+	return r.p, r.limit
+}
+
 // Remote says that every decision is a round trip to Redis.
 func (r *Redis) Remote() bool { return true }
 
 // Allow counts one request by the visitor key in Redis. Any failure, including the timeout,
 // is returned wrapping ErrUnavailable; Fallback turns it into an in-process decision.
 func (r *Redis) Allow(ctx context.Context, key string) (Decision, error) {
+	p, limit := r.under(ctx)
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	res, err := r.limiter.Allow(ctx, r.prefix+key, r.limit)
+	res, err := r.limiter.Allow(ctx, r.prefix+key, limit)
 	if err != nil {
 		return Decision{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
-	return decide(r.p, res.Allowed > 0, res.Remaining, res.RetryAfter, res.ResetAfter), nil
+	return decide(p, res.Allowed > 0, res.Remaining, res.RetryAfter, res.ResetAfter), nil
 }
 
 // Inspect says where the visitor key stands without counting a request: redis_rate's AllowN with
@@ -97,13 +111,14 @@ func (r *Redis) Allow(ctx context.Context, key string) (Decision, error) {
 // drain it stores nothing); for a visitor still draining it SETs the same TAT back with a TTL that
 // still ends at or after the TAT. Failures wrap ErrUnavailable, as Allow's do.
 func (r *Redis) Inspect(ctx context.Context, key string) (Decision, error) {
+	p, limit := r.under(ctx)
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	res, err := r.limiter.AllowN(ctx, r.prefix+key, r.limit, 0)
+	res, err := r.limiter.AllowN(ctx, r.prefix+key, limit, 0)
 	if err != nil {
 		return Decision{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
-	return inspection(r.p, res.Remaining, res.RetryAfter, res.ResetAfter), nil
+	return inspection(p, res.Remaining, res.RetryAfter, res.ResetAfter), nil
 }
 
 // inspection reads the script's answer to a cost of 0. Its Allowed is always 0 (the cost); its

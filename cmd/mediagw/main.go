@@ -70,6 +70,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	log := newLogger(stderr, cfg.LogLevel)
 	defer log.Sync() //nolint:errcheck // nothing useful to do if stderr fails
 	reg := newRegistry()
+	// First: a bad policies file stops the server before anything slower starts.
+	policies, stopPolicies, err := openPolicies(ctx, cfg, log, reg)
+	if err != nil {
+		return err
+	}
+	defer stopPolicies()
 
 	mem, gcPct := applyMemoryLimit(getenv, log)
 	inflight, err := backends.MaxInflight(cfg)
@@ -96,6 +102,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	defer closeQueries()
 	gcfg := gatewayConfig(cfg, reg)
 	gcfg.Queries = queries
+	gcfg.Policies = policies
 	gw, err := gateway.New(gcfg, backend, limiter, log)
 	if err != nil {
 		return err
@@ -245,6 +252,24 @@ func newLogger(w io.Writer, level string) *zap.Logger {
 	enc := zap.NewProductionEncoderConfig()
 	enc.EncodeTime = zapcore.ISO8601TimeEncoder
 	return zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(enc), zapcore.Lock(zapcore.AddSync(w)), lvl))
+}
+
+// openPolicies reads the rate-limit policies file, when one is set, and watches it until ctx ends
+// or stop is called.
+func openPolicies(ctx context.Context, cfg config.Config, log *zap.Logger, reg prometheus.Registerer) (_ gateway.PolicySource, stop func(), err error) {
+	if cfg.RatePolicies == "" {
+		return nil, func() {}, nil
+	}
+	f, err := ratelimit.OpenPolicyFile(cfg.RatePolicies, log.Named("ratelimit"))
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := reg.Register(f); err != nil {
+		return nil, nil, fmt.Errorf("register rate-limit policy metrics: %w", err)
+	}
+	ctx, stop = context.WithCancel(ctx)
+	go f.Watch(ctx, ratelimit.PolicyPollInterval)
+	return f, stop, nil
 }
 
 func openLimiter(cfg config.Config, log *zap.Logger, reg prometheus.Registerer) (gateway.Limiter, func(), error) {

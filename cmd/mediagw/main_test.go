@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -471,6 +472,8 @@ func TestBadConfiguration(t *testing.T) {
 		{"no index", map[string]string{"MEDIA_INDEX_DIR": t.TempDir()}, nil, "mediactl load"},
 		{"address in use", map[string]string{"MEDIA_ADDR": busy.Addr().String()}, nil, busy.Addr().String()},
 		{"stray argument", nil, []string{"serve"}, "unexpected arguments"},
+		{"bad rate limit policies", map[string]string{"MEDIA_RATE_LIMIT_POLICIES": "testdata/policies-bad"}, nil, `testdata/policies-bad: ratelimit: invalid policies file: line 3: window "10"`},
+		{"missing rate limit policies", map[string]string{"MEDIA_RATE_LIMIT_POLICIES": "testdata/none"}, nil, "testdata/none"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -541,5 +544,60 @@ func TestHealthcheck(t *testing.T) {
 	}
 	if err := check(); err == nil {
 		t.Error("healthcheck of a stopped server succeeded")
+	}
+}
+
+// TestRateLimitPolicies: mediagw applies the policies file it is given, and an edit of it within
+// 5 seconds, and says so on /metrics.
+func TestRateLimitPolicies(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "policies")
+	write := func(content string) {
+		t.Helper()
+		if err := os.WriteFile(path+".tmp", []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(path+".tmp", path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("loopback 3 1m address 127.0.0.0/8\n")
+	env := testEnv(t)
+	env["MEDIA_RATE_LIMIT_POLICIES"] = path
+	s := start(t, env)
+	c := &http.Client{Transport: &http.Transport{}, Timeout: waitLimit}
+	defer c.CloseIdleConnections()
+	policy := func() string {
+		t.Helper()
+		resp, err := c.Get(s.public + "/?resource=categories")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.Header.Get("RateLimit-Policy")
+	}
+	if got := policy(); got != `"loopback";q=3;w=60` {
+		t.Fatalf("RateLimit-Policy %q, want the file's loopback policy", got)
+	}
+	write("loopback 5 1m address 127.0.0.0/8\n")
+	deadline := time.Now().Add(5 * time.Second)
+	for policy() != `"loopback";q=5;w=60` {
+		if time.Now().After(deadline) {
+			t.Fatal("the edited quota is not applied 5s after the edit")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	resp, err := c.Get(s.admin + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"mediagw_ratelimit_policies 1\n", `mediagw_ratelimit_policies_reloads_total{result="loaded"} 1`, `mediagw_ratelimit_policy_decisions_total{policy="loopback",result="allowed"}`} {
+		if !bytes.Contains(body, []byte(want)) {
+			t.Errorf("/metrics lacks %s", want)
+		}
 	}
 }

@@ -1287,9 +1287,9 @@ export interface components {
         Vary: string;
         /** @description The page links of `links` (RFC 8288): `self`, `first`, `prev` and `next` when they exist, `last`. */
         Link: string;
-        /** @description The visitor's quota and window in seconds, e.g. `"default";q=120;w=600`. */
+        /** @description The policy the visitor counts under, its quota and window in seconds, e.g. `"default";q=120;w=600`; a visitor in a network the operator gave an allowance of its own gets that policy's name and numbers, e.g. `"schools";q=1200;w=600`. */
         "RateLimit-Policy": string;
-        /** @description Requests left in the window and seconds until one is allowed again, e.g. `"default";r=119;t=0`. On a response the limit does not count, where the visitor stands without that response using a request. Absent (as are the X-RateLimit headers) only when the limiter itself failed; the request is served all the same. */
+        /** @description Requests left in the window and seconds until one is allowed again, under the policy RateLimit-Policy names, e.g. `"default";r=119;t=0`. On a response the limit does not count, where the visitor stands without that response using a request. Absent (as are the X-RateLimit headers) only when the limiter itself failed; the request is served all the same. */
         RateLimit: string;
         /** @description Requests per window (older clients). */
         "X-RateLimit-Limit": number;
