@@ -15,7 +15,7 @@ MODIFIED ?= $(shell [ -z "$$(git status --porcelain 2>/dev/null)" ] && echo fals
 LDFLAGS = -X mediagw/cmd/internal/buildinfo.version=$(VERSION) -X mediagw/cmd/internal/buildinfo.revision=$(REVISION) \
 	-X mediagw/cmd/internal/buildinfo.modified=$(MODIFIED)
 
-.PHONY: build run test check attack-test image image-test services services-stop cluster cluster-stop cluster-test engines-test bench api-fuzz browser-test clean
+.PHONY: build run test check attack-test image image-test services services-stop cluster cluster-stop cluster-test engines-test bench api-fuzz clients-test browser-test clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
@@ -144,6 +144,11 @@ bench:
 # Property-based tests of the running server against openapi/openapi.json (schemathesis, ~1.5 min).
 api-fuzz:
 	scripts/schemathesis.sh
+
+# Go and Python clients generated from the served OpenAPI document (oapi-codegen, openapi-python-client)
+# into $(VAR)/clients, each sending a page, an item and a 400 to a real mediagw (~10 s once installed).
+clients-test:
+	scripts/clients.sh
 
 # The search page in real Chromium against a real mediagw on the real catalogue (~1 min; installs
 # Debian's chromium, Node.js and the npm packages when missing); screenshots go to docs/screenshots.

@@ -24,62 +24,18 @@ MAX_EXAMPLES=${MAX_EXAMPLES:-1000}
 TIMEOUT=${TIMEOUT:-180}
 PYTHON=${PYTHON:-python3}
 
-if [ ! -x "$VENV/bin/schemathesis" ]; then
-  echo "schemathesis: installing $SCHEMATHESIS_VERSION into $VENV"
-  rm -rf "$VENV"
-  "$PYTHON" -m venv "$VENV"
-  "$VENV/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
-fi
-
-make --no-print-directory build
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/mediagw-schemathesis.XXXXXX")
-server=
-cleanup() {
-  if [ -n "$server" ]; then
-    kill "$server" 2>/dev/null || true
-    wait "$server" 2>/dev/null || true
-  fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+NAME=schemathesis
+. scripts/serve.sh
+venv_install "$VENV" schemathesis "schemathesis==$SCHEMATHESIS_VERSION"
+work_dir
 
 # A generated catalogue plus the item the document's examples name, so those examples are real.
 bin/mediactl gen -n "$ITEMS" -seed 1 -o "$work/catalogue.ndjson" 2>/dev/null
 cat >>"$work/catalogue.ndjson" <<'EOF'
 {"id":"ph-full","type":"photo","title":"Harbour at dawn","summary":"Fishing boats in the harbour.","description":"Fishing boats come back to the harbour at dawn.","tags":["harbour","boats"],"keywords":["fishing"],"author":"Jane Doe","category":"nature","language":"en","date":"2021-05-04","downloads":120,"permalink":"https://media.example.org/items/ph-full","sha256":"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08","media_url":"https://media.example.org/files/ph-full.jpg","thumbnail_url":"https://media.example.org/thumbs/ph-full.jpg","mime_type":"image/jpeg","size_bytes":482113,"license":"CC0-1.0"}
 EOF
-export MEDIA_INDEX_DIR=$work/index
-bin/mediactl load "$work/catalogue.ndjson" >"$work/load.log" 2>&1 || { cat "$work/load.log"; exit 1; }
-
-read -r port admin_port < <("$PYTHON" - <<'EOF'
-import socket
-socks = [socket.socket() for _ in range(2)]
-for s in socks:
-    s.bind(("127.0.0.1", 0))
-print(*(s.getsockname()[1] for s in socks))
-EOF
-)
-base=http://127.0.0.1:$port
 # A huge rate limit, so that 429s do not crowd out everything else; the limit has its own tests.
-# No drain delay on SIGTERM: nothing balances load here.
-MEDIA_ADDR=127.0.0.1:$port MEDIA_ADMIN_ADDR=127.0.0.1:$admin_port MEDIA_PUBLIC_URL=$base \
-  MEDIA_RATE_LIMIT=1000000 MEDIA_SHUTDOWN_DELAY=0s MEDIA_LOG_LEVEL=warn bin/mediagw 2>"$work/mediagw.log" &
-server=$!
-
-for _ in $(seq 100); do
-  if curl -fsS -o /dev/null --max-time 1 "$base/readyz" 2>/dev/null; then
-    break
-  fi
-  if ! kill -0 "$server" 2>/dev/null; then
-    echo "schemathesis: mediagw exited before it was ready:" >&2
-    cat "$work/mediagw.log" >&2
-    exit 1
-  fi
-  sleep 0.2
-done
-curl -fsS -o /dev/null --max-time 1 "$base/readyz" || { echo "schemathesis: mediagw not ready after 20s" >&2; exit 1; }
+serve MEDIA_RATE_LIMIT=1000000
 
 status=0
 # The problem-type pages are fixed HTML that read nothing but their slug; openapi/contract_test.go

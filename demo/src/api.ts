@@ -393,7 +393,7 @@ export interface components {
             /** @description What a valid value looks like. */
             message: string;
         };
-        /** @description An RFC 9457 problem. No internals of the server ever appear in it. */
+        /** @description An RFC 9457 problem. No internals of the server ever appear in it. Each error response has its own schema: this one with its type's `type`, `title` and `status`. */
         Problem: {
             /**
              * Format: uri
@@ -404,8 +404,186 @@ export interface components {
             status: number;
             /** @description What went wrong with this request, for people. */
             detail: string;
-            /** @description 400 only: every bad parameter of the request. */
+            /** @description Every bad parameter of the request; only `invalid-parameter` problems have it. */
             errors?: components["schemas"]["FieldError"][];
+            /** @description The request's `X-Request-Id`. */
+            request_id: string;
+        };
+        /** @description The `Problem` of type `invalid-parameter`, status 400. */
+        BadRequestProblem: {
+            /**
+             * Format: uri
+             * @description `{public base URL}{base path}problems/<slug>`: a stable identifier of the kind of problem.
+             */
+            type: string;
+            /** @constant */
+            title: "Invalid parameter";
+            /** @constant */
+            status: 400;
+            /** @description What went wrong with this request, for people. */
+            detail: string;
+            /** @description Every bad parameter of the request; only `invalid-parameter` problems have it. */
+            errors: components["schemas"]["FieldError"][];
+            /** @description The request's `X-Request-Id`. */
+            request_id: string;
+        };
+        /** @description The `Problem` of type `bad-request`, status 400. */
+        MalformedProblem: {
+            /**
+             * Format: uri
+             * @description `{public base URL}{base path}problems/<slug>`: a stable identifier of the kind of problem.
+             */
+            type: string;
+            /** @constant */
+            title: "Bad request";
+            /** @constant */
+            status: 400;
+            /** @description What went wrong with this request, for people. */
+            detail: string;
+            /** @description The request's `X-Request-Id`. */
+            request_id: string;
+        };
+        /** @description The `Problem` of type `headers-too-large`, status 431. */
+        HeadersTooLargeProblem: {
+            /**
+             * Format: uri
+             * @description `{public base URL}{base path}problems/<slug>`: a stable identifier of the kind of problem.
+             */
+            type: string;
+            /** @constant */
+            title: "Request headers too large";
+            /** @constant */
+            status: 431;
+            /** @description What went wrong with this request, for people. */
+            detail: string;
+            /** @description The request's `X-Request-Id`. */
+            request_id: string;
+        };
+        /** @description The `Problem` of type `uri-too-long`, status 414. */
+        URITooLongProblem: {
+            /**
+             * Format: uri
+             * @description `{public base URL}{base path}problems/<slug>`: a stable identifier of the kind of problem.
+             */
+            type: string;
+            /** @constant */
+            title: "URI too long";
+            /** @constant */
+            status: 414;
+            /** @description What went wrong with this request, for people. */
+            detail: string;
+            /** @description The request's `X-Request-Id`. */
+            request_id: string;
+        };
+        /** @description The `Problem` of type `not-found`, status 404. */
+        NotFoundProblem: {
+            /**
+             * Format: uri
+             * @description `{public base URL}{base path}problems/<slug>`: a stable identifier of the kind of problem.
+             */
+            type: string;
+            /** @constant */
+            title: "Not found";
+            /** @constant */
+            status: 404;
+            /** @description What went wrong with this request, for people. */
+            detail: string;
+            /** @description The request's `X-Request-Id`. */
+            request_id: string;
+        };
+        /** @description The `Problem` of type `cursor-expired`, status 410. */
+        GoneProblem: {
+            /**
+             * Format: uri
+             * @description `{public base URL}{base path}problems/<slug>`: a stable identifier of the kind of problem.
+             */
+            type: string;
+            /** @constant */
+            title: "Cursor expired";
+            /** @constant */
+            status: 410;
+            /** @description What went wrong with this request, for people. */
+            detail: string;
+            /** @description The request's `X-Request-Id`. */
+            request_id: string;
+        };
+        /** @description The `Problem` of type `method-not-allowed`, status 405. */
+        MethodNotAllowedProblem: {
+            /**
+             * Format: uri
+             * @description `{public base URL}{base path}problems/<slug>`: a stable identifier of the kind of problem.
+             */
+            type: string;
+            /** @constant */
+            title: "Method not allowed";
+            /** @constant */
+            status: 405;
+            /** @description What went wrong with this request, for people. */
+            detail: string;
+            /** @description The request's `X-Request-Id`. */
+            request_id: string;
+        };
+        /** @description The `Problem` of type `rate-limited`, status 429. */
+        TooManyRequestsProblem: {
+            /**
+             * Format: uri
+             * @description `{public base URL}{base path}problems/<slug>`: a stable identifier of the kind of problem.
+             */
+            type: string;
+            /** @constant */
+            title: "Too many requests";
+            /** @constant */
+            status: 429;
+            /** @description What went wrong with this request, for people. */
+            detail: string;
+            /** @description The request's `X-Request-Id`. */
+            request_id: string;
+        };
+        /** @description The `Problem` of type `internal-error`, status 500. */
+        InternalErrorProblem: {
+            /**
+             * Format: uri
+             * @description `{public base URL}{base path}problems/<slug>`: a stable identifier of the kind of problem.
+             */
+            type: string;
+            /** @constant */
+            title: "Internal error";
+            /** @constant */
+            status: 500;
+            /** @description What went wrong with this request, for people. */
+            detail: string;
+            /** @description The request's `X-Request-Id`. */
+            request_id: string;
+        };
+        /** @description The `Problem` of type `unavailable`, status 503. */
+        UnavailableProblem: {
+            /**
+             * Format: uri
+             * @description `{public base URL}{base path}problems/<slug>`: a stable identifier of the kind of problem.
+             */
+            type: string;
+            /** @constant */
+            title: "Service unavailable";
+            /** @constant */
+            status: 503;
+            /** @description What went wrong with this request, for people. */
+            detail: string;
+            /** @description The request's `X-Request-Id`. */
+            request_id: string;
+        };
+        /** @description The `Problem` of type `timeout`, status 504. */
+        TimeoutProblem: {
+            /**
+             * Format: uri
+             * @description `{public base URL}{base path}problems/<slug>`: a stable identifier of the kind of problem.
+             */
+            type: string;
+            /** @constant */
+            title: "Search engine timeout";
+            /** @constant */
+            status: 504;
+            /** @description What went wrong with this request, for people. */
+            detail: string;
             /** @description The request's `X-Request-Id`. */
             request_id: string;
         };
@@ -460,13 +638,7 @@ export interface components {
                  *       "request_id": "ZTHQ3V6LUGUVYHZJ4QH6A4L3BQ"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @constant */
-                    status?: 400;
-                    type?: unknown;
-                    /** @constant */
-                    title?: "Invalid parameter";
-                };
+                "application/problem+json": components["schemas"]["BadRequestProblem"];
             };
         };
         /** @description The request could not be read as one the API answers: it has a body (the API is read-only and reads none), both Content-Length and Transfer-Encoding, or a malformed request line or header. The connection is closed after the answer. Send a GET or HEAD without a body, and well-formed HTTP. */
@@ -488,13 +660,7 @@ export interface components {
                  *       "request_id": "ZTHQ3V6LUGUVYHZJ4QH6A4L3BQ"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @constant */
-                    status?: 400;
-                    type?: unknown;
-                    /** @constant */
-                    title?: "Bad request";
-                };
+                "application/problem+json": components["schemas"]["MalformedProblem"];
             };
         };
         /** @description The request line and headers together are longer than the server reads. The connection is closed after the answer; no rate-limit headers, as the request was never read. Send a shorter path and fewer or shorter headers; the longest legal request is well within the bound. */
@@ -516,13 +682,7 @@ export interface components {
                  *       "request_id": "ZTHQ3V6LUGUVYHZJ4QH6A4L3BQ"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @constant */
-                    status?: 431;
-                    type?: unknown;
-                    /** @constant */
-                    title?: "Request headers too large";
-                };
+                "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
             };
         };
         /** @description The query string is longer than any request the API reads (21,695 bytes) or has more than 64 parameters; the longest legal query, every byte percent-encoded, is 19,647 bytes. Send only the parameters the API reads; the longest legal request is well within the bound. */
@@ -549,13 +709,7 @@ export interface components {
                  *       "request_id": "ZTHQ3V6LUGUVYHZJ4QH6A4L3BQ"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @constant */
-                    status?: 414;
-                    type?: unknown;
-                    /** @constant */
-                    title?: "URI too long";
-                };
+                "application/problem+json": components["schemas"]["URITooLongProblem"];
             };
         };
         /** @description No item has the requested id, no QR code exists for it, or the path is not one the API serves. Check the id against a search; the API answers on its base path. */
@@ -582,13 +736,7 @@ export interface components {
                  *       "request_id": "ZTHQ3V6LUGUVYHZJ4QH6A4L3BQ"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @constant */
-                    status?: 404;
-                    type?: unknown;
-                    /** @constant */
-                    title?: "Not found";
-                };
+                "application/problem+json": components["schemas"]["NotFoundProblem"];
             };
         };
         /** @description The cursor of a walk (cursor paging) was made on a version of the index that is no longer served: the catalogue was reloaded since the walk started, and the new version may order or hold its items otherwise. Start the walk again with cursor=*; a walk sees every item exactly once while the index version stays the same. */
@@ -615,13 +763,7 @@ export interface components {
                  *       "request_id": "ZTHQ3V6LUGUVYHZJ4QH6A4L3BQ"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @constant */
-                    status?: 410;
-                    type?: unknown;
-                    /** @constant */
-                    title?: "Cursor expired";
-                };
+                "application/problem+json": components["schemas"]["GoneProblem"];
             };
         };
         /** @description The API is read-only: it answers GET, HEAD and OPTIONS. Not counted by the rate limit; the rate-limit headers still say where the visitor stands. Send a GET (or HEAD); the Allow header lists the methods. */
@@ -649,13 +791,7 @@ export interface components {
                  *       "request_id": "ZTHQ3V6LUGUVYHZJ4QH6A4L3BQ"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @constant */
-                    status?: 405;
-                    type?: unknown;
-                    /** @constant */
-                    title?: "Method not allowed";
-                };
+                "application/problem+json": components["schemas"]["MethodNotAllowedProblem"];
             };
         };
         /** @description This visitor has used up its requests for now; every resource counts against one limit, shared by every replica. Wait the seconds Retry-After says; the RateLimit headers of every response say where the visitor stands. */
@@ -683,13 +819,7 @@ export interface components {
                  *       "request_id": "ZTHQ3V6LUGUVYHZJ4QH6A4L3BQ"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @constant */
-                    status?: 429;
-                    type?: unknown;
-                    /** @constant */
-                    title?: "Too many requests";
-                };
+                "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
             };
         };
         /** @description Something failed inside the service. The response says nothing more; the request_id finds the cause in the service's logs. Try again later; if it persists, report the request_id. */
@@ -716,13 +846,7 @@ export interface components {
                  *       "request_id": "ZTHQ3V6LUGUVYHZJ4QH6A4L3BQ"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @constant */
-                    status?: 500;
-                    type?: unknown;
-                    /** @constant */
-                    title?: "Internal error";
-                };
+                "application/problem+json": components["schemas"]["InternalErrorProblem"];
             };
         };
         /** @description The search engine cannot be reached or has no index to serve, or failed so often that the gateway stops asking it until its next probe (the circuit breaker is open), or this replica is at its limit of search work in progress and no slot came free within a few milliseconds, or (on /readyz) this replica is shutting down. Try again after the seconds Retry-After says. */
@@ -750,13 +874,7 @@ export interface components {
                  *       "request_id": "ZTHQ3V6LUGUVYHZJ4QH6A4L3BQ"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @constant */
-                    status?: 503;
-                    type?: unknown;
-                    /** @constant */
-                    title?: "Service unavailable";
-                };
+                "application/problem+json": components["schemas"]["UnavailableProblem"];
             };
         };
         /** @description The search engine did not answer in time. Try again; a narrower query may answer faster. */
@@ -783,13 +901,7 @@ export interface components {
                  *       "request_id": "ZTHQ3V6LUGUVYHZJ4QH6A4L3BQ"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @constant */
-                    status?: 504;
-                    type?: unknown;
-                    /** @constant */
-                    title?: "Search engine timeout";
-                };
+                "application/problem+json": components["schemas"]["TimeoutProblem"];
             };
         };
         /** @description The resource asked for: `ItemsPage` (items, with a `Link` header), `ItemDocument` (item), `CategoryList` (categories) or `AuthorList` (authors). */
