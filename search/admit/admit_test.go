@@ -44,6 +44,13 @@ func (b *blocking) Authors(context.Context) ([]search.Author, error)      { retu
 func (b *blocking) Ping(context.Context) error                            { return nil }
 func (b *blocking) Version(context.Context) (string, error)               { return "v1", nil }
 
+// queued is how many calls wait for a slot.
+func queued(a *Backend) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.queue)
+}
+
 // fill starts n searches that hold their slots until b.release, and waits until they run.
 func fill(t *testing.T, a *Backend, b *blocking, n int) chan error {
 	t.Helper()
@@ -116,7 +123,7 @@ func TestRefusedAtOnceWhenTheQueueIsFull(t *testing.T) {
 		_, err := a.Search(context.Background(), search.Query{Text: "waits"})
 		waiter <- err
 	}()
-	for a.waiting.Load() != 1 {
+	for queued(a) != 1 {
 		time.Sleep(time.Millisecond)
 	}
 	start := time.Now()

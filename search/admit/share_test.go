@@ -19,6 +19,14 @@ func (c *fakeClock) now() time.Time { return time.Unix(0, c.Load()) }
 
 func (c *fakeClock) add(d time.Duration) { c.Add(int64(d)) }
 
+// call counts an engine call of visitor that took took, ending at now.
+func (s *accounts) call(visitor string, now time.Time, took time.Duration) {
+	_, charged := s.lookup(visitor, now)
+	for _, a := range charged {
+		a.charge(now, took)
+	}
+}
+
 // visit starts a search of visitor and reports whether it runs (true) or was refused for its
 // visitor's share (false); a running search holds its slot until b.release.
 func visit(t *testing.T, a *Backend, b *blocking, visitor string, done chan error) bool {
@@ -80,7 +88,7 @@ func TestNoVisitorFillsTheSlots(t *testing.T) {
 			// A call past its share waits this long for one of its visitor's own to end.
 			a := New(b, Options{Limit: tc.limit, Wait: 50 * time.Millisecond})
 			clock := &fakeClock{}
-			a.shares.now = clock.now
+			a.now = clock.now
 			done := make(chan error, 100)
 			for _, v := range tc.heavy {
 				if !visit(t, a, b, v, done) {
@@ -107,12 +115,12 @@ func TestNoVisitorFillsTheSlots(t *testing.T) {
 					t.Errorf("admitted search: %v", err)
 				}
 			}
-			a.shares.mu.Lock()
-			defer a.shares.mu.Unlock()
-			if a.shares.running != 0 {
-				t.Errorf("%d calls counted running after all ended", a.shares.running)
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			if a.running != 0 {
+				t.Errorf("%d calls counted running after all ended", a.running)
 			}
-			for v, acc := range a.shares.visitors {
+			for v, acc := range a.accounts.visitors {
 				if acc.held != 0 {
 					t.Errorf("%s holds %d after all ended", v, acc.held)
 				}
@@ -167,7 +175,7 @@ func TestHeavinessFades(t *testing.T) {
 	b := newBlocking()
 	a := New(b, Options{Limit: 2, Wait: time.Minute})
 	clock := &fakeClock{}
-	a.shares.now = clock.now
+	a.now = clock.now
 	done := make(chan error, 10)
 	run := func(v string, hold time.Duration) {
 		if !visit(t, a, b, v, done) {
@@ -213,19 +221,9 @@ func TestHeavyIsAShare(t *testing.T) {
 		{"a lone visitor at a person's pace", 0, 100 * time.Millisecond, 0, 1000, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newShares(16)
+			s := newAccounts()
 			clock := &fakeClock{}
-			s.now = clock.now
-			call := func(v string, took time.Duration) {
-				own, _, err := s.enter(v, func() bool { return true }, time.Second)
-				if err != nil {
-					t.Fatalf("%s: %v", v, err)
-				}
-				if !own {
-					s.started()
-				}
-				s.ended(v, took)
-			}
+			call := func(v string, took time.Duration) { s.call(v, clock.now(), took) }
 			light := 80
 			if tc.lightEvery >= 1000 {
 				light = 1
@@ -243,14 +241,12 @@ func TestHeavyIsAShare(t *testing.T) {
 					}
 				}
 			}
-			s.mu.Lock()
-			defer s.mu.Unlock()
 			for v, a := range s.visitors {
 				want := tc.wantLight
 				if strings.HasPrefix(v, "costly") {
 					want = tc.wantCostly
 				}
-				if got := s.heavy(a); got != want {
+				if got := s.heavy(a, clock.now()); got != want {
 					t.Errorf("%s (%v of %v): heavy %v, want %v", v, a.busy, s.total.busy, got, want)
 				}
 			}
@@ -270,25 +266,20 @@ func TestCallsOfNoVisitor(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if len(a.shares.visitors) != 0 {
-		t.Errorf("%d visitors counted for calls of none", len(a.shares.visitors))
+	if len(a.accounts.visitors) != 0 {
+		t.Errorf("%d visitors counted for calls of none", len(a.accounts.visitors))
 	}
 }
 
 // TestIdleVisitorsForgotten: the account keeps no visitor with nothing running and no engine
 // time left once it has minSweep of them.
 func TestIdleVisitorsForgotten(t *testing.T) {
-	s := newShares(2)
+	s := newAccounts()
 	clock := &fakeClock{}
-	s.now = clock.now
 	for i := range 3 * minSweep {
 		v := string(rune('a'+i%26)) + time.Duration(i).String()
-		if _, _, err := s.enter(v, func() bool { return true }, time.Second); err != nil {
-			t.Fatal(err)
-		}
-		s.started()
-		s.ended(v, time.Millisecond)
-		clock.add(heavyHalfLife)
+		s.call(v, clock.now(), time.Millisecond)
+		clock.add(heavyHalfLife / 100)
 	}
 	if n := len(s.visitors); n > minSweep {
 		t.Errorf("%d visitors kept, want at most %d", n, minSweep)
