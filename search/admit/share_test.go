@@ -82,6 +82,8 @@ func TestNoVisitorFillsTheSlots(t *testing.T) {
 			[]step{{"b", true}, {"a", true}, {"a", false}, {"c", true}}},
 		{"a heavy visitor with the slots free", 2, []string{"a"},
 			[]step{{"a", true}}},
+		{"past four /64s of one /56, the /56 is one visitor", 8, nil,
+			[]step{{v64(1), true}, {v64(2), true}, {v64(3), true}, {v64(4), true}, {v64(5), true}, {v64(6), true}, {v64(7), false}, {"b", true}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newBlocking()
@@ -127,6 +129,71 @@ func TestNoVisitorFillsTheSlots(t *testing.T) {
 			}
 		})
 	}
+}
+
+// v64 is the n-th /64 visitor of the /56 2001:db8:0:100::/56.
+func v64(n int) string { return fmt.Sprintf("2001:db8:0:1%02x::/64", n) }
+
+// TestRangesCountAsFew: an IPv6 /56 of which more than rangeVisitors /64s are known at once is
+// one visitor for the shares, and so is a /48 past four times as many; they are their own
+// visitors again once the accounts have forgotten the idle ones.
+func TestRangesCountAsFew(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		visitors []string
+		// forget lets the accounts forget every idle visitor before the last is looked up.
+		forget bool
+		// want is the account the last visitor's calls count in: "own", or its range's.
+		want string
+	}{
+		{"four /64s of a /56 are four visitors", []string{v64(1), v64(2), v64(3), v64(4)}, false, "own"},
+		{"a fifth makes the /56 one", []string{v64(1), v64(2), v64(3), v64(4), v64(5)}, false, "2001:db8:0:100::/56"},
+		{"one /64 asking again is one", []string{v64(1), v64(1), v64(1), v64(1), v64(1), v64(1)}, false, "own"},
+		{"sixteen /64s over four /56s of a /48 are sixteen", spread(4, 4), false, "own"},
+		{"a seventeenth makes the /48 one", append(spread(4, 4), "2001:db8:0:700::/64"), false, "2001:db8::/48"},
+		{"the /48 before its /56", append(spread(3, 4), v64(1), v64(2), v64(3), v64(4), v64(5)), false, "2001:db8::/48"},
+		{"IPv4 addresses are their own", []string{"203.0.113.1", "203.0.113.2", "203.0.113.3", "203.0.113.4", "203.0.113.5", "203.0.113.6"}, false, "own"},
+		{"forgotten once idle", []string{v64(1), v64(2), v64(3), v64(4), v64(5), v64(6)}, true, "own"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newAccounts()
+			clock := &fakeClock{}
+			for _, v := range tc.visitors[:len(tc.visitors)-1] {
+				s.call(v, clock.now(), time.Millisecond)
+			}
+			if tc.forget {
+				clock.add(2 * heavyHalfLife)
+			}
+			last := tc.visitors[len(tc.visitors)-1]
+			share, charged := s.lookup(last, clock.now())
+			got := "own"
+			if share != s.visitors[last] {
+				got = "none"
+				for p, r := range s.ranges {
+					if r == share {
+						got = p.String()
+					}
+				}
+			}
+			if got != tc.want {
+				t.Errorf("%s counts in %s, want %s", last, got, tc.want)
+			}
+			if n := len(charged); n != len(search.VisitorRanges(last))+2 {
+				t.Errorf("%s's engine time charged to %d accounts, want its own, its ranges' and the total", last, n)
+			}
+		})
+	}
+}
+
+// spread is perRange /64s in each of n /56s of 2001:db8::/48 from 2001:db8:0:200::/56.
+func spread(n, perRange int) []string {
+	var vs []string
+	for r := range n {
+		for i := range perRange {
+			vs = append(vs, fmt.Sprintf("2001:db8:0:%x%02x::/64", r+2, i))
+		}
+	}
+	return vs
 }
 
 // TestOwnCallsQueue: a visitor's call past its share, refused a slot, waits up to Options.Wait
@@ -218,6 +285,8 @@ func TestHeavyIsAShare(t *testing.T) {
 		{"every call three times slower", 4500 * time.Millisecond, 90 * time.Millisecond, 2, 50, true, false},
 		{"every call slow, the others' tenfold", 3 * time.Second, 300 * time.Millisecond, 2, 50, true, false},
 		{"no costly visitors, every call slow", 0, 2 * time.Second, 0, 50, false, false},
+		{"ten costly visitors, each under 1/8 of the total", 1500 * time.Millisecond, 30 * time.Millisecond, 10, 50, true, false},
+		{"ten costly visitors, every call slow", 4500 * time.Millisecond, 300 * time.Millisecond, 10, 50, true, false},
 		{"a lone visitor at a person's pace", 0, 100 * time.Millisecond, 0, 1000, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
