@@ -50,6 +50,9 @@ func TestAttack(t *testing.T) {
 		t.Run("idle connections under pressure", func(t *testing.T) {
 			underPressure(t, start(t, append(env, fmt.Sprintf("MEDIA_MAX_CONNS=%d", pressureCap))))
 		})
+		t.Run("ten costly visitors", func(t *testing.T) {
+			manyCostly(t, start(t, append(env, manyCostlyEnv...)), "embedded index, "+catName+", ten costly visitors")
+		})
 	})
 	e := servicetest.TestEngine(t)
 	t.Run(e.Name, func(t *testing.T) {
@@ -67,6 +70,9 @@ func TestAttack(t *testing.T) {
 		env := []string{"MEDIA_BACKEND=" + e.Name, e.Var + "=" + u, e.IndexVar() + "=" + alias}
 		run(t, env, filepath.Join(build(t), "mediactl"), "load", cat)
 		attack(t, start(t, env), e.Product+", "+catName)
+		t.Run("ten costly visitors", func(t *testing.T) {
+			manyCostly(t, start(t, append(env, manyCostlyEnv...)), e.Product+", "+catName+", ten costly visitors")
+		})
 	})
 }
 

@@ -38,7 +38,7 @@ func costlyVisitors(t *testing.T, s *server, r *report) {
 	costly := make([]*samples, 2)
 	for i := range costly {
 		costly[i] = &samples{}
-		wg.Go(func() { costlySearches(ctx, s, 150+i, int64(i), costly[i]) })
+		wg.Go(func() { costlySearches(ctx, s.client(150+i), s, costlyEvery, int64(i), costly[i]) })
 	}
 	others := &samples{}
 	for i := range 2 {
@@ -66,13 +66,12 @@ func costlyVisitors(t *testing.T, s *server, r *report) {
 // between two). Faster, it is a flood of requests, which the rate limit bounds, not admission.
 const costlyEvery = 500 * time.Millisecond
 
-// costlySearches sends searches of 28 random six-letter words from 127.0.0.n, each once the
-// last has answered and costlyEvery has passed since it was sent, until ctx ends.
-func costlySearches(ctx context.Context, s *server, n int, seed int64, out *samples) {
+// costlySearches sends searches of 28 random six-letter words through c, each once the last has
+// answered and every has passed since it was sent, until ctx ends.
+func costlySearches(ctx context.Context, c *http.Client, s *server, every time.Duration, seed int64, out *samples) {
 	rng := rand.New(rand.NewPCG(uint64(seed), 43))
-	c := s.client(n)
 	defer c.CloseIdleConnections()
-	tick := time.NewTicker(costlyEvery)
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for ; ctx.Err() == nil; <-tick.C {
 		words := make([]string, 28)
@@ -107,6 +106,61 @@ func otherSearches(ctx context.Context, s *server, from int, seed int64, out *sa
 			out.add(d, status)
 		}
 	}
+}
+
+// manyCostlyEnv are the settings of the server manyCostly is sent to: the review's wait for a
+// slot, and the suite's own proxy, through which the visitors of one IPv6 /56 come.
+var manyCostlyEnv = []string{"MEDIA_ADMIT_WAIT=250ms", fmt.Sprintf("MEDIA_TRUSTED_PROXIES=127.0.0.%d", proxyFrom)}
+
+// proxyFrom is the loopback address 127.0.0.n the suite's trusted proxy sends from.
+const proxyFrom = 250
+
+// manyCostly: ten visitors send searches of 28 random six-letter words four a second each, on a
+// server that lets a call wait 250 ms for a slot, while other visitors send uncached searches of
+// two words: the others' get 200 for othersAim of them. Ten such visitors each take less than an
+// eighth of the engine's time, and a queue first come first served would be theirs: admission
+// gives a freed slot to the visitor who has taken the least lately (search/admit). Then the same
+// from ten /64s of one IPv6 /56 through a trusted proxy, which admission counts as one visitor.
+func manyCostly(t *testing.T, s *server, title string) {
+	r := &report{}
+	for _, tc := range []struct {
+		name   string
+		client func(i int) *http.Client
+	}{
+		{"ten addresses", func(i int) *http.Client { return s.client(130 + i) }},
+		{"ten /64s of one /56", func(i int) *http.Client {
+			return s.forwarding(proxyFrom, fmt.Sprintf("2001:db8:0:1%02x::1", i))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), costlyFor)
+			defer cancel()
+			logFrom := s.logSize()
+			var wg sync.WaitGroup
+			costly := &samples{}
+			for i := range 10 {
+				wg.Go(func() { costlySearches(ctx, tc.client(i), s, 250*time.Millisecond, int64(10+i), costly) })
+			}
+			others := &samples{}
+			wg.Go(func() { otherSearches(ctx, s, 160, 200, others) })
+			wg.Wait()
+
+			share := float64(others.statuses[http.StatusOK]) / float64(max(others.count(), 1))
+			t.Logf("costly visitors: %s", costly)
+			t.Logf("others' uncached searches: %s: %.1f%% 200", others, 100*share)
+			if others.count() < 50 {
+				t.Errorf("only %d other searches in %v", others.count(), costlyFor)
+			}
+			if share < othersAim {
+				t.Logf("the refusals' causes, as logged: %s", refusals(t, s, logFrom))
+				t.Errorf("others' uncached searches %.1f%% 200, want at least %.0f%%", 100*share, 100*othersAim)
+			}
+			r.add(fmt.Sprintf("%s sending searches of 28 random six-letter words 4 a second each for %v, `MEDIA_ADMIT_WAIT=250ms`", tc.name, costlyFor),
+				fmt.Sprintf("others' uncached searches %.1f%% 200 (%s)", 100*share, codes(others.statuses)),
+				fmt.Sprintf("others: %s; costly visitors: %s", latencies(others), codes(costly.statuses)))
+		})
+	}
+	r.write(t, title)
 }
 
 // get asks target and reads the answer: its time and status (0 when there is none).
