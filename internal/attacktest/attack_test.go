@@ -71,7 +71,7 @@ func TestAttack(t *testing.T) {
 		run(t, env, filepath.Join(build(t), "mediactl"), "load", cat)
 		attack(t, start(t, env), e.Product+", "+catName)
 		t.Run("ten costly visitors", func(t *testing.T) {
-			manyCostly(t, start(t, append(env, manyCostlyEnv...)), e.Product+", "+catName+", ten costly visitors")
+			manyCostly(t, start(t, append(env, append(manyCostlyEnv, "MEDIA_MAX_INFLIGHT=4")...)), e.Product+", "+catName+", ten costly visitors")
 		})
 	})
 }

@@ -239,11 +239,9 @@ func (b *Backend) admit(ctx context.Context) (release, error) {
 				continue
 			default:
 			}
-			b.admissions.WithLabelValues(resultRefused).Inc()
-			return nil, err
+			return nil, b.refuse(c, err)
 		case err != nil:
-			b.admissions.WithLabelValues(resultRefused).Inc()
-			return nil, err
+			return nil, b.refuse(c, err)
 		case w == nil:
 			b.admissions.WithLabelValues(resultAdmitted).Inc()
 			return func() { b.end(c) }, nil
@@ -274,14 +272,30 @@ func (b *Backend) await(ctx context.Context, w *waiter, timeout <-chan time.Time
 		// The caller left or ran out of time while waiting: not a refusal.
 		return nil, fmt.Errorf("waiting for admission: %w", ctx.Err())
 	}
-	b.admissions.WithLabelValues(resultRefused).Inc()
 	if displaced {
-		return nil, &OverloadedError{Limit: b.opts.Limit, Waited: time.Since(start), Displaced: true, Retry: b.opts.RetryAfter}
+		return nil, b.refuse(w.call, &OverloadedError{Limit: b.opts.Limit, Waited: time.Since(start), Displaced: true, Retry: b.opts.RetryAfter})
 	}
-	return nil, &OverloadedError{Limit: b.opts.Limit, Waited: b.opts.Wait, Retry: b.opts.RetryAfter}
+	return nil, b.refuse(w.call, &OverloadedError{Limit: b.opts.Limit, Waited: b.opts.Wait, Retry: b.opts.RetryAfter})
 }
 
-// enter counts a call of visitor in, under b.mu: it runs now (c), waits for a slot (w), or is
+// refuse counts c refused with err, and charges its visitor a call of its average engine time
+// lately: what it asked of the engine, so that being refused does not make a heavy visitor light.
+func (b *Backend) refuse(c *call, err error) error {
+	b.admissions.WithLabelValues(resultRefused).Inc()
+	if c.share == nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := b.now()
+	asked := c.share.average(now)
+	for _, a := range c.charged {
+		a.charge(now, asked)
+	}
+	return err
+}
+
+// enter counts a call of visitor in, under b.mu: it runs now, waits for a slot (w), or is
 // refused (err), unless it is past its visitor's share and waits on freed for one of the
 // visitor's own calls to end, to enter again; err is then its refusal if none ends in time.
 func (b *Backend) enter(visitor string) (c *call, w *waiter, freed <-chan struct{}, err error) {
@@ -300,7 +314,7 @@ func (b *Backend) enter(visitor string) (c *call, w *waiter, freed <-chan struct
 				// A search box's overlapping requests queue behind their own.
 				return c, nil, c.share.waitFree(), err
 			}
-			return nil, nil, nil, err
+			return c, nil, nil, err
 		}
 		c.share.held++
 	}
@@ -310,7 +324,7 @@ func (b *Backend) enter(visitor string) (c *call, w *waiter, freed <-chan struct
 	if w, err = b.enqueue(c); err != nil && c.share != nil {
 		c.share.free()
 	}
-	return nil, w, nil, err
+	return c, w, nil, err
 }
 
 // start gives c a slot.
@@ -321,7 +335,8 @@ func (b *Backend) start(c *call, now time.Time) *call {
 	return c
 }
 
-// weight orders the waiting calls: their visitor's engine time lately, the process's own first.
+// weight orders the waiting calls: their visitor's engine time lately (account.busy), the
+// process's own first.
 func (b *Backend) weight(c *call, now time.Time) time.Duration {
 	if c.share == nil {
 		return -1

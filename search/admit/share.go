@@ -59,7 +59,11 @@ type account struct {
 	pending int
 	// freed, when not nil, is closed as soon as held goes down: pending calls wait on it.
 	freed chan struct{}
+	// busy is the engine time of the calls ended, and of each call refused as much as the
+	// average of those (what it asked for: refusals do not make a heavy visitor light), over
+	// calls calls, both decayed to at.
 	busy  time.Duration
+	calls float64
 	at    time.Time
 	// members is, for a range, how many visitors within it the accounts know.
 	members int
@@ -95,14 +99,23 @@ func (a *account) decayed(now time.Time) time.Duration {
 		return a.busy
 	}
 	f := math.Exp2(-float64(now.Sub(a.at)) / float64(heavyHalfLife))
-	a.busy, a.at = time.Duration(float64(a.busy)*f), now
+	a.busy, a.calls, a.at = time.Duration(float64(a.busy)*f), a.calls*f, now
 	return a.busy
 }
 
-// charge adds an ended call's engine time to a.
+// charge adds a call's engine time to a.
 func (a *account) charge(now time.Time, took time.Duration) {
 	a.decayed(now)
 	a.busy += took
+	a.calls++
+}
+
+// average is a's engine time per call lately.
+func (a *account) average(now time.Time) time.Duration {
+	if a.decayed(now); a.calls <= 0 {
+		return 0
+	}
+	return time.Duration(float64(a.busy) / a.calls)
 }
 
 // idle says whether a may be forgotten: nothing counted in it and next to no engine time left.

@@ -354,3 +354,49 @@ func TestIdleVisitorsForgotten(t *testing.T) {
 		t.Errorf("%d visitors kept, want at most %d", n, minSweep)
 	}
 }
+
+// TestRefusalsKeepAVisitorHeavy: each refused call of a visitor counts as much engine time as
+// its calls took on average, so a heavy visitor asking on while refused stays heavy, where one
+// that lets the engine be fades.
+func TestRefusalsKeepAVisitorHeavy(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		asks      int // calls refused, one a second
+		wantHeavy bool
+	}{
+		{"asking once a second", 10, true},
+		{"asking no more", 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBlocking()
+			a := New(b, Options{Limit: 2, Wait: time.Millisecond})
+			clock := &fakeClock{}
+			a.now = clock.now
+			done := make(chan error, 100)
+			if !visit(t, a, b, "a", done) {
+				t.Fatal("a's first search refused")
+			}
+			clock.add(3 * time.Second)
+			b.release <- struct{}{}
+			<-done
+			if !visit(t, a, b, "b", done) { // half the slots taken
+				t.Fatal("b refused")
+			}
+			for range tc.asks {
+				clock.add(time.Second)
+				if visit(t, a, b, "a", done) {
+					t.Fatal("a heavy visitor took the last slot")
+				}
+			}
+			clock.add(time.Duration(10-tc.asks) * time.Second)
+			a.mu.Lock()
+			heavy := a.accounts.heavy(a.accounts.visitors["a"], clock.now())
+			a.mu.Unlock()
+			if heavy != tc.wantHeavy {
+				t.Errorf("a heavy %v after 10 s, want %v", heavy, tc.wantHeavy)
+			}
+			b.release <- struct{}{}
+			<-done
+		})
+	}
+}
