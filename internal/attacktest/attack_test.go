@@ -70,9 +70,6 @@ func TestAttack(t *testing.T) {
 		env := []string{"MEDIA_BACKEND=" + e.Name, e.Var + "=" + u, e.IndexVar() + "=" + alias}
 		run(t, env, filepath.Join(build(t), "mediactl"), "load", cat)
 		attack(t, start(t, env), e.Product+", "+catName)
-		t.Run("ten costly visitors", func(t *testing.T) {
-			manyCostly(t, start(t, append(env, append(manyCostlyEnv, "MEDIA_MAX_INFLIGHT=4")...)), e.Product+", "+catName+", ten costly visitors")
-		})
 	})
 }
 
