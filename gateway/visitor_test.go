@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"mediagw/search"
 )
 
 func TestVisitorKey(t *testing.T) {
@@ -52,6 +54,28 @@ func TestVisitorKey(t *testing.T) {
 				t.Errorf("visitorKey = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestVisitorKeyRanges: the admission reads an IPv6 visitor's /56 and /48 from its key
+// (search.VisitorRanges); an IPv4 visitor has none.
+func TestVisitorKeyRanges(t *testing.T) {
+	for _, tc := range []struct {
+		remote string
+		want   []string
+	}{
+		{"[2001:db8:1:2ff:3:4:5:6]:443", []string{"2001:db8:1:200::/56", "2001:db8:1::/48"}},
+		{"[::ffff:203.0.113.7]:80", nil},
+		{"203.0.113.7:5123", nil},
+		{"@", nil},
+	} {
+		var got []string
+		for _, p := range search.VisitorRanges(visitorKey(tc.remote, nil, "", nil)) {
+			got = append(got, p.String())
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: ranges %v, want %v", tc.remote, got, tc.want)
+		}
 	}
 }
 
