@@ -126,9 +126,9 @@ func (a *account) idle(now time.Time) bool {
 // lookup is the account visitor's calls count in for the shares, its own or its range's
 // (rangeVisitors), and every account their engine time is charged to, the total's last.
 func (s *accounts) lookup(visitor string, now time.Time) (share *account, charged []*account) {
+	s.sweep(now)
 	a := s.visitors[visitor]
 	if a == nil {
-		s.sweep(now)
 		a = &account{at: now}
 		for _, p := range search.VisitorRanges(visitor) {
 			r := s.ranges[p]
