@@ -144,6 +144,15 @@ func FuzzVisitorKey(f *testing.F) {
 		} else if a, err := netip.ParseAddr(key); err != nil || !a.Is4() {
 			t.Fatalf("key %q is neither an IPv4 address nor an IPv6 /64", key)
 		}
+		// The admission puts an IPv6 visitor in its /56 and /48, and any other in none.
+		ranges := search.VisitorRanges(key)
+		if p, err := netip.ParsePrefix(key); err == nil {
+			if len(ranges) != 2 || ranges[0].Bits() != 56 || ranges[1].Bits() != 48 || !ranges[0].Contains(p.Addr()) || !ranges[1].Contains(p.Addr()) {
+				t.Fatalf("key %q lies in %v, want its /56 and /48", key, ranges)
+			}
+		} else if ranges != nil {
+			t.Fatalf("IPv4 key %q lies in %v, want none", key, ranges)
+		}
 	})
 }
 
