@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"mediagw/search"
 )
 
 func TestVisitorKey(t *testing.T) {
@@ -52,6 +54,28 @@ func TestVisitorKey(t *testing.T) {
 				t.Errorf("visitorKey = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestVisitorKeyRanges: the admission reads an IPv6 visitor's /56 and /48 from its key
+// (search.VisitorRanges); an IPv4 visitor has none.
+func TestVisitorKeyRanges(t *testing.T) {
+	for _, tc := range []struct {
+		remote string
+		want   []string
+	}{
+		{"[2001:db8:1:2ff:3:4:5:6]:443", []string{"2001:db8:1:200::/56", "2001:db8:1::/48"}},
+		{"[::ffff:203.0.113.7]:80", nil},
+		{"203.0.113.7:5123", nil},
+		{"@", nil},
+	} {
+		var got []string
+		for _, p := range search.VisitorRanges(visitorKey(tc.remote, nil, "", nil)) {
+			got = append(got, p.String())
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: ranges %v, want %v", tc.remote, got, tc.want)
+		}
 	}
 }
 
@@ -119,6 +143,15 @@ func FuzzVisitorKey(f *testing.F) {
 			}
 		} else if a, err := netip.ParseAddr(key); err != nil || !a.Is4() {
 			t.Fatalf("key %q is neither an IPv4 address nor an IPv6 /64", key)
+		}
+		// The admission puts an IPv6 visitor in its /56 and /48, and any other in none.
+		ranges := search.VisitorRanges(key)
+		if p, err := netip.ParsePrefix(key); err == nil {
+			if len(ranges) != 2 || ranges[0].Bits() != 56 || ranges[1].Bits() != 48 || !ranges[0].Contains(p.Addr()) || !ranges[1].Contains(p.Addr()) {
+				t.Fatalf("key %q lies in %v, want its /56 and /48", key, ranges)
+			}
+		} else if ranges != nil {
+			t.Fatalf("IPv4 key %q lies in %v, want none", key, ranges)
 		}
 	})
 }

@@ -1,6 +1,9 @@
 package search
 
-import "context"
+import (
+	"context"
+	"net/netip"
+)
 
 type visitorKey struct{}
 
@@ -16,4 +19,15 @@ func WithVisitor(ctx context.Context, visitor string) context.Context {
 func VisitorOf(ctx context.Context) string {
 	v, _ := ctx.Value(visitorKey{}).(string)
 	return v
+}
+
+// VisitorRanges are the wider networks a visitor lies in, the narrowest first: an IPv6 visitor,
+// whose key is its /64 ("2001:db8:1:2::/64", as the gateway writes it), lies in its /56 and its
+// /48; any other visitor in none.
+func VisitorRanges(visitor string) []netip.Prefix {
+	p, err := netip.ParsePrefix(visitor)
+	if err != nil || !p.Addr().Is6() || p.Bits() != 64 {
+		return nil
+	}
+	return []netip.Prefix{netip.PrefixFrom(p.Addr(), 56).Masked(), netip.PrefixFrom(p.Addr(), 48).Masked()}
 }

@@ -49,6 +49,9 @@ func TestAttack(t *testing.T) {
 		t.Run("idle connections under pressure", func(t *testing.T) {
 			underPressure(t, start(t, append(env, fmt.Sprintf("MEDIA_MAX_CONNS=%d", pressureCap))))
 		})
+		t.Run("ten costly visitors", func(t *testing.T) {
+			manyCostly(t, start(t, append(env, manyCostlyEnv...)), "embedded index, "+catName+", ten costly visitors")
+		})
 	})
 	e := servicetest.TestEngine(t)
 	t.Run(e.Name, func(t *testing.T) {

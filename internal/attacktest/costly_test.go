@@ -38,11 +38,11 @@ func costlyVisitors(t *testing.T, s *server, r *report) {
 	costly := make([]*samples, 2)
 	for i := range costly {
 		costly[i] = &samples{}
-		wg.Go(func() { costlySearches(ctx, s, 150+i, int64(i), costly[i]) })
+		wg.Go(func() { costlySearches(ctx, s.client(150+i), s, costlyEvery, int64(i), costly[i]) })
 	}
 	others := &samples{}
 	for i := range 2 {
-		wg.Go(func() { otherSearches(ctx, s, 160+40*i, int64(100+i), others) })
+		wg.Go(func() { otherSearches(ctx, s, 160+40*i, 40, 100*time.Millisecond, int64(100+i), others) })
 	}
 	wg.Wait()
 
@@ -66,13 +66,12 @@ func costlyVisitors(t *testing.T, s *server, r *report) {
 // between two). Faster, it is a flood of requests, which the rate limit bounds, not admission.
 const costlyEvery = 500 * time.Millisecond
 
-// costlySearches sends searches of 28 random six-letter words from 127.0.0.n, each once the
-// last has answered and costlyEvery has passed since it was sent, until ctx ends.
-func costlySearches(ctx context.Context, s *server, n int, seed int64, out *samples) {
+// costlySearches sends searches of 28 random six-letter words through c, each once the last has
+// answered and every has passed since it was sent, until ctx ends.
+func costlySearches(ctx context.Context, c *http.Client, s *server, every time.Duration, seed int64, out *samples) {
 	rng := rand.New(rand.NewPCG(uint64(seed), 43))
-	c := s.client(n)
 	defer c.CloseIdleConnections()
-	tick := time.NewTicker(costlyEvery)
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for ; ctx.Err() == nil; <-tick.C {
 		words := make([]string, 28)
@@ -83,17 +82,17 @@ func costlySearches(ctx context.Context, s *server, n int, seed int64, out *samp
 	}
 }
 
-// otherSearches sends, every 100 ms, a search no one made before (a common word and a random one)
-// from the next of forty addresses from 127.0.0.from, until ctx ends.
-func otherSearches(ctx context.Context, s *server, from int, seed int64, out *samples) {
+// otherSearches sends, every so often, a search no one made before (a common word and a random
+// one) from the next of n addresses from 127.0.0.from, until ctx ends.
+func otherSearches(ctx context.Context, s *server, from, n int, every time.Duration, seed int64, out *samples) {
 	rng := rand.New(rand.NewPCG(uint64(seed), 7))
 	common := []string{"river", "portrait", "london", "history", "night", "garden", "music", "letters", "city", "war"}
-	clients := make([]*http.Client, 40)
+	clients := make([]*http.Client, n)
 	for i := range clients {
 		clients[i] = s.client(from + i)
 		defer clients[i].CloseIdleConnections()
 	}
-	tick := time.NewTicker(100 * time.Millisecond)
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for i := 0; ; i++ {
 		select {
@@ -107,6 +106,75 @@ func otherSearches(ctx context.Context, s *server, from int, seed int64, out *sa
 			out.add(d, status)
 		}
 	}
+}
+
+// manyCostlyEnv are the settings of the server manyCostly is sent to: the review's wait for a
+// slot, and the suite's own proxy, through which the visitors of one IPv6 /56 come.
+var manyCostlyEnv = []string{"MEDIA_ADMIT_WAIT=250ms", fmt.Sprintf("MEDIA_TRUSTED_PROXIES=127.0.0.%d", proxyFrom)}
+
+// proxyFrom is the loopback address 127.0.0.n the suite's trusted proxy sends from.
+const proxyFrom = 250
+
+// manyCostly: ten visitors send searches of 28 random six-letter words four a second each, on a
+// server that lets a call wait 250 ms for a slot, while other visitors send uncached searches of
+// two words: the others' get 200 for othersAim of them. Ten such visitors each take less than an
+// eighth of the engine's time, and a queue first come first served would be theirs: admission
+// gives a freed slot to the visitor who has taken the least lately (search/admit). So does one
+// visitor searching every 500 ms. Then the same from ten /64s of one IPv6 /56 through a trusted
+// proxy, which admission counts as one visitor.
+func manyCostly(t *testing.T, s *server, title string) {
+	r := &report{}
+	for _, tc := range []struct {
+		name   string
+		client func(i int) *http.Client
+	}{
+		{"ten addresses", func(i int) *http.Client { return s.client(130 + i) }},
+		{"ten /64s of one /56", func(i int) *http.Client {
+			return s.forwarding(proxyFrom, fmt.Sprintf("2001:db8:0:1%02x::1", i))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), costlyFor)
+			defer cancel()
+			logFrom := s.logSize()
+			var wg sync.WaitGroup
+			costly := &samples{}
+			for i := range 10 {
+				wg.Go(func() { costlySearches(ctx, tc.client(i), s, 250*time.Millisecond, int64(10+i), costly) })
+			}
+			// Forty visitors each searching every 4 s, and one searching every 500 ms.
+			others, victim := &samples{}, &samples{}
+			wg.Go(func() { otherSearches(ctx, s, 160, 40, 100*time.Millisecond, 200, others) })
+			wg.Go(func() { otherSearches(ctx, s, 120, 1, 500*time.Millisecond, 201, victim) })
+			wg.Wait()
+
+			t.Logf("costly visitors: %s", costly)
+			for _, o := range []struct {
+				who   string
+				got   *samples
+				least int
+			}{{"others'", others, 50}, {"one visitor's", victim, 20}} {
+				share := float64(o.got.statuses[http.StatusOK]) / float64(max(o.got.count(), 1))
+				t.Logf("%s uncached searches: %s: %.1f%% 200", o.who, o.got, 100*share)
+				if o.got.count() < o.least {
+					t.Errorf("only %d of %s searches in %v", o.got.count(), o.who, costlyFor)
+				}
+				if share < othersAim {
+					t.Logf("the refusals' causes, as logged: %s", refusals(t, s, logFrom))
+					t.Errorf("%s uncached searches %.1f%% 200, want at least %.0f%%", o.who, 100*share, 100*othersAim)
+				}
+			}
+			r.add(fmt.Sprintf("%s sending searches of 28 random six-letter words 4 a second each for %v, `MEDIA_ADMIT_WAIT=250ms`", tc.name, costlyFor),
+				fmt.Sprintf("others' uncached searches %s, one visitor's %s", okShare(others), okShare(victim)),
+				fmt.Sprintf("others: %s; one visitor: %s; costly visitors: %s", latencies(others), latencies(victim), codes(costly.statuses)))
+		})
+	}
+	r.write(t, title)
+}
+
+// okShare writes the share of p answered 200, and its statuses.
+func okShare(p *samples) string {
+	return fmt.Sprintf("%.1f%% 200 (%s)", 100*float64(p.statuses[http.StatusOK])/float64(max(p.count(), 1)), codes(p.statuses))
 }
 
 // get asks target and reads the answer: its time and status (0 when there is none).

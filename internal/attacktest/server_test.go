@@ -289,6 +289,26 @@ func (s *server) client(n int) *http.Client {
 	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 64}}
 }
 
+// forwarding is client(n) as the suite's proxy at 127.0.0.n, which says every request it sends
+// came from client.
+func (s *server) forwarding(n int, client string) *http.Client {
+	c := s.client(n)
+	c.Transport = forwarded{c.Transport, client}
+	return c
+}
+
+// forwarded adds an X-Forwarded-For of client to each request.
+type forwarded struct {
+	http.RoundTripper
+	client string
+}
+
+func (f forwarded) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	req.Header.Set("X-Forwarded-For", f.client)
+	return f.RoundTripper.RoundTrip(req)
+}
+
 // url is the public URL of target.
 func (s *server) url(target string) string { return "http://" + s.addr + target }
 

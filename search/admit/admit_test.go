@@ -3,6 +3,7 @@ package admit
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,14 +21,17 @@ type blocking struct {
 	started  chan struct{}
 	release  chan struct{}
 	searches atomic.Int32
+	// ran are the texts searched, in the order the searches started.
+	ran chan string
 }
 
 func newBlocking() *blocking {
-	return &blocking{started: make(chan struct{}, 100), release: make(chan struct{})}
+	return &blocking{started: make(chan struct{}, 100), release: make(chan struct{}), ran: make(chan string, 100)}
 }
 
 func (b *blocking) Search(ctx context.Context, q search.Query) (search.Result, error) {
 	b.searches.Add(1)
+	b.ran <- q.Text
 	b.started <- struct{}{}
 	select {
 	case <-b.release:
@@ -43,6 +47,23 @@ func (b *blocking) Categories(context.Context) ([]search.Category, error) { retu
 func (b *blocking) Authors(context.Context) ([]search.Author, error)      { return nil, nil }
 func (b *blocking) Ping(context.Context) error                            { return nil }
 func (b *blocking) Version(context.Context) (string, error)               { return "v1", nil }
+
+// queued is how many calls wait for a slot.
+func queued(a *Backend) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.queue)
+}
+
+// pending is how many calls of visitor wait for one of its own to end.
+func pending(a *Backend, visitor string) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if acc := a.accounts.visitors[visitor]; acc != nil {
+		return acc.pending
+	}
+	return 0
+}
 
 // fill starts n searches that hold their slots until b.release, and waits until they run.
 func fill(t *testing.T, a *Backend, b *blocking, n int) chan error {
@@ -116,7 +137,7 @@ func TestRefusedAtOnceWhenTheQueueIsFull(t *testing.T) {
 		_, err := a.Search(context.Background(), search.Query{Text: "waits"})
 		waiter <- err
 	}()
-	for a.waiting.Load() != 1 {
+	for queued(a) != 1 {
 		time.Sleep(time.Millisecond)
 	}
 	start := time.Now()
@@ -207,4 +228,136 @@ func TestBelowTheCache(t *testing.T) {
 	}
 	close(b.release)
 	<-hold
+}
+
+// TestTheQueueIsSharedOut: with every slot taken, a visitor's calls waiting for a slot count in
+// its share, so no visitor holds more than its share of the queue; a freed slot goes to the
+// waiting call of the visitor with the least engine time lately, and a full queue makes room for
+// a lighter visitor's call by refusing the heaviest one's latest.
+func TestTheQueueIsSharedOut(t *testing.T) {
+	const (
+		queuedIn  = "queued"
+		behind    = "behind"    // past its share, waiting for its visitor's own call to end
+		refused   = "refused"   // at once, with the queue full or the visitor past its share
+		displaced = "displaced" // an earlier call of the visitor lost its place to this one
+	)
+	type arrival struct {
+		visitor string
+		want    string
+	}
+	for _, tc := range []struct {
+		name  string
+		limit int
+		queue int
+		// lately is each visitor's engine time lately, under heavyFloor: none is heavy.
+		lately   map[string]time.Duration
+		arrivals []arrival
+		// order is the visitors whose waiting calls take the freed slots, in turn.
+		order []string
+	}{
+		{"a visitor's waiting call is its share of one", 1, 8, nil,
+			[]arrival{{"a", queuedIn}, {"b", queuedIn}, {"a", behind}, {"a", refused}, {"c", queuedIn}},
+			[]string{"a", "b", "c", "a"}},
+		{"the lightest first, not the first to come", 1, 8,
+			map[string]time.Duration{"x": 900 * time.Millisecond, "y": 600 * time.Millisecond, "z": 300 * time.Millisecond},
+			[]arrival{{"x", queuedIn}, {"y", queuedIn}, {"z", queuedIn}, {"new", queuedIn}},
+			[]string{"new", "z", "y", "x"}},
+		{"equals in the order they came", 1, 8, nil,
+			[]arrival{{"c", queuedIn}, {"a", queuedIn}, {"b", queuedIn}},
+			[]string{"c", "a", "b"}},
+		{"a full queue makes room for a lighter visitor", 1, 2,
+			map[string]time.Duration{"x": 900 * time.Millisecond, "y": 600 * time.Millisecond, "z": 300 * time.Millisecond},
+			[]arrival{{"x", queuedIn}, {"y", queuedIn}, {"z", displaced}, {"new", displaced}, {"x", refused}},
+			[]string{"new", "z"}},
+		{"a full queue refuses an equal", 1, 2, nil,
+			[]arrival{{"a", queuedIn}, {"b", queuedIn}, {"c", refused}},
+			[]string{"a", "b"}},
+		{"a share of two on eight slots", 8, 4, nil,
+			[]arrival{{"a", queuedIn}, {"a", queuedIn}, {"b", queuedIn}, {"b", queuedIn}, {"c", refused}},
+			[]string{"a", "a", "b", "b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBlocking()
+			a := New(b, Options{Limit: tc.limit, Queue: tc.queue, Wait: time.Minute})
+			clock := &fakeClock{}
+			a.now = clock.now
+			for v, d := range tc.lately {
+				a.accounts.call(v, clock.now(), d)
+			}
+			held := fill(t, a, b, tc.limit)
+			for range tc.limit {
+				<-b.ran
+			}
+			done := make(chan error, len(tc.arrivals))
+			var lost []chan error
+			for i, ar := range tc.arrivals {
+				before := queued(a)
+				errs := make(chan error, 1)
+				go func() {
+					_, err := a.Search(search.WithVisitor(context.Background(), ar.visitor), search.Query{Text: ar.visitor})
+					errs <- err
+					done <- err
+				}()
+				switch ar.want {
+				case queuedIn:
+					for queued(a) != before+1 {
+						time.Sleep(time.Millisecond)
+					}
+					lost = append(lost, errs)
+				case behind:
+					for pending(a, ar.visitor) != 1 {
+						time.Sleep(time.Millisecond)
+					}
+				case refused:
+					err := <-errs
+					<-done
+					var oe *OverloadedError
+					var se *ShareError
+					if !(errors.As(err, &oe) && oe.Waited == 0) && !errors.As(err, &se) {
+						t.Fatalf("arrival %d, %s: %v, want refused at once", i, ar.visitor, err)
+					}
+				case displaced:
+					var got error
+					for got == nil {
+						for _, ch := range lost {
+							select {
+							case got = <-ch:
+								<-done
+							default:
+							}
+						}
+						time.Sleep(time.Millisecond)
+					}
+					var oe *OverloadedError
+					if !errors.As(got, &oe) || !oe.Displaced || !errors.Is(got, search.ErrOverloaded) {
+						t.Fatalf("arrival %d, %s: the call it displaced got %v, want a displaced *OverloadedError", i, ar.visitor, got)
+					}
+					lost = append(lost, errs)
+				}
+			}
+			if n := queued(a); n > tc.queue {
+				t.Errorf("%d calls waiting, more than the queue's %d", n, tc.queue)
+			}
+			var order []string
+			for range tc.order {
+				b.release <- struct{}{}
+				order = append(order, <-b.ran)
+				<-b.started
+			}
+			if !slices.Equal(order, tc.order) {
+				t.Errorf("freed slots went to %v, want %v", order, tc.order)
+			}
+			close(b.release)
+			for range tc.limit {
+				if err := <-held; err != nil {
+					t.Error(err)
+				}
+			}
+			for range tc.order {
+				if err := <-done; err != nil {
+					t.Errorf("a queued search: %v", err)
+				}
+			}
+		})
+	}
 }

@@ -19,6 +19,14 @@ func (c *fakeClock) now() time.Time { return time.Unix(0, c.Load()) }
 
 func (c *fakeClock) add(d time.Duration) { c.Add(int64(d)) }
 
+// call counts an engine call of visitor that took took, ending at now.
+func (s *accounts) call(visitor string, now time.Time, took time.Duration) {
+	_, charged := s.lookup(visitor, now)
+	for _, a := range charged {
+		a.charge(now, took)
+	}
+}
+
 // visit starts a search of visitor and reports whether it runs (true) or was refused for its
 // visitor's share (false); a running search holds its slot until b.release.
 func visit(t *testing.T, a *Backend, b *blocking, visitor string, done chan error) bool {
@@ -74,13 +82,15 @@ func TestNoVisitorFillsTheSlots(t *testing.T) {
 			[]step{{"b", true}, {"a", true}, {"a", false}, {"c", true}}},
 		{"a heavy visitor with the slots free", 2, []string{"a"},
 			[]step{{"a", true}}},
+		{"past four /64s of one /56, the /56 is one visitor", 8, nil,
+			[]step{{v64(1), true}, {v64(2), true}, {v64(3), true}, {v64(4), true}, {v64(5), true}, {v64(6), true}, {v64(7), false}, {"b", true}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newBlocking()
 			// A call past its share waits this long for one of its visitor's own to end.
 			a := New(b, Options{Limit: tc.limit, Wait: 50 * time.Millisecond})
 			clock := &fakeClock{}
-			a.shares.now = clock.now
+			a.now = clock.now
 			done := make(chan error, 100)
 			for _, v := range tc.heavy {
 				if !visit(t, a, b, v, done) {
@@ -107,18 +117,83 @@ func TestNoVisitorFillsTheSlots(t *testing.T) {
 					t.Errorf("admitted search: %v", err)
 				}
 			}
-			a.shares.mu.Lock()
-			defer a.shares.mu.Unlock()
-			if a.shares.running != 0 {
-				t.Errorf("%d calls counted running after all ended", a.shares.running)
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			if a.running != 0 {
+				t.Errorf("%d calls counted running after all ended", a.running)
 			}
-			for v, acc := range a.shares.visitors {
+			for v, acc := range a.accounts.visitors {
 				if acc.held != 0 {
 					t.Errorf("%s holds %d after all ended", v, acc.held)
 				}
 			}
 		})
 	}
+}
+
+// v64 is the n-th /64 visitor of the /56 2001:db8:0:100::/56.
+func v64(n int) string { return fmt.Sprintf("2001:db8:0:1%02x::/64", n) }
+
+// TestRangesCountAsFew: an IPv6 /56 of which more than rangeVisitors /64s are known at once is
+// one visitor for the shares, and so is a /48 past four times as many; they are their own
+// visitors again once the accounts have forgotten the idle ones.
+func TestRangesCountAsFew(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		visitors []string
+		// forget lets the accounts forget every idle visitor before the last is looked up.
+		forget bool
+		// want is the account the last visitor's calls count in: "own", or its range's.
+		want string
+	}{
+		{"four /64s of a /56 are four visitors", []string{v64(1), v64(2), v64(3), v64(4)}, false, "own"},
+		{"a fifth makes the /56 one", []string{v64(1), v64(2), v64(3), v64(4), v64(5)}, false, "2001:db8:0:100::/56"},
+		{"one /64 asking again is one", []string{v64(1), v64(1), v64(1), v64(1), v64(1), v64(1)}, false, "own"},
+		{"sixteen /64s over four /56s of a /48 are sixteen", spread(4, 4), false, "own"},
+		{"a seventeenth makes the /48 one", append(spread(4, 4), "2001:db8:0:700::/64"), false, "2001:db8::/48"},
+		{"the /48 before its /56", append(spread(3, 4), v64(1), v64(2), v64(3), v64(4), v64(5)), false, "2001:db8::/48"},
+		{"IPv4 addresses are their own", []string{"203.0.113.1", "203.0.113.2", "203.0.113.3", "203.0.113.4", "203.0.113.5", "203.0.113.6"}, false, "own"},
+		{"forgotten once idle", []string{v64(1), v64(2), v64(3), v64(4), v64(5), v64(6)}, true, "own"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newAccounts()
+			clock := &fakeClock{}
+			for _, v := range tc.visitors[:len(tc.visitors)-1] {
+				s.call(v, clock.now(), time.Millisecond)
+			}
+			if tc.forget {
+				clock.add(2 * heavyHalfLife)
+			}
+			last := tc.visitors[len(tc.visitors)-1]
+			share, charged := s.lookup(last, clock.now())
+			got := "own"
+			if share != s.visitors[last] {
+				got = "none"
+				for p, r := range s.ranges {
+					if r == share {
+						got = p.String()
+					}
+				}
+			}
+			if got != tc.want {
+				t.Errorf("%s counts in %s, want %s", last, got, tc.want)
+			}
+			if n := len(charged); n != len(search.VisitorRanges(last))+2 {
+				t.Errorf("%s's engine time charged to %d accounts, want its own, its ranges' and the total", last, n)
+			}
+		})
+	}
+}
+
+// spread is perRange /64s in each of n /56s of 2001:db8::/48 from 2001:db8:0:200::/56.
+func spread(n, perRange int) []string {
+	var vs []string
+	for r := range n {
+		for i := range perRange {
+			vs = append(vs, fmt.Sprintf("2001:db8:0:%x%02x::/64", r+2, i))
+		}
+	}
+	return vs
 }
 
 // TestOwnCallsQueue: a visitor's call past its share, refused a slot, waits up to Options.Wait
@@ -167,7 +242,7 @@ func TestHeavinessFades(t *testing.T) {
 	b := newBlocking()
 	a := New(b, Options{Limit: 2, Wait: time.Minute})
 	clock := &fakeClock{}
-	a.shares.now = clock.now
+	a.now = clock.now
 	done := make(chan error, 10)
 	run := func(v string, hold time.Duration) {
 		if !visit(t, a, b, v, done) {
@@ -210,22 +285,14 @@ func TestHeavyIsAShare(t *testing.T) {
 		{"every call three times slower", 4500 * time.Millisecond, 90 * time.Millisecond, 2, 50, true, false},
 		{"every call slow, the others' tenfold", 3 * time.Second, 300 * time.Millisecond, 2, 50, true, false},
 		{"no costly visitors, every call slow", 0, 2 * time.Second, 0, 50, false, false},
+		{"ten costly visitors, each under 1/8 of the total", 1500 * time.Millisecond, 30 * time.Millisecond, 10, 50, true, false},
+		{"ten costly visitors, every call slow", 4500 * time.Millisecond, 300 * time.Millisecond, 10, 50, true, false},
 		{"a lone visitor at a person's pace", 0, 100 * time.Millisecond, 0, 1000, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newShares(16)
+			s := newAccounts()
 			clock := &fakeClock{}
-			s.now = clock.now
-			call := func(v string, took time.Duration) {
-				own, _, err := s.enter(v, func() bool { return true }, time.Second)
-				if err != nil {
-					t.Fatalf("%s: %v", v, err)
-				}
-				if !own {
-					s.started()
-				}
-				s.ended(v, took)
-			}
+			call := func(v string, took time.Duration) { s.call(v, clock.now(), took) }
 			light := 80
 			if tc.lightEvery >= 1000 {
 				light = 1
@@ -243,14 +310,12 @@ func TestHeavyIsAShare(t *testing.T) {
 					}
 				}
 			}
-			s.mu.Lock()
-			defer s.mu.Unlock()
 			for v, a := range s.visitors {
 				want := tc.wantLight
 				if strings.HasPrefix(v, "costly") {
 					want = tc.wantCostly
 				}
-				if got := s.heavy(a); got != want {
+				if got := s.heavy(a, clock.now()); got != want {
 					t.Errorf("%s (%v of %v): heavy %v, want %v", v, a.busy, s.total.busy, got, want)
 				}
 			}
@@ -270,27 +335,68 @@ func TestCallsOfNoVisitor(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if len(a.shares.visitors) != 0 {
-		t.Errorf("%d visitors counted for calls of none", len(a.shares.visitors))
+	if len(a.accounts.visitors) != 0 {
+		t.Errorf("%d visitors counted for calls of none", len(a.accounts.visitors))
 	}
 }
 
 // TestIdleVisitorsForgotten: the account keeps no visitor with nothing running and no engine
 // time left once it has minSweep of them.
 func TestIdleVisitorsForgotten(t *testing.T) {
-	s := newShares(2)
+	s := newAccounts()
 	clock := &fakeClock{}
-	s.now = clock.now
 	for i := range 3 * minSweep {
 		v := string(rune('a'+i%26)) + time.Duration(i).String()
-		if _, _, err := s.enter(v, func() bool { return true }, time.Second); err != nil {
-			t.Fatal(err)
-		}
-		s.started()
-		s.ended(v, time.Millisecond)
-		clock.add(heavyHalfLife)
+		s.call(v, clock.now(), time.Millisecond)
+		clock.add(heavyHalfLife / 100)
 	}
 	if n := len(s.visitors); n > minSweep {
 		t.Errorf("%d visitors kept, want at most %d", n, minSweep)
+	}
+}
+
+// TestRefusalsKeepAVisitorHeavy: each refused call of a visitor counts as much engine time as
+// its calls took on average, so a heavy visitor asking on while refused stays heavy, where one
+// that lets the engine be fades.
+func TestRefusalsKeepAVisitorHeavy(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		asks      int // calls refused, one a second
+		wantHeavy bool
+	}{
+		{"asking once a second", 10, true},
+		{"asking no more", 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBlocking()
+			a := New(b, Options{Limit: 2, Wait: time.Millisecond})
+			clock := &fakeClock{}
+			a.now = clock.now
+			done := make(chan error, 100)
+			if !visit(t, a, b, "a", done) {
+				t.Fatal("a's first search refused")
+			}
+			clock.add(3 * time.Second)
+			b.release <- struct{}{}
+			<-done
+			if !visit(t, a, b, "b", done) { // half the slots taken
+				t.Fatal("b refused")
+			}
+			for range tc.asks {
+				clock.add(time.Second)
+				if visit(t, a, b, "a", done) {
+					t.Fatal("a heavy visitor took the last slot")
+				}
+			}
+			clock.add(time.Duration(10-tc.asks) * time.Second)
+			a.mu.Lock()
+			heavy := a.accounts.heavy(a.accounts.visitors["a"], clock.now())
+			a.mu.Unlock()
+			if heavy != tc.wantHeavy {
+				t.Errorf("a heavy %v after 10 s, want %v", heavy, tc.wantHeavy)
+			}
+			b.release <- struct{}{}
+			<-done
+		})
 	}
 }
