@@ -245,3 +245,5 @@ func TestMissingAlias(t *testing.T) {
 		})
 	}
 }
+
+func TestBudget(t *testing.T) { searchtest.RunBudget(t, open) }
