@@ -53,21 +53,27 @@ func TestAttack(t *testing.T) {
 	})
 	e := servicetest.TestEngine(t)
 	t.Run(e.Name, func(t *testing.T) {
-		u := e.URL(t)
-		alias := servicetest.NewAlias()
-		b, err := engine.New(engine.Config{URLs: []string{u}, Product: engine.Product(e.Product), Alias: alias})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			if err := servicetest.Release(b); err != nil {
-				t.Errorf("remove the suite's indices: %v", err)
-			}
-		})
-		env := []string{"MEDIA_BACKEND=" + e.Name, e.Var + "=" + u, e.IndexVar() + "=" + alias}
-		run(t, env, filepath.Join(build(t), "mediactl"), "load", cat)
-		attack(t, start(t, env), e.Product+", "+catName)
+		attack(t, engineServer(t, e, cat), e.Product+", "+catName)
 	})
+}
+
+// engineServer runs mediagw on e, with cat loaded under an alias of the test's own, whose
+// indices are removed after it.
+func engineServer(t *testing.T, e servicetest.Engine, cat string) *server {
+	u := e.URL(t)
+	alias := servicetest.NewAlias()
+	b, err := engine.New(engine.Config{URLs: []string{u}, Product: engine.Product(e.Product), Alias: alias})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := servicetest.Release(b); err != nil {
+			t.Errorf("remove the suite's indices: %v", err)
+		}
+	})
+	env := []string{"MEDIA_BACKEND=" + e.Name, e.Var + "=" + u, e.IndexVar() + "=" + alias}
+	run(t, env, filepath.Join(build(t), "mediactl"), "load", cat)
+	return start(t, env)
 }
 
 // attack runs every probe against s and reports the figures.
