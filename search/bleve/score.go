@@ -26,7 +26,9 @@ func textQuery(q search.Query, plan search.Plan, bonus []float64, fuzzy *fuzzyCa
 	for _, alts := range plan.Words {
 		if len(alts) > 0 && len(alts[0].Terms) > 0 {
 			all.words = append(all.words, synonymsQuery(alts, fuzzy))
-			all.typo = append(all.typo, search.Typo(alts))
+			// A conjunction's Count is no count of its matches, so a word of several terms (a CJK
+			// run) never ends the search early either.
+			all.typo = append(all.typo, search.Typo(alts) || slices.ContainsFunc(alts, func(v search.Variant) bool { return len(v.Terms) > 1 }))
 		}
 	}
 	for _, p := range q.Phrases.Terms() {

@@ -27,11 +27,12 @@ func randomRunes(seed uint64, n int, lo, hi rune) string {
 }
 
 // RunBudget checks that searches past search.MaxClauses undegraded answer, on a few items of the
-// fixture and one whose title is a long CJK run: the run finds its item, and a search of many
+// fixture and one whose title is a long CJK run and a word: the run, alone or with the word (or a
+// piece of it with the word), finds its item, and a search of many
 // words, each searched as many synonyms, answers.
 func RunBudget(t *testing.T, open Open) {
 	run := Ideographs(1, 190)
-	items := append(Fixture(t)[:20], search.Item{ID: "cjk-run", Type: search.TypeDocument, Title: run})
+	items := append(Fixture(t)[:20], search.Item{ID: "cjk-run", Type: search.TypeDocument, Title: run + " lighthouse"})
 	b := open(t, items)
 	query := func(text string) search.Query {
 		q := search.Query{Text: text, Sort: search.SortRelevance, Page: 1, PerPage: 10}
@@ -39,8 +40,10 @@ func RunBudget(t *testing.T, open Open) {
 		return q
 	}
 	t.Run("CJK run", func(t *testing.T) {
-		if res := search1(t, b, query(run)); res.Total != 1 || res.Items[0].ID != "cjk-run" {
-			t.Errorf("the run finds %d items %v, want cjk-run", res.Total, ids(res.Items))
+		for _, text := range []string{run, run + " lighthouse", "lighthouse " + run[:3*12]} {
+			if res := search1(t, b, query(text)); res.Total != 1 || res.Items[0].ID != "cjk-run" {
+				t.Errorf("%q finds %d items %v, want cjk-run", text, res.Total, ids(res.Items))
+			}
 		}
 		search1(t, b, query(Ideographs(2, search.MaxTextRunes)))
 	})
