@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -122,4 +123,25 @@ func TestThinRunsCoverEveryCharacter(t *testing.T) {
 			t.Errorf("%d characters: %d bigrams kept, want at most %d", n, len(kept), want+1)
 		}
 	}
+}
+
+// FuzzPlanText: whatever the text, with whatever synonyms, its plan costs what PlanCost counts and
+// at most MaxClauses, and keeps its words' order.
+func FuzzPlanText(f *testing.F) {
+	for _, s := range []string{"", "winter harbour", ideographs(1, 190), "東京 タワー \"big apple\" -snow", strings.Repeat("ab cd ", 40)} {
+		f.Add(s, 3)
+	}
+	f.Fuzz(func(t *testing.T, s string, alts int) {
+		q := Query{Text: s, Sort: SortRelevance, Curation: fakeCuration{alts: min(max(alts, 0), 15)}}
+		p := PlanText(q)
+		if p.Clauses > MaxClauses || p.Clauses != PlanCost(q, p) || p.Clauses > p.Wanted {
+			t.Fatalf("%q: plan costs %d (PlanCost %d, wanted %d), budget %d", s, p.Clauses, PlanCost(q, p), p.Wanted, MaxClauses)
+		}
+		words := text.Words(s)
+		for i, alts := range p.Words {
+			if len(alts) == 0 || !slices.Equal(alts[0].Terms, text.Terms(words[i])) && !p.Degraded() {
+				t.Fatalf("%q: word %d planned as %v, want %q first", s, i, alts, words[i])
+			}
+		}
+	})
 }
