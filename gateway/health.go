@@ -18,8 +18,10 @@ func (g *Gateway) healthz(c *echo.Context) error {
 	return g.sendStatus(c)
 }
 
-// readyz fails only when the search engine does not answer (as checked within readyFresh); a
-// limiter problem never makes a replica unready, since the limiter falls back by itself.
+// readyz fails only when the search engine does not answer (as checked within readyFresh), or its
+// circuit breaker is open, which only the engine's own failures open (search.ErrorKind.EngineFailed):
+// a query the engine refuses is the question's fault and leaves every replica ready. A limiter
+// problem never makes a replica unready, since the limiter falls back by itself.
 func (g *Gateway) readyz(c *echo.Context) error {
 	if g.draining.Load() {
 		return unavailable("this replica is shutting down", nil)

@@ -62,6 +62,9 @@ var (
 	problemHeadersTooLarge = &problemType{"headers-too-large", http.StatusRequestHeaderFieldsTooLarge, "Request headers too large",
 		"The request line and headers together are longer than the server reads. The connection is closed after the answer; no rate-limit headers, as the request was never read.",
 		"Send a shorter path and fewer or shorter headers; the longest legal request is well within the bound.", "HeadersTooLarge"}
+	problemQueryRefused = &problemType{"query-refused", http.StatusUnprocessableEntity, "Query refused",
+		"The search engine refused the query though every parameter is valid: it holds more than the engine runs (too many clauses) or something the engine cannot read. The gateway keeps the queries it builds within every engine's limits, so this is rare; the request_id finds it in the service's logs. Not a failure of the engine's: it does not make the service unavailable for others.",
+		"Search with fewer or shorter words; sending the same request again gets the same answer.", "QueryRefused"}
 	problemRateLimited = &problemType{"rate-limited", http.StatusTooManyRequests, "Too many requests",
 		"This visitor has used up its requests for now; every resource counts against one limit, shared by every replica.",
 		"Wait the seconds Retry-After says; the RateLimit headers of every response say where the visitor stands.", "TooManyRequests"}
@@ -82,7 +85,7 @@ var (
 // problemTypes is every problem type, in the order of their statuses: the one table the errors,
 // the problem pages and (by TestOpenAPIProblemTypes) the OpenAPI document follow.
 var problemTypes = []*problemType{
-	problemBadRequest, problemInvalidParameter, problemNotFound, problemMethodNotAllowed, problemCursorExpired, problemURITooLong, problemRateLimited,
+	problemBadRequest, problemInvalidParameter, problemNotFound, problemMethodNotAllowed, problemCursorExpired, problemURITooLong, problemQueryRefused, problemRateLimited,
 	problemHeadersTooLarge,
 	problemClientClosed, problemInternal, problemUnavailable, problemTimeout,
 }
@@ -205,6 +208,9 @@ func backendError(ctx context.Context, err error) *apiError {
 	case search.KindCursorExpired:
 		ae = &apiError{Type: problemCursorExpired,
 			Detail: "the cursor belongs to an index version no longer served (the catalogue was reloaded); start the walk again with cursor=*", Cause: err}
+	case search.KindRefused:
+		ae = &apiError{Type: problemQueryRefused,
+			Detail: "the search engine refused this query as too large or unreadable for it; search with fewer or shorter words", Cause: err}
 	case search.KindTimeout:
 		ae = &apiError{Type: problemTimeout,
 			Detail: "the search engine did not answer in time; try again or narrow the query", Cause: err}

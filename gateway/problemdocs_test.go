@@ -17,7 +17,7 @@ import (
 // TestProblemTypesResolve: the type URI of every problem the gateway answers with names a page
 // that documents it (RFC 9457, 3.1.1), served like the other documents; an unknown slug is 404.
 func TestProblemTypesResolve(t *testing.T) {
-	slugs := []string{"bad-request", "headers-too-large", "invalid-parameter", "uri-too-long", "not-found", "method-not-allowed", "cursor-expired", "rate-limited",
+	slugs := []string{"bad-request", "headers-too-large", "invalid-parameter", "uri-too-long", "not-found", "method-not-allowed", "cursor-expired", "query-refused", "rate-limited",
 		"internal-error", "unavailable", "timeout", "client-closed-request"}
 	if got := problemSlugs(); len(got) != len(slugs) {
 		t.Errorf("pages for %v, want one for each of %v", got, slugs)

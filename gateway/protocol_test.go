@@ -392,6 +392,7 @@ func TestBackendFailures(t *testing.T) {
 			`the search index "items" does not exist: no catalogue is loaded (an operator loads one with mediactl load FILE)`},
 		{"too slow", searchtest.Failing{}, http.StatusGatewayTimeout, "timeout", ""},
 		{"deadline error", searchtest.Failing{Err: fmt.Errorf("query: %w", context.DeadlineExceeded)}, http.StatusGatewayTimeout, "timeout", ""},
+		{"query refused", searchtest.Failing{Err: fmt.Errorf("%w: secret too_many_nested_clauses", search.ErrRefused)}, http.StatusUnprocessableEntity, "query-refused", "refused"},
 		{"other failure", searchtest.Failing{Err: errors.New("secret internals: index corrupt at /var/lib/x")}, http.StatusInternalServerError, "internal-error", ""},
 		{"panic", searchtest.Failing{Panic: true}, http.StatusInternalServerError, "internal-error", ""},
 	}

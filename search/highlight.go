@@ -19,7 +19,7 @@ const snippetLead = 60
 // Matched returns, for each searched field of it that a word or a phrase of q matches, the
 // field's text HTML-escaped with every matching word in <mark>…</mark>, cut to MaxSnippetRunes
 // around the first match; nil when nothing matches. A word matches as the engines match it: folded
-// (text.Fold), equal or within its typo allowance (TypoAllowance) if TypoWords gives it one; a
+// (text.Fold), equal or within its typo allowance (TypoAllowance) if its search's Plan gives it one; a
 // phrase marks the words of each place a value holds its terms side by side (Phrases). It is
 // computed from the item alone, so both backends highlight alike. Lists (tags, keywords) are
 // joined with ", ".
@@ -30,11 +30,11 @@ func Matched(it Item, q Query) map[string]string {
 		return nil
 	}
 	query := make([]queryWord, len(words))
-	typos := TypoWords(words)
+	plan := PlanText(q)
 	for i, w := range words {
 		folded := []rune(text.Fold(w))
 		query[i] = queryWord{folded, 0}
-		if typos[i] {
+		if i < len(plan.Words) && Typo(plan.Words[i]) {
 			query[i].allowance = TypoAllowance(string(folded))
 		}
 	}

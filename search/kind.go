@@ -21,6 +21,10 @@ const (
 	KindCursorInvalid
 	// KindCursorExpired is ErrCursorExpired: the cursor's index version is no longer served.
 	KindCursorExpired
+	// KindRefused is ErrRefused: the engine refused the query itself. It is no failure of the
+	// engine's (EngineFailed): a circuit breaker that opened on it would let one question take
+	// the engine from everyone.
+	KindRefused
 	// KindCanceled is context.Canceled: the caller went away before the answer.
 	KindCanceled
 	// KindNoIndex is a *NoIndexError: the engine answers, but no index is behind the name it
@@ -37,13 +41,13 @@ const (
 	// KindEngineFault is a failure on the engine's side, an error whose EngineFault method says so
 	// (a 5xx of OpenSearch).
 	KindEngineFault
-	// KindInternal is any other error: a question the engine refused, a bug.
+	// KindInternal is any other error: a bug, an engine answer no other kind explains.
 	KindInternal
 )
 
 var kindNames = [...]string{
 	KindNone: "none", KindNotFound: "not_found", KindCursorInvalid: "cursor_invalid", KindCursorExpired: "cursor_expired",
-	KindCanceled: "canceled", KindNoIndex: "no_index", KindTimeout: "timeout", KindUnavailable: "unavailable", KindOverloaded: "overloaded",
+	KindRefused: "refused", KindCanceled: "canceled", KindNoIndex: "no_index", KindTimeout: "timeout", KindUnavailable: "unavailable", KindOverloaded: "overloaded",
 	KindEngineFault: "engine_fault", KindInternal: "internal",
 }
 
@@ -55,7 +59,7 @@ func (k ErrorKind) String() string {
 }
 
 // Kind classifies err. An error that is several things at once is the first of: an answer to the
-// question (not found, a bad cursor), a timeout, the caller gone, no index, the engine
+// question (not found, a bad cursor, a query the engine refused), a timeout, the caller gone, no index, the engine
 // unavailable, overloaded, at fault.
 func Kind(err error) ErrorKind {
 	switch {
@@ -67,6 +71,8 @@ func Kind(err error) ErrorKind {
 		return KindCursorInvalid
 	case errors.Is(err, ErrCursorExpired):
 		return KindCursorExpired
+	case errors.Is(err, ErrRefused):
+		return KindRefused
 	case errors.Is(err, context.DeadlineExceeded):
 		return KindTimeout
 	case errors.Is(err, context.Canceled):
@@ -96,7 +102,7 @@ func KindIn(ctx context.Context, err error) ErrorKind {
 }
 
 // Failed reports whether the call failed to get an answer: the answers to the question (not
-// found, a bad cursor) and no error are not failures.
+// found, a bad cursor, a query the engine refused) and no error are not failures.
 func (k ErrorKind) Failed() bool { return k >= KindCanceled }
 
 // EngineFailed reports whether the kind is the engine's failure: it could not be reached, was

@@ -23,6 +23,7 @@ func TestKind(t *testing.T) {
 		{"missing item", fmt.Errorf("item x: %w", search.ErrNotFound), search.KindNotFound},
 		{"bad cursor", fmt.Errorf("search: %w", search.ErrCursorInvalid), search.KindCursorInvalid},
 		{"expired cursor", fmt.Errorf("search: %w", search.ErrCursorExpired), search.KindCursorExpired},
+		{"query refused", fmt.Errorf("search: %w", search.ErrRefused), search.KindRefused},
 		{"caller gone", fmt.Errorf("search: %w", context.Canceled), search.KindCanceled},
 		{"deadline", fmt.Errorf("search: %w", context.DeadlineExceeded), search.KindTimeout},
 		{"deadline and cancel", errors.Join(context.Canceled, context.DeadlineExceeded), search.KindTimeout},

@@ -219,6 +219,9 @@ type VersionReader interface {
 var (
 	// ErrNotFound means the requested item does not exist.
 	ErrNotFound = errors.New("not found")
+	// ErrRefused means the engine refused the query itself (too many clauses, a query it cannot
+	// parse): the question's fault, which asking again would not change.
+	ErrRefused = errors.New("the search engine refused the query")
 	// ErrUnavailable means the engine cannot be reached or has no index to serve.
 	ErrUnavailable = errors.New("search engine unavailable")
 	// ErrOverloaded means the call was refused before it reached the engine: as much engine work

@@ -114,7 +114,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The last segment of a problem body's `type`: `bad-request`, `invalid-parameter`, `not-found`, `method-not-allowed`, `cursor-expired`, `uri-too-long`, `rate-limited`, `headers-too-large`, `client-closed-request`, `internal-error`, `unavailable`, `timeout`. Any other is 404.
+                 * @description The last segment of a problem body's `type`: `bad-request`, `invalid-parameter`, `not-found`, `method-not-allowed`, `cursor-expired`, `uri-too-long`, `query-refused`, `rate-limited`, `headers-too-large`, `client-closed-request`, `internal-error`, `unavailable`, `timeout`. Any other is 404.
                  * @example invalid-parameter
                  */
                 slug: string;
@@ -571,6 +571,22 @@ export interface components {
             /** @description The request's `X-Request-Id`. */
             request_id: string;
         };
+        /** @description The `Problem` of type `query-refused`, status 422. */
+        QueryRefusedProblem: {
+            /**
+             * Format: uri
+             * @description `{public base URL}{base path}problems/<slug>`: a stable identifier of the kind of problem.
+             */
+            type: string;
+            /** @constant */
+            title: "Query refused";
+            /** @constant */
+            status: 422;
+            /** @description What went wrong with this request, for people. */
+            detail: string;
+            /** @description The request's `X-Request-Id`. */
+            request_id: string;
+        };
         /** @description The `Problem` of type `timeout`, status 504. */
         TimeoutProblem: {
             /**
@@ -764,6 +780,33 @@ export interface components {
                  *     }
                  */
                 "application/problem+json": components["schemas"]["GoneProblem"];
+            };
+        };
+        /** @description The search engine refused the query though every parameter is valid: it holds more than the engine runs (too many clauses) or something the engine cannot read. The gateway keeps the queries it builds within every engine's limits, so this is rare; the request_id finds it in the service's logs. Not a failure of the engine's: it does not make the service unavailable for others. Search with fewer or shorter words; sending the same request again gets the same answer. */
+        QueryRefused: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                "Cache-Control": components["headers"]["Cache-Control-NoStore"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://media.example.org/problems/query-refused",
+                 *       "title": "Query refused",
+                 *       "status": 422,
+                 *       "detail": "the search engine refused this query as too large or unreadable for it; search with fewer or shorter words",
+                 *       "request_id": "ZTHQ3V6LUGUVYHZJ4QH6A4L3BQ"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["QueryRefusedProblem"];
             };
         };
         /** @description The API is read-only: it answers GET, HEAD and OPTIONS. Not counted by the rate limit; the rate-limit headers still say where the visitor stands. Send a GET (or HEAD); the Allow header lists the methods. */
@@ -1130,6 +1173,22 @@ export interface components {
         };
         /** @description The cursor of a walk (cursor paging) was made on a version of the index that is no longer served: the catalogue was reloaded since the walk started, and the new version may order or hold its items otherwise. Start the walk again with cursor=*; a walk sees every item exactly once while the index version stays the same. Headers only: HEAD has no body. */
         GoneHead: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                "Cache-Control": components["headers"]["Cache-Control-NoStore"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The search engine refused the query though every parameter is valid: it holds more than the engine runs (too many clauses) or something the engine cannot read. The gateway keeps the queries it builds within every engine's limits, so this is rare; the request_id finds it in the service's logs. Not a failure of the engine's: it does not make the service unavailable for others. Search with fewer or shorter words; sending the same request again gets the same answer. Headers only: HEAD has no body. */
+        QueryRefusedHead: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -1511,6 +1570,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];
             414: components["responses"]["URITooLong"];
+            422: components["responses"]["QueryRefused"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -1621,6 +1681,7 @@ export interface operations {
             404: components["responses"]["NotFoundHead"];
             410: components["responses"]["GoneHead"];
             414: components["responses"]["URITooLongHead"];
+            422: components["responses"]["QueryRefusedHead"];
             429: components["responses"]["TooManyRequestsHead"];
             431: components["responses"]["HeadersTooLargeHead"];
             500: components["responses"]["InternalErrorHead"];
@@ -1741,7 +1802,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The last segment of a problem body's `type`: `bad-request`, `invalid-parameter`, `not-found`, `method-not-allowed`, `cursor-expired`, `uri-too-long`, `rate-limited`, `headers-too-large`, `client-closed-request`, `internal-error`, `unavailable`, `timeout`. Any other is 404.
+                 * @description The last segment of a problem body's `type`: `bad-request`, `invalid-parameter`, `not-found`, `method-not-allowed`, `cursor-expired`, `uri-too-long`, `query-refused`, `rate-limited`, `headers-too-large`, `client-closed-request`, `internal-error`, `unavailable`, `timeout`. Any other is 404.
                  * @example invalid-parameter
                  */
                 slug: string;
@@ -1777,7 +1838,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The last segment of a problem body's `type`: `bad-request`, `invalid-parameter`, `not-found`, `method-not-allowed`, `cursor-expired`, `uri-too-long`, `rate-limited`, `headers-too-large`, `client-closed-request`, `internal-error`, `unavailable`, `timeout`. Any other is 404.
+                 * @description The last segment of a problem body's `type`: `bad-request`, `invalid-parameter`, `not-found`, `method-not-allowed`, `cursor-expired`, `uri-too-long`, `query-refused`, `rate-limited`, `headers-too-large`, `client-closed-request`, `internal-error`, `unavailable`, `timeout`. Any other is 404.
                  * @example invalid-parameter
                  */
                 slug: string;

@@ -55,10 +55,16 @@ func TestAttack(t *testing.T) {
 	})
 	e := servicetest.TestEngine(t)
 	t.Run(e.Name, func(t *testing.T) {
-		env := engineEnv(t, e)
-		run(t, env, filepath.Join(build(t), "mediactl"), "load", cat)
-		attack(t, start(t, env), e.Product+", "+catName)
+		attack(t, engineServer(t, e, cat), e.Product+", "+catName)
 	})
+}
+
+// engineServer runs mediagw on e, with cat loaded under an alias of the test's own, whose
+// indices are removed after it.
+func engineServer(t *testing.T, e servicetest.Engine, cat string) *server {
+	env := engineEnv(t, e)
+	run(t, env, filepath.Join(build(t), "mediactl"), "load", cat)
+	return start(t, env)
 }
 
 // attack runs every probe against s and reports the figures.

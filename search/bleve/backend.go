@@ -441,9 +441,10 @@ func storedItem(hit *bsearch.DocumentMatch) (search.Item, error) {
 // restrict without scoring, and what a phrase of q.Exclude matches is left out. It reports
 // whether the text held any term.
 func buildQuery(m mapping.IndexMapping, q search.Query, bonus []float64, fuzzy *fuzzyCache) (query.Query, bool, error) {
-	must, hasText := textQuery(q, bonus, fuzzy)
+	plan := search.PlanText(q)
+	must, hasText := textQuery(q, plan, bonus, fuzzy)
 	if hasText && bonus != nil {
-		must = pinned(must, q)
+		must = pinned(must, plan)
 	}
 	if !hasText && q.Text != "" {
 		// Text with nothing searchable in it (only punctuation) matches nothing.

@@ -52,3 +52,5 @@ func TestCJKSingleCharacter(t *testing.T) {
 		}
 	}
 }
+
+func TestBudget(t *testing.T) { searchtest.RunBudget(t, openFromItems) }

@@ -17,28 +17,25 @@ import (
 	"mediagw/search/curation"
 )
 
-// synonymsQuery matches one word searched as each of its alternatives (text.Alternatives): each
+// synonymsQuery matches one word searched as each of its alternatives (search.Plan): each
 // scores its best clause's code, so that their disjunction reads back (bestClause) as the best
 // clause of any. search/curation keeps a word's alternatives within maxClauses.
-func synonymsQuery(alts [][]string, typo bool, fuzzy *fuzzyCache) query.Query {
+func synonymsQuery(alts []search.Variant, fuzzy *fuzzyCache) query.Query {
 	if len(alts) == 1 {
-		return wordQuery(alts[0], typo, fuzzy)
+		return wordQuery(alts[0].Terms, alts[0].Typo, fuzzy)
 	}
 	each := make([]query.Query, len(alts))
-	for i, terms := range alts {
-		each[i] = scored(wordQuery(terms, typo, fuzzy), func(d *bsearch.DocumentMatch) float64 { return clauseCode(d.Score) })
+	for i, a := range alts {
+		each[i] = scored(wordQuery(a.Terms, a.Typo, fuzzy), func(d *bsearch.DocumentMatch) float64 { return clauseCode(d.Score) })
 	}
 	return scored(query.NewDisjunctionQuery(each), bestClause)
 }
 
-// pinned adds search.PinBoost to the score of the items pinned for q's text when q is a search by
-// relevance; otherwise it is text as given.
-func pinned(text query.Query, q search.Query) query.Query {
-	if q.Curation == nil || q.Sort != search.SortRelevance {
-		return text
-	}
-	if ids := q.Curation.Pinned(q.Text); len(ids) > 0 {
-		return pinnedQuery{Query: text, ids: ids}
+// pinned adds search.PinBoost to the score of the items the plan pins (a search by relevance);
+// otherwise it is text as given.
+func pinned(text query.Query, plan search.Plan) query.Query {
+	if len(plan.Pins) > 0 {
+		return pinnedQuery{Query: text, ids: plan.Pins}
 	}
 	return text
 }

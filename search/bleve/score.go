@@ -14,22 +14,21 @@ import (
 
 	"mediagw/search"
 	"mediagw/search/memo"
-	"mediagw/search/text"
 )
 
-// textQuery requires every word of q.Text and every phrase of q.Phrases in some searched field and
-// scores an item by search.Clauses' rule: for each word or phrase the best clause it matches,
-// summed, plus the item's search.Bonus (bonus by document number; nil leaves it out). Only
-// the words search.TypoWords allows have typo clauses, which keep their candidates in fuzzy (nil:
-// nowhere); each word is searched as its synonyms too (q.Curation). It reports whether q held any term; one with none is no query (nil).
-func textQuery(q search.Query, bonus []float64, fuzzy *fuzzyCache) (query.Query, bool) {
+// textQuery requires every word of plan (search.PlanText of q) and every phrase of q.Phrases in
+// some searched field and scores an item by search.Clauses' rule: for each word or phrase the best
+// clause it matches, summed, plus the item's search.Bonus (bonus by document number; nil leaves it
+// out). Only the plan's typo alternatives have typo clauses, which keep their candidates in fuzzy
+// (nil: nowhere). It reports whether q held any term; one with none is no query (nil).
+func textQuery(q search.Query, plan search.Plan, bonus []float64, fuzzy *fuzzyCache) (query.Query, bool) {
 	var all allWords
-	words := text.Words(q.Text)
-	typos := search.TypoWords(words)
-	for i, w := range words {
-		if alts := text.Alternatives(w, q.Curation); len(alts) > 0 && len(alts[0]) > 0 {
-			all.words = append(all.words, synonymsQuery(alts, typos[i], fuzzy))
-			all.typo = append(all.typo, typos[i])
+	for _, alts := range plan.Words {
+		if len(alts) > 0 && len(alts[0].Terms) > 0 {
+			all.words = append(all.words, synonymsQuery(alts, fuzzy))
+			// A conjunction's Count is no count of its matches, so a word of several terms (a CJK
+			// run) never ends the search early either.
+			all.typo = append(all.typo, search.Typo(alts) || slices.ContainsFunc(alts, func(v search.Variant) bool { return len(v.Terms) > 1 }))
 		}
 	}
 	for _, p := range q.Phrases.Terms() {

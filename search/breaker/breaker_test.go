@@ -160,8 +160,8 @@ func TestOpensAfterFailures(t *testing.T) {
 	}
 }
 
-// TestQuestionErrorsNeverCount: not found, a bad cursor, a query the engine refuses (4xx) and a
-// caller that went away are no failures of the engine, however many come, and an answer of any
+// TestQuestionErrorsNeverCount: not found, a bad cursor, a query the engine refuses (a 4xx, or
+// OpenSearch's 500 for too many clauses: search.ErrRefused) and a caller that went away are no failures of the engine, however many come, and an answer of any
 // kind ends a run of failures.
 func TestQuestionErrorsNeverCount(t *testing.T) {
 	e := newEngine(t)
@@ -175,6 +175,11 @@ func TestQuestionErrorsNeverCount(t *testing.T) {
 			return err
 		},
 		func() error { e.setFail(engineFault{400}); defer e.setFail(nil); return item(b) },
+		func() error {
+			e.setFail(fmt.Errorf("%w: %w", search.ErrRefused, engineFault{500}))
+			defer e.setFail(nil)
+			return item(b)
+		},
 		func() error { _, err := b.Item(gone, "ph-elan-1"); return err },
 	}
 	for range 5 {
@@ -184,7 +189,7 @@ func TestQuestionErrorsNeverCount(t *testing.T) {
 			}
 		}
 	}
-	for i, q := range questions[:3] {
+	for i, q := range questions[:4] {
 		e.setFail(errRefused)
 		item(b)
 		e.setFail(nil)

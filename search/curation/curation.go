@@ -73,6 +73,8 @@ func (e *Error) Error() string {
 // Pins: one rule a line, `query => id1, id2`: a search of query by relevance (its words folded as
 // the text analysis folds them: `The TV` is `the tv`) shows the items it finds among those ids
 // first, in that order; `#` comments and blank lines as above.
+//
+// A rule whose own search would pass search.MaxClauses is refused too (overBudget).
 func Parse(f Files) (*Rules, error) {
 	r := &Rules{files: f, synonyms: map[string][]string{}, pins: map[string][]string{}}
 	var bad []LineError
@@ -100,6 +102,9 @@ func Parse(f Files) (*Rules, error) {
 				bad = append(bad, LineError{file.name, i + 1, err})
 			}
 		}
+	}
+	if len(bad) == 0 {
+		bad = r.overBudget()
 	}
 	if len(bad) > 0 {
 		return nil, &Error{Lines: bad}

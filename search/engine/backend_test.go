@@ -262,3 +262,5 @@ func TestHitOfOlderLayout(t *testing.T) {
 		t.Errorf("item() of a current hit: format %q, want it as stored", got.Format)
 	}
 }
+
+func TestBudget(t *testing.T) { searchtest.RunBudget(t, open) }

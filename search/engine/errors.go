@@ -42,7 +42,8 @@ func (e *EngineError) EngineFault() bool { return e.Status >= http.StatusInterna
 
 // classify maps an error of the client to what callers branch on: a deadline wraps
 // context.DeadlineExceeded, an engine that cannot be reached, is overloaded or has no index under
-// the alias (a *search.NoIndexError) wraps search.ErrUnavailable, and any other engine answer is an *EngineError.
+// the alias (a *search.NoIndexError) wraps search.ErrUnavailable, a query the engine refuses
+// (refused) wraps search.ErrRefused, and any other engine answer is an *EngineError.
 // engine is the product asked (Backend.name), status the HTTP status of the answer, or 0 when
 // there was none.
 func classify(ctx context.Context, engine Product, op string, status int, err error) error {
@@ -71,6 +72,8 @@ func classify(ctx context.Context, engine Product, op string, status int, err er
 	case ee.Type == "index_not_found_exception":
 		// The alias points nowhere: nothing has been loaded yet, or it was removed.
 		return &search.NoIndexError{Name: se.Err.Index, Err: ee}
+	case refused(ee.Status, se):
+		return fmt.Errorf("%w: %w", search.ErrRefused, ee)
 	case ee.Status == http.StatusGatewayTimeout:
 		return fmt.Errorf("%w: %w", ee, context.DeadlineExceeded)
 	case ee.Status == http.StatusTooManyRequests, ee.Status == http.StatusBadGateway,
@@ -78,6 +81,31 @@ func classify(ctx context.Context, engine Product, op string, status int, err er
 		return fmt.Errorf("%w: %w", search.ErrUnavailable, ee)
 	}
 	return ee
+}
+
+// queryFaults are the error types of a query the engine cannot run as asked, whatever its state:
+// too many clauses (which OpenSearch answers with a 500) and the query's parse errors.
+var queryFaults = map[string]bool{
+	"too_many_clauses": true, "too_many_nested_clauses": true, "query_shard_exception": true,
+	"parsing_exception": true, "x_content_parse_exception": true, "illegal_argument_exception": true,
+}
+
+// refused reports whether an answer of status with error se (nil when it had none) refuses the
+// query itself: a 400, or an answer whose root causes are all queryFaults. Asked again, the
+// engine answers the same, so it is the question's fault, not the engine's.
+func refused(status int, se *opensearch.StructError) bool {
+	if status == http.StatusBadRequest {
+		return true
+	}
+	if se == nil || len(se.Err.RootCause) == 0 {
+		return false
+	}
+	for _, c := range se.Err.RootCause {
+		if !queryFaults[c.Type] {
+			return false
+		}
+	}
+	return true
 }
 
 // retryable reports whether a bulk request that failed with err may succeed when sent again:

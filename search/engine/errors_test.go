@@ -8,21 +8,27 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/opensearch-project/opensearch-go/v4"
 
 	"mediagw/search"
+	"mediagw/search/breaker"
 )
 
 func TestClassify(t *testing.T) {
-	structErr := func(status int, typ, reason string) error {
+	structErr := func(status int, typ, reason string, causes ...string) error {
 		e := &opensearch.StructError{Status: status}
 		e.Err.Type = typ
 		e.Err.Reason = reason
+		for _, c := range causes {
+			e.Err.RootCause = append(e.Err.RootCause, opensearch.RootCause{Type: c, Reason: reason})
+		}
 		return e
 	}
 	refused := &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connect: connection refused")}
@@ -47,7 +53,13 @@ func TestClassify(t *testing.T) {
 		{"gateway timeout", context.Background(), 504, fmt.Errorf("%w: secret", opensearch.ErrJSONUnmarshalBody), context.DeadlineExceeded, search.KindTimeout},
 		{"deadline", context.Background(), 0, fmt.Errorf("POST: %w", context.DeadlineExceeded), context.DeadlineExceeded, search.KindTimeout},
 		{"cancelled", cancelled, 0, errors.New("POST: secret"), context.Canceled, search.KindCanceled},
-		{"bad request", context.Background(), 400, structErr(400, "search_phase_execution_exception", "secret field [title]"), nil, search.KindInternal},
+		{"bad request", context.Background(), 400, structErr(400, "search_phase_execution_exception", "secret field [title]"), search.ErrRefused, search.KindRefused},
+		// OpenSearch answers a query past max_clause_count with a 500: the question's fault all the same.
+		{"too many nested clauses", context.Background(), 500, structErr(500, "search_phase_execution_exception", "secret count",
+			"too_many_nested_clauses", "too_many_nested_clauses"), search.ErrRefused, search.KindRefused},
+		{"too many clauses", context.Background(), 500, structErr(500, "search_phase_execution_exception", "secret count", "too_many_clauses"), search.ErrRefused, search.KindRefused},
+		{"a shard failed besides", context.Background(), 500, structErr(500, "search_phase_execution_exception", "secret",
+			"too_many_nested_clauses", "node_closed_exception"), nil, search.KindEngineFault},
 		{"internal", context.Background(), 500, fmt.Errorf("%w: body: %q", opensearch.ErrJSONUnmarshalBody, "secret trace"), nil, search.KindEngineFault},
 	}
 	for _, tt := range tests {
@@ -332,5 +344,32 @@ func TestMultiSearchErrors(t *testing.T) {
 				t.Errorf("Search: %q repeats the engine's text", err)
 			}
 		})
+	}
+}
+
+// TestRefusedQueriesKeepTheBreakerClosed: OpenSearch answers a query past its clause limit with a
+// 500 whose root causes are too_many_nested_clauses; the backend says the query was refused, and
+// however many such searches come, the circuit breaker in front of it stays closed.
+func TestRefusedQueriesKeepTheBreakerClosed(t *testing.T) {
+	const body = `{"error":{"root_cause":[{"type":"too_many_nested_clauses","reason":"Query contains too many nested clauses; maxClauseCount is set to 1024"}],` +
+		`"type":"search_phase_execution_exception","reason":"all shards failed","phase":"query","grouped":true},"status":500}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	b, err := New(Config{URLs: []string{srv.URL}, Product: OpenSearch, Alias: "media"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	cb := breaker.New(b, breaker.Options{Failures: 2, OpenFor: time.Hour})
+	q := search.Query{Text: "harbour", Sort: search.SortRelevance, Page: 1, PerPage: 10}
+	for i := range 10 {
+		_, err := cb.Search(t.Context(), q)
+		if k := search.Kind(err); k != search.KindRefused {
+			t.Fatalf("search %d: %v (%v), want the query refused", i, err, k)
+		}
 	}
 }

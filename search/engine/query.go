@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 
 	"mediagw/search"
-	"mediagw/search/text"
 )
 
 // maxWindow is OpenSearch's default index.max_result_window: from+size may not pass it.
@@ -181,15 +180,14 @@ func facetGroups(q search.Query) []facetGroup {
 
 func boolQuery(q search.Query) obj {
 	b := obj{"filter": filterClauses(q)}
-	words := text.Words(q.Text)
+	plan := search.PlanText(q)
 	phrases := q.Phrases.Terms()
-	if len(words) > 0 || len(phrases) > 0 {
+	if len(plan.Words) > 0 || len(phrases) > 0 {
 		// Every word and every phrase must match, each in any field, as in the embedded index: a
 		// query per word or phrase, all of them required.
-		must := make([]any, 0, len(words)+len(phrases))
-		typos := search.TypoWords(words)
-		for i, w := range words {
-			must = append(must, synonymsQuery(text.Alternatives(w, q.Curation), typos[i]))
+		must := make([]any, 0, len(plan.Words)+len(phrases))
+		for _, alts := range plan.Words {
+			must = append(must, synonymsQuery(alts))
 		}
 		for _, p := range phrases {
 			must = append(must, phraseQuery(p))
@@ -200,7 +198,7 @@ func boolQuery(q search.Query) obj {
 			"field_value_factor": obj{"field": "bonus", "missing": 0},
 			"boost_mode":         "sum",
 		}}}
-		if pins := pinClauses(q); pins != nil {
+		if pins := pinClauses(plan.Pins); pins != nil {
 			b["should"] = pins
 		}
 	} else if q.Text != "" {
@@ -262,15 +260,15 @@ func filterClauses(q search.Query) []any {
 	return filters
 }
 
-// synonymsQuery matches one word searched as each of its alternatives' terms (text.Alternatives):
-// the best of them scores.
-func synonymsQuery(alts [][]string, typo bool) json.RawMessage {
+// synonymsQuery matches one word searched as each of its alternatives (search.Plan): the best
+// of them scores.
+func synonymsQuery(alts []search.Variant) json.RawMessage {
 	if len(alts) == 1 {
-		return wordQuery(alts[0], typo)
+		return wordQuery(alts[0].Terms, alts[0].Typo)
 	}
 	queries := make([]json.RawMessage, len(alts))
-	for i, terms := range alts {
-		queries[i] = wordQuery(terms, typo)
+	for i, a := range alts {
+		queries[i] = wordQuery(a.Terms, a.Typo)
 	}
 	b, err := marshal(obj{"dis_max": obj{"queries": queries}})
 	if err != nil {
@@ -279,13 +277,9 @@ func synonymsQuery(alts [][]string, typo bool) json.RawMessage {
 	return b
 }
 
-// pinClauses add search.PinBoost to the items pinned for q's text (a search by relevance), nil
-// when none are: optional clauses, which score and never filter.
-func pinClauses(q search.Query) []any {
-	if q.Curation == nil || q.Sort != search.SortRelevance {
-		return nil
-	}
-	ids := q.Curation.Pinned(q.Text)
+// pinClauses add search.PinBoost to the pinned items ids (search.Plan's, of a search by
+// relevance), nil when there are none: optional clauses, which score and never filter.
+func pinClauses(ids []string) []any {
 	if len(ids) == 0 {
 		return nil
 	}

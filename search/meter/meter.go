@@ -19,9 +19,10 @@ import (
 // metered are the operations timed, as the metrics label them: the calls a request waits on.
 var metered = []layer.Op{layer.Search, layer.Item, layer.Categories, layer.Authors, layer.Ping, layer.Complete, layer.Related, layer.Totals}
 
-// Failures as the metrics label them: what a client is answered, 503, 504 or 500.
+// Failures as the metrics label them: what a client is answered, 503, 504, 422 or 500.
 const (
 	failUnavailable = "unavailable"
+	failRefused     = "refused"
 	failNoIndex     = "no_index"
 	failTimeout     = "timeout"
 	failOther       = "other"
@@ -39,6 +40,8 @@ func failure(k search.ErrorKind) string {
 		return failUnavailable
 	case search.KindNoIndex:
 		return failNoIndex
+	case search.KindRefused:
+		return failRefused
 	}
 	return failOther
 }
@@ -63,7 +66,7 @@ func New(next search.Backend) *Backend {
 		}, []string{"op"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mediagw_backend_errors_total",
-			Help: "Failed search engine calls, by operation and kind (unavailable, no_index: the engine answers but holds no index under the configured name, timeout, other); a missing item, a bad cursor and a client that went away are not failures.",
+			Help: "Failed search engine calls, by operation and kind (unavailable, no_index: the engine answers but holds no index under the configured name, timeout, refused: the engine refused the query itself, the question's fault and no engine failure, other); a missing item, a bad cursor and a client that went away are not failures.",
 		}, []string{"op", "kind"}),
 	}
 	b.Backend = layer.Wrap(next, layer.Hook[time.Time](hook{b}))
@@ -71,7 +74,7 @@ func New(next search.Backend) *Backend {
 	for _, op := range metered {
 		b.timed[op] = true
 		b.duration.WithLabelValues(op.String())
-		for _, f := range []string{failUnavailable, failNoIndex, failTimeout, failOther} {
+		for _, f := range []string{failUnavailable, failNoIndex, failTimeout, failRefused, failOther} {
 			b.errors.WithLabelValues(op.String(), f)
 		}
 	}

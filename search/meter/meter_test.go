@@ -34,6 +34,7 @@ func TestErrorsByKind(t *testing.T) {
 		{&breaker.OpenError{Retry: time.Second}, failUnavailable},
 		{&admit.OverloadedError{Limit: 1}, failUnavailable},
 		{fmt.Errorf("search: %w", &search.NoIndexError{Name: "items"}), failNoIndex},
+		{fmt.Errorf("search: %w", search.ErrRefused), failRefused},
 		{errors.New("index corrupt"), failOther},
 	}
 	for _, tt := range tests {
@@ -45,7 +46,7 @@ func TestErrorsByKind(t *testing.T) {
 			if _, err := b.Search(t.Context(), search.Query{}); !errors.Is(err, tt.err) {
 				t.Fatalf("Search: %v, want %v", err, tt.err)
 			}
-			for _, f := range []string{failUnavailable, failNoIndex, failTimeout, failOther} {
+			for _, f := range []string{failUnavailable, failNoIndex, failTimeout, failRefused, failOther} {
 				want := 0.0
 				if f == tt.want {
 					want = 1

@@ -42,10 +42,11 @@ const DefaultMargin = 1000
 // it finds. Ties go to the earlier word, then to the neighbour first in byte order. The
 // alternatives, at most search.MaxAlternatives of them, are counted in one call of b, with the
 // matches v knows of their words; none when no word looks misspelt, or when each alternative keeps
-// a word that matches no indexed term.
+// a word that matches no indexed term, or when q is past search.MaxClauses (search.PlanText).
 func Correct(ctx context.Context, b Totaller, q search.Query, v Vocabulary, margin int) (string, error) {
 	words := correctable(q)
-	if len(words) == 0 {
+	if len(words) == 0 || search.PlanText(q).Degraded() {
+		// A search cut to fit the engine's clause limit would not fit beside its alternatives' counts.
 		return "", nil
 	}
 	near, err := v.Neighbours(ctx, q.Text)
