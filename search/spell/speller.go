@@ -22,9 +22,6 @@ type Options struct {
 	// LoadTimeout bounds listing the words (default 1m): nobody waits on it once a dictionary is
 	// held, and a caller with none waits only until its own deadline.
 	LoadTimeout time.Duration
-	// Curation gives the operators' synonyms the backend serves now (search/curation): a word
-	// they name is meant as written, never corrected. Nil: none.
-	Curation func() search.Curation
 	// Margin is Correct's margin (default DefaultMargin): how many times more items a neighbour
 	// must be held by than a word the index holds for the word to look misspelt.
 	Margin int
@@ -63,11 +60,9 @@ func New(next search.Backend, opts Options) *Speller {
 }
 
 // Correct is the did-you-mean of a search of q (see Correct), its alternatives counted by the
-// backend the Speller wraps: no call of it when no word of q looks misspelt.
+// backend the Speller wraps: no call of it when no word of q looks misspelt. A word q.Curation's
+// synonyms name is meant as written, never corrected.
 func (s *Speller) Correct(ctx context.Context, q search.Query) (string, error) {
-	if s.opts.Curation != nil {
-		q.Curation = s.opts.Curation()
-	}
 	return Correct(ctx, s.Backend, q, s, s.opts.Margin)
 }
 
