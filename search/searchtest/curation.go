@@ -14,7 +14,8 @@ import (
 // applies the set the owner of its version reads beside it (search/live), as the chain hands it
 // to each query: with `harbour, qqzv` applied, qqzv finds what harbour finds; a pinned item comes
 // first for its query, the others following without duplicates and the total unchanged; with
-// `zzqwood => harbour`, each harbour zzqwood finds has its match marked (search.Matched); a file
+// `zzqwood => harbour`, each harbour zzqwood finds has its match marked (search.Matched); the
+// stored set read beside the one held is that one, not decoded again; a file
 // with a bad line is refused with its number and the applied set stays served.
 func testCuration(t *testing.T, open Open, items []search.Item) {
 	b := open(t, items)
@@ -52,6 +53,13 @@ func testCuration(t *testing.T, open Open, items []search.Item) {
 	if err := apply(curation.Files{Synonyms: "# test\nharbour, qqzv\nzzqwood => harbour\n", Pins: "Harbour! => " + last + "\n"}); err != nil {
 		t.Fatalf("apply: %v", err)
 	}
+	stored, err := c.Rules(ctx(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := c.Rules(ctx(t), stored); err != nil || again != stored {
+		t.Errorf("the stored set read again beside the one held: %v; want the held set itself, not decoded again", err)
+	}
 	synonym, _ := walk(t, b, query("qqzv"), 100)
 	sameIDs(t, "qqzv with harbour, qqzv", sortedIDs(synonym), sortedIDs(harbour))
 
@@ -82,7 +90,7 @@ func testCuration(t *testing.T, open Open, items []search.Item) {
 		}
 	}
 
-	_, err := curation.Parse(curation.Files{Synonyms: "tv, television\n\nbig apple, new york\n"})
+	_, err = curation.Parse(curation.Files{Synonyms: "tv, television\n\nbig apple, new york\n"})
 	if err == nil || !strings.Contains(err.Error(), "synonyms line 3") {
 		t.Errorf("a multi-word synonym on line 3: %v", err)
 	}
