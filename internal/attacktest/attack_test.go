@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"mediagw/internal/servicetest"
-	"mediagw/search/engine"
 )
 
 // Generous bounds: the suite runs on shared 2-CPU machines, so timings are reported as figures
@@ -53,20 +52,7 @@ func TestAttack(t *testing.T) {
 	})
 	e := servicetest.TestEngine(t)
 	t.Run(e.Name, func(t *testing.T) {
-		u := e.URL(t)
-		alias := servicetest.NewAlias()
-		b, err := engine.New(engine.Config{URLs: []string{u}, Product: engine.Product(e.Product), Alias: alias})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			if err := servicetest.Release(b); err != nil {
-				t.Errorf("remove the suite's indices: %v", err)
-			}
-		})
-		env := []string{"MEDIA_BACKEND=" + e.Name, e.Var + "=" + u, e.IndexVar() + "=" + alias}
-		run(t, env, filepath.Join(build(t), "mediactl"), "load", cat)
-		attack(t, start(t, env), e.Product+", "+catName)
+		attack(t, start(t, engineLoaded(t, e, cat)), e.Product+", "+catName)
 	})
 }
 

@@ -23,6 +23,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"mediagw/internal/servicetest"
+	"mediagw/search/engine"
 )
 
 // The deadlines the suite runs the binary with, as its defaults (config/config.go).
@@ -107,6 +110,26 @@ func cleanEnv() []string {
 	return slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		return strings.HasPrefix(kv, "MEDIA_") || strings.HasPrefix(kv, "REDIS_") || strings.HasPrefix(kv, "OPENSEARCH_") || strings.HasPrefix(kv, "ELASTICSEARCH_") || strings.HasPrefix(kv, "GOMEMLIMIT=") || strings.HasPrefix(kv, "GOGC=")
 	})
+}
+
+// engineLoaded is the settings of a gateway on e, over an alias of the test's own holding the
+// catalogue cat, removed when the test ends.
+func engineLoaded(t *testing.T, e servicetest.Engine, cat string) []string {
+	t.Helper()
+	u := e.URL(t)
+	alias := servicetest.NewAlias()
+	b, err := engine.New(engine.Config{URLs: []string{u}, Product: engine.Product(e.Product), Alias: alias})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := servicetest.Release(b); err != nil {
+			t.Errorf("remove the suite's indices: %v", err)
+		}
+	})
+	env := []string{"MEDIA_BACKEND=" + e.Name, e.Var + "=" + u, e.IndexVar() + "=" + alias}
+	run(t, env, filepath.Join(build(t), "mediactl"), "load", cat)
+	return env
 }
 
 // server is one running mediagw.
