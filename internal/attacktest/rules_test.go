@@ -33,7 +33,8 @@ const idleFor = 6 * time.Second
 // TestAttackRules: a synonyms file of 1 MiB (lines of 16 random seven-letter words, and one line
 // sending zzqwood to london) applied with `mediactl rules apply`, or refused with its reason, on
 // the embedded index and on the engine under test: the idle gateway (probed by /readyz) then uses
-// under idleCPUBound of a core, and an ordinary search's p50 stays under rulesP50x times the one before the set.
+// under idleCPUBound of a core, an ordinary search's p50 stays under rulesP50x times the one
+// without the set, and the gateway within the pod's memory.
 func TestAttackRules(t *testing.T) {
 	cat, catName := catalogue(t)
 	t.Run("embedded", func(t *testing.T) {
@@ -90,19 +91,23 @@ func rulesSet(t *testing.T, env []string, title string) {
 		waitServed(t, s, false)
 	}
 	ratio := float64(with.pct(50)) / float64(max(without.pct(50), time.Microsecond))
-	t.Logf("idle gateway: %.1f%% of a core over %v; ordinary searches without the set: %s; with it: %s (p50 %.2fx)",
-		100*idleShare, idle, without, with, ratio)
+	rss := s.peakRSS()
+	t.Logf("idle gateway: %.1f%% of a core over %v; ordinary searches without the set: %s; with it: %s (p50 %.2fx); peak RSS %d MiB",
+		100*idleShare, idle, without, with, ratio, rss>>20)
 	if idleShare >= idleCPUBound {
 		t.Errorf("the idle gateway uses %.1f%% of a core with the set, want under %.0f%%", 100*idleShare, 100*idleCPUBound)
 	}
 	if ratio >= rulesP50x {
 		t.Errorf("an ordinary search's p50 is %.2fx the one without the set, want under %.0fx", ratio, rulesP50x)
 	}
+	if rss >= podMemory {
+		t.Errorf("the gateway's peak RSS is %d MiB, past the pod's %d MiB", rss>>20, podMemory>>20)
+	}
 	if !with.only(200) || !without.only(200) {
 		t.Errorf("ordinary searches: with the set %v, without %v", with.statuses, without.statuses)
 	}
 	r.add(fmt.Sprintf("a synonyms file of %d bytes (lines of 16 words), `mediactl rules apply`, %d times in turn with none", size, rounds),
-		fmt.Sprintf("%s in %s; idle gateway %.1f%% of a core; ordinary search p50 %.2fx", outcome, ms(took), 100*idleShare, ratio),
+		fmt.Sprintf("%s in %s; idle gateway %.1f%% of a core; ordinary search p50 %.2fx; peak RSS %d MiB", outcome, ms(took), 100*idleShare, ratio, rss>>20),
 		fmt.Sprintf("ordinary searches without the set: %s; with it: %s", latencies(without), latencies(with)))
 	r.write(t, title)
 }
