@@ -90,7 +90,9 @@ func (e *Error) Error() string {
 	return msg
 }
 
-// Parse checks both files and returns their rules, or an *Error naming each bad line.
+// Parse checks both files and returns their rules, or an *Error naming each bad line: the one
+// check of a set, whether an operator's files (mediactl) or a stored set read again (Decode). It
+// takes time linear in the files' size.
 //
 // Synonyms, in Solr's format: one rule a line; `tv, television` makes each word searched as all
 // of them; `laptop => notebook` searches laptop as notebook only (`laptop => laptop, notebook`
