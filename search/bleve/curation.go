@@ -116,8 +116,9 @@ func readRules(dir string, held *curation.Rules) (*curation.Rules, error) {
 	return curation.Decode(raw, held)
 }
 
-// maxRulesFile bounds the stored form: both files at their largest, every byte escaped in JSON.
-const maxRulesFile = 2 * 6 * curation.MaxBytes
+// maxRulesFile bounds the stored form: both files at their largest, every byte escaped in JSON
+// (\u00XX), and the keys and digest around them.
+const maxRulesFile = 2*6*curation.MaxBytes + 1<<10
 
 // writeRules replaces the file at once (a rename): a reader sees the old set or the new one.
 func writeRules(dir string, r *curation.Rules) error {
