@@ -233,6 +233,8 @@ func (g *Gateway) itemsEnvelope(q search.Query, res search.Result) itemsBody {
 		body.Links = g.pageLinks(q, totalPages)
 	}
 	strs := make(nullables, 0, summaryNullables*len(res.Items))
+	// Matches are marked as the search found them, its synonyms too.
+	q.Curation = res.Curation
 	for _, it := range res.Items {
 		sum := g.summary(it, &strs)
 		if q.Highlight && q.Searches() {

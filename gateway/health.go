@@ -11,17 +11,27 @@ import (
 
 type status struct {
 	Status string `json:"status"`
+	// Detail says what a ready replica serves short of what it should (Detailer).
+	Detail string `json:"detail,omitempty"`
+}
+
+// Detailer is a backend that says what it serves short of what it should: a chain whose
+// operators' rules cannot be read serves those read before (search/chain). The gateway asks for
+// it once, in New.
+type Detailer interface {
+	ReadinessDetail() string
 }
 
 // healthz passes while the process serves HTTP.
 func (g *Gateway) healthz(c *echo.Context) error {
-	return g.sendStatus(c)
+	return g.sendStatus(c, "")
 }
 
 // readyz fails only when the search engine does not answer (as checked within readyFresh), or its
 // circuit breaker is open, which only the engine's own failures open (search.ErrorKind.EngineFailed):
 // a query the engine refuses is the question's fault and leaves every replica ready. A limiter
-// problem never makes a replica unready, since the limiter falls back by itself.
+// problem never makes a replica unready, since the limiter falls back by itself, nor do rules it
+// cannot read (it serves those read before), which its detail says.
 func (g *Gateway) readyz(c *echo.Context) error {
 	if g.draining.Load() {
 		return unavailable("this replica is shutting down", nil)
@@ -36,7 +46,11 @@ func (g *Gateway) readyz(c *echo.Context) error {
 		}
 		return ae
 	}
-	return g.sendStatus(c)
+	var detail string
+	if g.detailer != nil {
+		detail = g.detailer.ReadinessDetail()
+	}
+	return g.sendStatus(c, detail)
 }
 
 // readyFresh is how long a readiness check answers /readyz: probes from every load balancer and
@@ -67,10 +81,10 @@ func (r *readiness) check(ctx context.Context, ping func(context.Context) error)
 	return err
 }
 
-func (g *Gateway) sendStatus(c *echo.Context) error {
+func (g *Gateway) sendStatus(c *echo.Context, detail string) error {
 	buf := getBuffer()
 	defer putBuffer(buf)
-	if err := encodeJSON(buf, status{Status: "ok"}); err != nil {
+	if err := encodeJSON(buf, status{Status: "ok", Detail: detail}); err != nil {
 		return internalError(err)
 	}
 	// Compressible like every JSON body, so it carries Vary: Accept-Encoding; it is too small to

@@ -27,7 +27,9 @@ type Gateway struct {
 	backend search.Backend
 	// corrector is the backend's did-you-mean (search/chain's top); nil when it offers none.
 	corrector Corrector
-	limiter   Limiter
+	// detailer says what /readyz adds of the backend's state; nil when it says nothing.
+	detailer Detailer
+	limiter  Limiter
 	// inspector is limiter, when it can inspect; nil otherwise.
 	inspector Inspector
 	// allowances is what speculation knows of visitors; nil when the limiter is not Remote.
@@ -106,6 +108,7 @@ func New(cfg Config, backend search.Backend, limiter Limiter, logger *zap.Logger
 		g.allowances = newAllowances(cfg.RatePolicy, time.Now)
 	}
 	g.corrector, _ = backend.(Corrector)
+	g.detailer, _ = backend.(Detailer)
 	if len(cfg.OpenAPI) > 0 {
 		doc, err := servedOpenAPI(cfg)
 		if err != nil {

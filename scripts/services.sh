@@ -324,18 +324,19 @@ secure_setup() {
 		mkdir -p "$conf/certs"
 		cp "$MEDIA_ENGINE_CERTS"/{ca.crt,node.crt,node.key} "$conf/certs/"
 	fi
-	# The least privileges of the README: the gateway reads the alias; mediactl makes, fills and
-	# swaps the alias's versioned indices. Both read the engine's product and version (monitor).
+	# The least privileges of the README: the gateway reads the alias and the operators' rules;
+	# mediactl makes, fills and swaps the alias's versioned indices and stores the rules. Both read
+	# the engine's product and version (monitor).
 	cat >"$conf/roles.yml" <<EOF
 mediagw_gateway:
   cluster: [monitor]
   indices:
-    - names: ['media', 'media-*', 'mediagw-test-*']
+    - names: ['media', 'media-*', 'media_rules', 'mediagw-test-*']
       privileges: [read, view_index_metadata]
 mediagw_admin:
   cluster: [monitor]
   indices:
-    - names: ['media', 'media-*', 'mediagw-test-*']
+    - names: ['media', 'media-*', 'media_rules', 'mediagw-test-*']
       privileges: [create_index, write, read, manage, view_index_metadata]
 EOF
 	for user in gateway admin; do

@@ -20,7 +20,8 @@ const snippetLead = 60
 // field's text HTML-escaped with every matching word in <mark>…</mark>, cut to MaxSnippetRunes
 // around the first match; nil when nothing matches. A word matches as the engines match it: folded
 // (text.Fold), equal or within its typo allowance (TypoAllowance) if its search's Plan gives it one; a
-// phrase marks the words of each place a value holds its terms side by side (Phrases). It is
+// phrase marks the words of each place a value holds its terms side by side (Phrases); a word
+// q.Curation searches as its synonyms matches as each of them. It is
 // computed from the item alone, so both backends highlight alike. Lists (tags, keywords) are
 // joined with ", ".
 func Matched(it Item, q Query) map[string]string {
@@ -29,13 +30,23 @@ func Matched(it Item, q Query) map[string]string {
 	if len(words) == 0 && len(phrases) == 0 {
 		return nil
 	}
-	query := make([]queryWord, len(words))
+	query := make([]queryWord, 0, len(words))
 	plan := PlanText(q)
 	for i, w := range words {
-		folded := []rune(text.Fold(w))
-		query[i] = queryWord{folded, 0}
-		if i < len(plan.Words) && Typo(plan.Words[i]) {
-			query[i].allowance = TypoAllowance(string(folded))
+		typo := i < len(plan.Words) && Typo(plan.Words[i])
+		// A word is searched as its synonyms (q.Curation), each with the word's typo allowance.
+		alts := []string{w}
+		if q.Curation != nil {
+			if a := q.Curation.Alternatives(w); len(a) > 0 {
+				alts = a
+			}
+		}
+		for _, a := range alts {
+			qw := queryWord{folded: []rune(text.Fold(a))}
+			if typo {
+				qw.allowance = TypoAllowance(string(qw.folded))
+			}
+			query = append(query, qw)
 		}
 	}
 	var out map[string]string

@@ -118,8 +118,8 @@ type Query struct {
 	// Highlight asks to show each item's matched fields (Matched). Matched needs only the item,
 	// so backends ignore it and caches need not tell queries apart by it.
 	Highlight bool
-	// Curation is the synonyms and pins a backend applies to the query, set by the backend from
-	// the set it serves (nil: none); the API never sets it.
+	// Curation is the synonyms and pins a backend applies to the query, set by the chain from the
+	// set served (search/chain, search/live; nil: none); the API never sets it.
 	Curation Curation
 }
 
@@ -134,6 +134,9 @@ type Result struct {
 	// Next is, on a page of a walk (Query.Cursor), the cursor of the next page; "" after the last
 	// and on numbered pages.
 	Next string
+	// Curation is the synonyms and pins the search was answered under (search/chain sets it),
+	// which highlighting marks too (Matched); nil: none.
+	Curation Curation
 }
 
 // Category is a category slug with its display name (see PickCategoryName) and the number of

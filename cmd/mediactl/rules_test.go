@@ -23,6 +23,7 @@ import (
 	"mediagw/gateway"
 	"mediagw/internal/servicetest"
 	"mediagw/ratelimit"
+	"mediagw/search/curation"
 	"mediagw/search/live"
 )
 
@@ -47,14 +48,7 @@ func TestRulesOnThreeReplicas(t *testing.T) {
 	envs := openSearchEnv(t)
 	envs["REDIS_URL"] = redisURL
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		t.Helper()
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := writer(t, dir)
 	if out, stderr, err := mediactl(t, envs, "load", write("c.ndjson", rulesCatalogue)); err != nil {
 		t.Fatalf("load: %v\n%s\n%s", err, out, stderr)
 	}
@@ -132,6 +126,18 @@ func TestRulesOnThreeReplicas(t *testing.T) {
 	out, _, err = mediactl(t, envs, "rules", "show")
 	if err != nil || !strings.Contains(out, "tv, television") || !strings.Contains(out, "televison => television") || !strings.Contains(out, "Television => "+pinned) {
 		t.Errorf("rules show after a refused file: %v\n%s", err, out)
+	}
+}
+
+// writer writes files of text into dir, returning their paths.
+func writer(t *testing.T, dir string) func(name, text string) string {
+	return func(name, text string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
 	}
 }
 
@@ -213,4 +219,63 @@ func (r replica) searchSuggest(t *testing.T, q string) (ids []string, suggestion
 		suggestion = *body.Suggestion
 	}
 	return ids, suggestion
+}
+
+// TestRulesApplyEmbedded: `mediactl rules apply` on the embedded index refuses a file over
+// curation.MaxBytes before reading it whole, names the first curation.MaxReported bad lines of a
+// refused file and counts the rest, and applies pins to ids the live index does not hold with a
+// warning naming them.
+func TestRulesApplyEmbedded(t *testing.T) {
+	dir := t.TempDir()
+	envs := map[string]string{"MEDIA_INDEX_DIR": filepath.Join(dir, "index")}
+	write := writer(t, dir)
+	if out, stderr, err := mediactl(t, envs, "load", write("c.ndjson", rulesCatalogue)); err != nil {
+		t.Fatalf("load: %v\n%s\n%s", err, out, stderr)
+	}
+	synonyms, pins := write("synonyms.txt", "tv, television\n"), write("pins.txt", "")
+	huge := filepath.Join(dir, "huge.txt")
+	if err := os.WriteFile(huge, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(huge, 100<<20); err != nil {
+		t.Fatal(err)
+	}
+	bad := write("bad.txt", strings.Repeat("tv\n", curation.MaxReported+15))
+	for _, tt := range []struct {
+		name, synonyms, pins string
+		want, lacks          []string
+	}{
+		{"a 100 MB file", huge, pins, []string{huge + " is over 1048576 bytes", "the served set is unchanged"}, nil},
+		{"35 bad lines", bad, pins, []string{"synonyms line 20:", "and 15 more bad lines", "the served set is unchanged"}, []string{"line 21:"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _, err := mediactl(t, envs, "rules", "-synonyms", tt.synonyms, "-pins", tt.pins, "apply")
+			if err == nil {
+				t.Fatalf("applied: %s", out)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%q lacks %q", err, w)
+				}
+			}
+			for _, w := range tt.lacks {
+				if strings.Contains(err.Error(), w) {
+					t.Errorf("%q holds %q", err, w)
+				}
+			}
+		})
+	}
+
+	pins = write("pins.txt", "television => tv-studio, gone-1, gone-2\nradio => radio-mast\n")
+	out, stderr, err := mediactl(t, envs, "rules", "-synonyms", synonyms, "-pins", pins, "apply")
+	if err != nil || !strings.Contains(out, "applied") {
+		t.Fatalf("apply with unknown pins: %v\n%s\n%s", err, out, stderr)
+	}
+	want := "warning: 2 pinned ids are not in the live index, so their pins raise nothing:\n  television => gone-1\n  television => gone-2\n"
+	if !strings.Contains(out, want) {
+		t.Errorf("apply with unknown pins says\n%s\nwant it to hold\n%s", out, want)
+	}
+	if out, _, err := mediactl(t, envs, "rules", "show"); err != nil || !strings.Contains(out, "gone-2") {
+		t.Errorf("rules show: %v\n%s", err, out)
+	}
 }

@@ -62,9 +62,7 @@ func TestAttack(t *testing.T) {
 // engineServer runs mediagw on e, with cat loaded under an alias of the test's own, whose
 // indices are removed after it.
 func engineServer(t *testing.T, e servicetest.Engine, cat string) *server {
-	env := engineEnv(t, e)
-	run(t, env, filepath.Join(build(t), "mediactl"), "load", cat)
-	return start(t, env)
+	return start(t, engineLoaded(t, e, cat))
 }
 
 // attack runs every probe against s and reports the figures.

@@ -130,6 +130,15 @@ func cleanEnv() []string {
 	})
 }
 
+// engineLoaded is the settings of a gateway on e, over an alias of the test's own holding the
+// catalogue cat, removed when the test ends.
+func engineLoaded(t *testing.T, e servicetest.Engine, cat string) []string {
+	t.Helper()
+	env := engineEnv(t, e)
+	run(t, env, filepath.Join(build(t), "mediactl"), "load", cat)
+	return env
+}
+
 // server is one running mediagw.
 type server struct {
 	t       *testing.T

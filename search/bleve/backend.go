@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"sync/atomic"
 
 	blevesearch "github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -20,7 +19,6 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"mediagw/search"
-	"mediagw/search/curation"
 )
 
 // Keys of the index's internal store, written once when the index is built.
@@ -65,9 +63,6 @@ type Backend struct {
 	// reloadMu serialises Reload and Close.
 	reloadMu sync.Mutex
 	closed   bool
-
-	// rules are the operators' synonyms and pins served (curation.go).
-	rules atomic.Pointer[curation.Rules]
 }
 
 var _ search.Backend = (*Backend)(nil)
@@ -82,12 +77,7 @@ func Open(dir string) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Backend{dir: dir, cur: h}
-	if err := b.refreshRules(); err != nil {
-		_ = h.idx.Close()
-		return nil, err
-	}
-	return b, nil
+	return &Backend{dir: dir, cur: h}, nil
 }
 
 // NewFromItems builds an index of items under dir, makes it current and serves it. For tests and demos.
@@ -188,9 +178,6 @@ func (b *Backend) Reload(ctx context.Context) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, fmt.Errorf("reload: %w", err)
 	}
-	if err := b.refreshRules(); err != nil {
-		return false, err
-	}
 	name, err := currentName(b.dir)
 	if err != nil {
 		return false, err
@@ -249,7 +236,6 @@ func (b *Backend) Ping(ctx context.Context) error {
 
 // Search returns one page of the items matching q in q.Sort order, with the exact total.
 func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, error) {
-	q.Curation = b.rules.Load().Served()
 	if err := ctx.Err(); err != nil {
 		return search.Result{}, fmt.Errorf("search: %w", err)
 	}

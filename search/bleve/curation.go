@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -68,54 +69,53 @@ func (q pinnedQuery) Searcher(ctx context.Context, i index.IndexReader, m mappin
 }
 
 // rulesFile holds the operators' synonyms and pins in the index directory, beside `current`: a
-// load or rollback keeps the set, and every process serving the directory reads it on its reload
-// tick (Reload).
+// load or rollback keeps the set, and every process serving the directory reads it (search/live).
 const rulesFile = "rules.json"
 
-// ApplyRules stores r as the set the processes serving the directory serve; this one at once.
-func (b *Backend) ApplyRules(_ context.Context, r *curation.Rules) error {
-	if err := writeRules(b.dir, r); err != nil {
-		return err
-	}
-	b.rules.Store(r)
-	return nil
+// ApplyRules stores r as the set the processes serving the directory serve (curation.Store).
+func (b *Backend) ApplyRules(_ context.Context, r *curation.Rules) error { return writeRules(b.dir, r) }
+
+// Rules returns the stored set (curation.Store), held itself when it is held's.
+func (b *Backend) Rules(_ context.Context, held *curation.Rules) (*curation.Rules, error) {
+	return readRules(b.dir, held)
 }
-
-// Rules returns the stored set.
-func (b *Backend) Rules(context.Context) (*curation.Rules, error) { return readRules(b.dir) }
-
-// CurrentRules is the set served now.
-func (b *Backend) CurrentRules() *curation.Rules { return b.rules.Load() }
 
 // ApplyRules stores r as the set the processes serving the directory serve.
 func (l *Loader) ApplyRules(_ context.Context, r *curation.Rules) error { return writeRules(l.dir, r) }
 
-// Rules returns the stored set.
-func (l *Loader) Rules(context.Context) (*curation.Rules, error) { return readRules(l.dir) }
-
-// refreshRules serves the stored set; a set that no longer reads (written by hand past
-// ApplyRules' check) leaves the one served.
-func (b *Backend) refreshRules() error {
-	r, err := readRules(b.dir)
-	if err != nil {
-		return err
-	}
-	if cur := b.rules.Load(); cur == nil || cur.Files() != r.Files() {
-		b.rules.Store(r)
-	}
-	return nil
+// Rules returns the stored set, held itself when it is held's.
+func (l *Loader) Rules(_ context.Context, held *curation.Rules) (*curation.Rules, error) {
+	return readRules(l.dir, held)
 }
 
-func readRules(dir string) (*curation.Rules, error) {
-	raw, err := os.ReadFile(filepath.Join(dir, rulesFile))
+var (
+	_ curation.Store = (*Backend)(nil)
+	_ curation.Store = (*Loader)(nil)
+)
+
+// readRules reads the file of dir; one over the largest a set may store is refused unread.
+func readRules(dir string, held *curation.Rules) (*curation.Rules, error) {
+	f, err := os.Open(filepath.Join(dir, rulesFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return &curation.Rules{}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read rules: %w", err)
 	}
-	return curation.Decode(raw)
+	defer f.Close()
+	raw, err := io.ReadAll(io.LimitReader(f, maxRulesFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("read rules: %w", err)
+	}
+	if len(raw) > maxRulesFile {
+		return nil, fmt.Errorf("read rules: %s is over %d bytes", rulesFile, maxRulesFile)
+	}
+	return curation.Decode(raw, held)
 }
+
+// maxRulesFile bounds the stored form: both files at their largest, every byte escaped in JSON
+// (\u00XX), and the keys and digest around them.
+const maxRulesFile = 2*6*curation.MaxBytes + 1<<10
 
 // writeRules replaces the file at once (a rename): a reader sees the old set or the new one.
 func writeRules(dir string, r *curation.Rules) error {

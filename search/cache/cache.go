@@ -142,7 +142,7 @@ const (
 // first page.
 func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, error) {
 	q.Text = normalizeText(q.Text)
-	v, ok := b.version()
+	v, ok := b.versionOf(q)
 	keep := ok && (q.Cursor == "" || q.Cursor == search.StartCursor)
 	return lookup(ctx, b, opSearch, v, keep, func(v string) string { return searchKey(v, q) }, false, b.opts.CallTimeout, resultSize,
 		func(ctx context.Context) (search.Result, error) { return b.next.Search(ctx, q) })
@@ -194,7 +194,7 @@ func (b *Backend) Related(ctx context.Context, id string, n int) ([]search.Item,
 // Totals returns the totals of a correction's alternatives, cached like a search.
 func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alternative, m search.Matches) ([]int, error) {
 	q.Text = normalizeText(q.Text)
-	v, ok := b.version()
+	v, ok := b.versionOf(q)
 	return lookup(ctx, b, opTotals, v, ok, func(v string) string { return totalsKey(v, q, alts) }, false, b.opts.CallTimeout, intsSize,
 		func(ctx context.Context) ([]int, error) { return b.next.Totals(ctx, q, alts, m) })
 }
@@ -323,6 +323,16 @@ func (b *Backend) version() (v string, ok bool) {
 	}
 	b.mu.Unlock()
 	return v, true
+}
+
+// versionOf is version for q, whose answer is not kept when the rules it carries are not those
+// the version is tagged with: a set read between the chain's handing it over and now.
+func (b *Backend) versionOf(q search.Query) (string, bool) {
+	v, ok := b.version()
+	if ok && b.opts.Live != nil && b.opts.Live.Snapshot().Curation() != q.Curation {
+		return v, false
+	}
+	return v, ok
 }
 
 // prewarm asks for categories and authors through the cache, pinning them for the version. A

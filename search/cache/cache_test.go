@@ -254,7 +254,7 @@ var ops = []struct {
 func TestConformance(t *testing.T) {
 	for _, mode := range modes {
 		t.Run(mode, func(t *testing.T) {
-			searchtest.Run(t, func(t *testing.T, items []search.Item) search.Backend {
+			searchtest.RunLayer(t, func(t *testing.T, items []search.Item) search.Backend {
 				b, _ := newCached(t, mode, items, Options{})
 				return b
 			})
@@ -276,7 +276,7 @@ func TestExtrasConformance(t *testing.T) {
 
 // TestConformanceTinyCache: the same under constant eviction.
 func TestConformanceTinyCache(t *testing.T) {
-	searchtest.Run(t, func(t *testing.T, items []search.Item) search.Backend {
+	searchtest.RunLayer(t, func(t *testing.T, items []search.Item) search.Backend {
 		b, _ := newCached(t, "local", items, Options{MaxEntries: 2})
 		return b
 	})

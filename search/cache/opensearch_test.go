@@ -56,7 +56,7 @@ func TestOpenSearchConformance(t *testing.T) {
 		waitVersion(t, b, v)
 		return b
 	}
-	searchtest.Run(t, open)
+	searchtest.RunLayer(t, open)
 	t.Run("Extras", func(t *testing.T) { searchtest.RunExtras(t, open) })
 }
 

@@ -5,10 +5,14 @@
 package chain
 
 import (
+	"context"
 	"fmt"
 	"slices"
+	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
 
 	"mediagw/search"
 	"mediagw/search/admit"
@@ -26,7 +30,7 @@ type Options struct {
 	// over the network.
 	Breaker *breaker.Options
 	// Live says how the index version is asked (live.Options.Every 0 for a backend that knows it
-	// without a call); its Tag is the chain's.
+	// without a call); its Rules are the backend's store's.
 	Live live.Options
 	// Admit bounds the engine calls in progress.
 	Admit admit.Options
@@ -36,6 +40,8 @@ type Options struct {
 	Spell spell.Options
 	// Metrics, when not nil, receives every layer's metrics.
 	Metrics prometheus.Registerer
+	// Log, when not nil, hears when the operators' rules cannot be read, and when they can again.
+	Log *zap.Logger
 }
 
 // Chain is a backend with its layers, the outermost first:
@@ -50,10 +56,14 @@ type Options struct {
 // The live version is asked of the layer right above the backend: through the breaker, neither
 // admitted nor metered, so that a version check never waits behind searches. A backend that would
 // ask for it on a request's path (search.VersionReader) reads it from the chain's owner instead.
+// The operators' rules are read beside it from the backend's store (curation.Store), not through
+// the breaker (a store that refuses the read says nothing of searches), and handed to each query
+// from the same owner's snapshot (search.Query.Curation): no layer or backend keeps its own.
 type Chain struct {
 	// Speller is the top of the chain: the search.Backend the gateway asks.
 	*spell.Speller
-	// Live is the owner of the index version, which the cache, the speller and the backend read.
+	// Live is the owner of the index version and the rules served, which the cache, the speller,
+	// the backend and the chain's own calls read.
 	Live *live.Version
 	// Cache is the cache layer, nil without one.
 	Cache *cache.Backend
@@ -77,8 +87,13 @@ func New(b search.Backend, o Options) (*Chain, error) {
 		next = cb
 		layers = append(layers, "breaker")
 	}
-	rules, _ := b.(curator)
-	o.Live.Tag = rulesTag(rules)
+	if store, ok := b.(curation.Store); ok {
+		reads := newRulesReads(o.Log)
+		if err := reg.Register(reads.failures); err != nil {
+			return nil, fmt.Errorf("register rules metrics: %w", err)
+		}
+		o.Live.Rules, o.Live.RulesRead = store.Rules, reads.observe
+	}
 	c := &Chain{Live: live.New(next.Version, o.Live)}
 	if r, ok := b.(search.VersionReader); ok {
 		r.ReadVersionFrom(c.Live)
@@ -104,29 +119,82 @@ func New(b search.Backend, o Options) (*Chain, error) {
 		layers = append(layers, "cache")
 	}
 	o.Spell.Live = c.Live
-	if rules != nil {
-		o.Spell.Curation = func() search.Curation { return rules.CurrentRules().Served() }
-	}
 	c.Speller = spell.New(next, o.Spell)
 	c.Layers = append(layers, "spell")
 	slices.Reverse(c.Layers)
 	return c, nil
 }
 
-// curator is a backend that serves the operators' synonyms and pins (search/curation).
-type curator interface{ CurrentRules() *curation.Rules }
-
-// rulesTag names the operators' synonyms and pins r serves as the live version's tag: what is
-// kept per version (answers, words) is then kept per set too, and a new set is served as soon as
-// its version is read. Nil when the backend serves none (r nil).
-func rulesTag(r curator) func() string {
-	if r == nil {
-		return nil
+// Search is the speller's, with the rules of the live snapshot, which the answer says it was
+// found under (Result.Curation).
+func (c *Chain) Search(ctx context.Context, q search.Query) (search.Result, error) {
+	q.Curation = c.Live.Snapshot().Curation()
+	res, err := c.Speller.Search(ctx, q)
+	if err != nil {
+		return res, err
 	}
-	return func() string {
-		if d := r.CurrentRules().Digest(); d != "" {
-			return "+rules-" + d
-		}
+	res.Curation = q.Curation
+	return res, nil
+}
+
+// Totals is the speller's, with the rules of the live snapshot.
+func (c *Chain) Totals(ctx context.Context, q search.Query, alts []search.Alternative, m search.Matches) ([]int, error) {
+	q.Curation = c.Live.Snapshot().Curation()
+	return c.Speller.Totals(ctx, q, alts, m)
+}
+
+// Correct is the speller's, with the rules of the live snapshot: a word they name is never
+// corrected, and the alternatives are counted under them.
+func (c *Chain) Correct(ctx context.Context, q search.Query) (string, error) {
+	q.Curation = c.Live.Snapshot().Curation()
+	return c.Speller.Correct(ctx, q)
+}
+
+// ReadinessDetail says, while the operators' rules cannot be read, since when and that the set
+// read before is served; "" otherwise.
+func (c *Chain) ReadinessDetail() string {
+	s := c.Live.Snapshot()
+	if s.RulesErr == nil {
 		return ""
 	}
+	set := "none"
+	if d := s.Rules.Digest(); d != "" {
+		set = "set " + d
+	}
+	return fmt.Sprintf("the operators' synonyms and pins cannot be read since %s; serving the ones read before (%s)",
+		s.RulesFailing.UTC().Format(time.RFC3339), set)
+}
+
+// rulesReads counts the failed reads of the rules and logs when they start and stop failing.
+type rulesReads struct {
+	log      *zap.Logger
+	failures prometheus.Counter
+
+	mu      sync.Mutex
+	failing bool
+}
+
+func newRulesReads(log *zap.Logger) *rulesReads {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	return &rulesReads{log: log, failures: prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "mediagw_rules_read_failures_total",
+		Help: "Reads of the operators' synonyms and pins that failed; the set read before stays served.",
+	})}
+}
+
+func (r *rulesReads) observe(err error) {
+	if err != nil {
+		r.failures.Inc()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case err != nil && !r.failing:
+		r.log.Warn("the operators' rules cannot be read; serving the ones read before", zap.Error(err))
+	case err == nil && r.failing:
+		r.log.Info("the operators' rules are read again")
+	}
+	r.failing = err != nil
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/opensearch-project/opensearch-go/v4/opensearchapi"
 
 	"mediagw/search"
-	"mediagw/search/curation"
 	"mediagw/search/engine/mappings"
 )
 
@@ -138,8 +137,6 @@ type Backend struct {
 	names nameCache
 	// engine is what Detect found.
 	engine atomic.Pointer[Engine]
-	// rules are the operators' synonyms and pins served, read with the version (curation.go).
-	rules atomic.Pointer[curation.Rules]
 	// live is the owner of the version served (ReadVersionFrom), nil when the backend serves
 	// without a chain in front of it.
 	live search.LiveVersion
@@ -269,7 +266,6 @@ type pageAnswer struct {
 // index the walk started on (the index behind the alias when it did), since another index,
 // a reload of the same items included, may order them otherwise.
 func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, error) {
-	q.Curation = b.rules.Load().Served()
 	req, err := NewSearchRequest(q)
 	if err != nil {
 		return search.Result{}, fmt.Errorf("%s search: %w", b.name(), err)
@@ -476,9 +472,6 @@ func (b *Backend) Version(ctx context.Context) (string, error) {
 	}
 	if len(live) == 0 {
 		return "", fmt.Errorf("%s version: %w", b.name(), &search.NoIndexError{Name: b.cfg.Alias})
-	}
-	if err := b.refreshRules(ctx); err != nil {
-		return "", err
 	}
 	return live[0], nil
 }

@@ -2,13 +2,13 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/opensearch-project/opensearch-go/v4/opensearchapi"
 
-	"mediagw/search"
 	"mediagw/search/curation"
 )
 
@@ -19,8 +19,8 @@ const rulesDoc = "rules"
 // (which are named alias-*, so no listing of them sees it): a load or rollback keeps the set.
 func (b *Backend) rulesIndex() string { return b.cfg.Alias + "_rules" }
 
-// ApplyRules stores r as the set every replica serves; each reads it with the live version
-// (Version, every 2 s through search/live), this one at once.
+// ApplyRules stores r as the set every replica serves (curation.Store); each reads it beside the
+// live version (search/live, every 2 s).
 func (b *Backend) ApplyRules(ctx context.Context, r *curation.Rules) error {
 	body, err := r.Encode()
 	if err != nil {
@@ -39,14 +39,31 @@ func (b *Backend) ApplyRules(ctx context.Context, r *curation.Rules) error {
 	if err != nil {
 		return failed(ctx, b.name(), "store rules", &resp, err)
 	}
-	b.rules.Store(r)
 	return nil
 }
 
-// Rules returns the stored set: none when nothing was applied.
-func (b *Backend) Rules(ctx context.Context) (*curation.Rules, error) {
+// Rules returns the stored set (curation.Store): none when nothing was applied, held itself when
+// the stored digest is held's, which is all it reads of the document then.
+func (b *Backend) Rules(ctx context.Context, held *curation.Rules) (*curation.Rules, error) {
 	ctx, cancel := b.bound(ctx, b.cfg.Timeout)
 	defer cancel()
+	if held != nil {
+		resp, err := b.reads.Document.Get(ctx, opensearchapi.DocumentGetReq{Index: b.rulesIndex(), DocumentID: rulesDoc,
+			Params: opensearchapi.DocumentGetParams{SourceIncludes: []string{curation.StoredDigest}}})
+		if answerStatus(resp) == http.StatusNotFound {
+			return &curation.Rules{}, nil
+		}
+		if err != nil {
+			return nil, failed(ctx, b.name(), "get rules digest", &resp, err)
+		}
+		var stored map[string]string
+		if err := json.Unmarshal(resp.Source, &stored); err != nil {
+			return nil, fmt.Errorf("%s get rules digest: %w", b.name(), err)
+		}
+		if curation.Unchanged(stored[curation.StoredDigest], held) {
+			return held, nil
+		}
+	}
 	resp, err := b.reads.Document.Get(ctx, opensearchapi.DocumentGetReq{Index: b.rulesIndex(), DocumentID: rulesDoc})
 	if answerStatus(resp) == http.StatusNotFound {
 		return &curation.Rules{}, nil
@@ -54,26 +71,11 @@ func (b *Backend) Rules(ctx context.Context) (*curation.Rules, error) {
 	if err != nil {
 		return nil, failed(ctx, b.name(), "get rules", &resp, err)
 	}
-	r, err := curation.Decode(resp.Source)
+	r, err := curation.Decode(resp.Source, held)
 	if err != nil {
 		return nil, fmt.Errorf("%s get rules: %w", b.name(), err)
 	}
 	return r, nil
 }
 
-// refreshRules reads the stored set into the one served. A set that no longer reads (written
-// by hand past ApplyRules' check) leaves the one served.
-func (b *Backend) refreshRules(ctx context.Context) error {
-	r, err := b.Rules(ctx)
-	if err != nil {
-		if search.Kind(err).EngineFailed() {
-			return err
-		}
-		return nil
-	}
-	b.rules.Store(r)
-	return nil
-}
-
-// CurrentRules is the set served now.
-func (b *Backend) CurrentRules() *curation.Rules { return b.rules.Load() }
+var _ curation.Store = (*Backend)(nil)

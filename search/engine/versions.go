@@ -222,16 +222,16 @@ func (b *Backend) Use(ctx context.Context, name string) error {
 	return b.pointAlias(ctx, name)
 }
 
-// Drop deletes every versioned index of the alias, and with them the alias: for tests and
-// benchmarks that load into an alias of their own.
+// Drop deletes every versioned index of the alias, and with them the alias, and the rules index:
+// for tests and benchmarks that load into an alias of their own.
 func (b *Backend) Drop(ctx context.Context) error {
 	vs, err := b.versions(ctx)
 	if err != nil {
 		return err
 	}
-	names := make([]string, len(vs))
-	for i, v := range vs {
-		names[i] = v.name
+	names := []string{b.rulesIndex()}
+	for _, v := range vs {
+		names = append(names, v.name)
 	}
 	return b.deleteIndices(ctx, names...)
 }

@@ -1,7 +1,8 @@
-// Package live owns the version of the index a backend serves now (search.Backend.Version): one
+// Package live owns what a backend serves now: the version of its index (search.Backend.Version)
+// and the operators' synonyms and pins stored beside it (search/curation), as one snapshot. One
 // owner per backend, read by everything kept per version (search/cache's answers, search/spell's
-// words) and by the backend itself (search.VersionReader), so that the engine's alias is asked by
-// one watcher under one policy.
+// words), by the chain that hands the rules to each query (search/chain) and by the backend
+// itself (search.VersionReader), so that the engine is asked by one watcher under one policy.
 package live
 
 import (
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"mediagw/search"
+	"mediagw/search/curation"
 )
 
 // Options tune a Version. Zero values take the defaults.
@@ -23,31 +25,62 @@ type Options struct {
 	Timeout time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
-	// Tag, when not nil, names what else the backend serves with the version (search/chain: the
-	// operators' rules), read right after each answer and added to it in Current and Ask, so that
-	// what readers keep per version is kept per tag too. Named leaves it out.
-	Tag func() string
+	// Rules, when not nil, reads the operators' rules stored beside the version
+	// (curation.Store.Rules, given the set held): beside each background question of the
+	// version, and with Every 0 in the background every DefaultEvery. A failed read keeps the set
+	// held and leaves the version known.
+	Rules func(ctx context.Context, held *curation.Rules) (*curation.Rules, error)
+	// RulesRead, when not nil, hears the outcome of each read of the rules (nil when it
+	// succeeded): the chain logs and counts the failures.
+	RulesRead func(err error)
 }
 
 // DefaultEvery is Options.Every for an engine: an alias lookup every two seconds costs the
-// engine nothing worth counting.
+// engine nothing worth counting. It is also how often an embedded backend's rules are read.
 const DefaultEvery = 2 * time.Second
 
-// Version is the live index version of one backend. It is safe for concurrent use.
+// Snapshot is what a backend serves at one time.
+type Snapshot struct {
+	// Named is the version as the backend names it, "" when it is unknown.
+	Named string
+	// Version is Named with the rules' digest, "" when it is unknown: what readers keep answers
+	// by, so that a new set is served at once.
+	Version string
+	// At is when the version was last known to be.
+	At time.Time
+	// Rules is the set served: the last one read (none before the first read).
+	Rules *curation.Rules
+	// RulesErr is the last read's failure, nil when it succeeded; RulesFailing is since when reads
+	// fail.
+	RulesErr     error
+	RulesFailing time.Time
+}
+
+// Curation is the set as a query carries it (search.Query.Curation).
+func (s Snapshot) Curation() search.Curation { return s.Rules.Served() }
+
+// Version is the live index version of one backend with its rules. It is safe for concurrent use.
 //
 // The one policy for a question that fails: the version is unknown ("") until one succeeds, and
 // so is a version not confirmed for twice Every (a question that hangs confirms nothing). A
-// reader keeps nothing new under an unknown version.
+// reader keeps nothing new under an unknown version. A read of the rules that fails keeps the
+// set held: the version stays known.
 type Version struct {
 	ask  func(ctx context.Context) (string, error)
 	opts Options
 
 	mu sync.Mutex
-	// named is the answer of the question asked at, "" when it failed; version is named with its
-	// tag; asking while a question runs.
-	named, version string
-	at             time.Time
-	asking         bool
+	// named is the answer of the question asked at, "" when it failed; asking while a question
+	// runs.
+	named  string
+	at     time.Time
+	asking bool
+	// rules is the set held, read at rulesAt; rulesErr the last read's failure, since failing;
+	// readingRules while a read runs in the background.
+	rules            *curation.Rules
+	rulesAt, failing time.Time
+	rulesErr         error
+	readingRules     bool
 }
 
 // New makes the owner of the version ask names (a backend's Version).
@@ -61,32 +94,36 @@ func New(ask func(ctx context.Context) (string, error), opts Options) *Version {
 	return &Version{ask: ask, opts: opts}
 }
 
-// Current returns the version served now, with its tag, and when it was last known to be, or ""
-// when it is unknown. With Every, it never waits: it starts a question in the background when
-// the answer it holds is Every old.
+// Current returns the version served now, with its rules' digest, and when it was last known to
+// be, or "" when it is unknown. With Every, it never waits: it starts a question in the
+// background when the answer it holds is Every old.
 func (v *Version) Current() (string, time.Time) {
-	_, version, at := v.read()
-	return version, at
+	s := v.Snapshot()
+	return s.Version, s.At
 }
 
-// Named returns the version as the backend names it, without Current's tag, or "" when Current's
-// is unknown: for the backend itself, which matches it against the names of its own indices
-// (search.LiveVersion). Like Current, it never waits.
-func (v *Version) Named() string {
-	named, _, _ := v.read()
-	return named
-}
+// Named returns the version as the backend names it, without the rules' digest, or "" when
+// Current's is unknown: for the backend itself, which matches it against the names of its own
+// indices (search.LiveVersion). Like Current, it never waits.
+func (v *Version) Named() string { return v.Snapshot().Named }
 
-// read is the version held, as named and with its tag, and when it was known to be.
-func (v *Version) read() (named, version string, at time.Time) {
+// Snapshot is what the backend serves now. Like Current, it never waits, but with Every 0 on the
+// backend's own question of its version, which leaves the process for nothing.
+func (v *Version) Snapshot() Snapshot {
 	now := v.opts.Now()
 	if v.opts.Every <= 0 {
 		// A local question: nothing leaves the process, so no deadline is due.
-		named, version, err := v.answer(context.Background())
-		if err != nil {
-			return "", "", time.Time{}
+		named, err := v.ask(context.Background())
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		if v.opts.Rules != nil && !v.readingRules && now.Sub(v.rulesAt) >= DefaultEvery {
+			v.readingRules = true
+			go v.refreshRules()
 		}
-		return named, version, now
+		if err != nil {
+			return v.snapshot("", time.Time{})
+		}
+		return v.snapshot(named, now)
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -99,59 +136,102 @@ func (v *Version) read() (named, version string, at time.Time) {
 		go v.refresh()
 	}
 	if age >= 2*v.opts.Every {
-		return "", "", time.Time{}
+		return v.snapshot("", time.Time{})
 	}
-	return v.named, v.version, v.at
+	return v.snapshot(v.named, v.at)
 }
 
-// Ask returns the version with its tag, asking now unless an answer at most Every old is held: a
-// readiness probe or a start learns it before the first readers need it. A failure is returned
-// and leaves what is held.
+// snapshot is named, known at, with the rules held. v.mu is held.
+func (v *Version) snapshot(named string, at time.Time) Snapshot {
+	s := Snapshot{Named: named, At: at, Rules: v.rules, RulesErr: v.rulesErr, RulesFailing: v.failing}
+	if named != "" {
+		s.Version = named
+		if d := v.rules.Digest(); d != "" {
+			s.Version += "+rules-" + d
+		}
+	}
+	return s
+}
+
+// Ask returns the version with its rules' digest, asking now (the rules too) unless an answer at
+// most Every old is held: a readiness probe or a start learns it before the first readers need
+// it. A failed question of the version is returned and leaves what is held.
 func (v *Version) Ask(ctx context.Context) (string, error) {
-	if v.opts.Every <= 0 {
-		_, version, err := v.answer(ctx)
-		return version, err
-	}
 	started := v.opts.Now()
-	v.mu.Lock()
-	// A failed question ("") is no answer to hold: it is asked again.
-	held, fresh := v.version, v.version != "" && started.Sub(v.at) < v.opts.Every
-	v.mu.Unlock()
-	if fresh {
-		return held, nil
+	if v.opts.Every > 0 {
+		v.mu.Lock()
+		// A failed question ("") is no answer to hold: it is asked again.
+		fresh := v.named != "" && started.Sub(v.at) < v.opts.Every
+		s := v.snapshot(v.named, v.at)
+		v.mu.Unlock()
+		if fresh {
+			return s.Version, nil
+		}
 	}
-	named, version, err := v.answer(ctx)
+	named, err := v.ask(ctx)
 	if err != nil {
 		return "", err
 	}
+	v.readRules(ctx, started)
 	v.mu.Lock()
-	if started.After(v.at) {
-		v.named, v.version, v.at = named, version, started
+	defer v.mu.Unlock()
+	if v.opts.Every > 0 && started.After(v.at) {
+		v.named, v.at = named, started
 	}
-	v.mu.Unlock()
-	return version, nil
+	return v.snapshot(named, started).Version, nil
 }
 
-// answer asks the version now: as the backend names it, and with its tag.
-func (v *Version) answer(ctx context.Context) (named, version string, err error) {
-	named, err = v.ask(ctx)
-	if err != nil {
-		return "", "", err
-	}
-	if v.opts.Tag == nil {
-		return named, named, nil
-	}
-	return named, named + v.opts.Tag(), nil
-}
-
+// refresh asks the version in the background, and reads the rules beside it.
 func (v *Version) refresh() {
 	started := v.opts.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), v.opts.Timeout)
 	defer cancel()
-	named, version, _ := v.answer(ctx)
+	named, err := v.ask(ctx)
+	if err != nil {
+		named = ""
+	} else {
+		v.readRules(ctx, started)
+	}
 	v.mu.Lock()
-	v.named, v.version, v.at, v.asking = named, version, started, false
+	v.named, v.at, v.asking = named, started, false
 	v.mu.Unlock()
+}
+
+// refreshRules reads the rules in the background, for a version asked at every read.
+func (v *Version) refreshRules() {
+	ctx, cancel := context.WithTimeout(context.Background(), v.opts.Timeout)
+	defer cancel()
+	v.readRules(ctx, v.opts.Now())
+	v.mu.Lock()
+	v.readingRules = false
+	v.mu.Unlock()
+}
+
+// readRules reads the rules stored now into the set held, or keeps it when the read fails.
+func (v *Version) readRules(ctx context.Context, started time.Time) {
+	if v.opts.Rules == nil {
+		return
+	}
+	v.mu.Lock()
+	held := v.rules
+	v.mu.Unlock()
+	r, err := v.opts.Rules(ctx, held)
+	v.mu.Lock()
+	if started.After(v.rulesAt) || v.rulesAt.IsZero() {
+		v.rulesAt = started
+		switch {
+		case err != nil && v.rulesErr == nil:
+			v.rulesErr, v.failing = err, started
+		case err != nil:
+			v.rulesErr = err
+		default:
+			v.rules, v.rulesErr, v.failing = r, nil, time.Time{}
+		}
+	}
+	v.mu.Unlock()
+	if v.opts.RulesRead != nil {
+		v.opts.RulesRead(err)
+	}
 }
 
 // Asking reports whether a question runs in the background, for a reader that must know when
@@ -159,7 +239,7 @@ func (v *Version) refresh() {
 func (v *Version) Asking() bool {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	return v.asking
+	return v.asking || v.readingRules
 }
 
 var _ search.LiveVersion = (*Version)(nil)

@@ -3,32 +3,55 @@ package live
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"mediagw/search/curation"
 )
 
-// backend stands for a backend's Version: it names version, or fails with err, and moves the
-// tag it serves to nextTag as it answers, as an engine reads its rules with its version.
+// backend stands for a backend's Version and its store of rules: it names version, or fails with
+// err; it stores rules, or fails to read them with rulesErr; reads counts the reads.
 type backend struct {
-	mu               sync.Mutex
-	version, nextTag string
-	err              error
-	tag              string
+	mu       sync.Mutex
+	version  string
+	err      error
+	rules    *curation.Rules
+	rulesErr error
+	reads    int
 }
 
 func (b *backend) ask(context.Context) (string, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.tag = b.nextTag
 	return b.version, b.err
 }
 
-func (b *backend) currentTag() string {
+func (b *backend) readRules(_ context.Context, _ *curation.Rules) (*curation.Rules, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.tag
+	b.reads++
+	if b.rulesErr != nil {
+		return nil, b.rulesErr
+	}
+	return b.rules, nil
+}
+
+func (b *backend) set(f func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	f()
+}
+
+func rules(t *testing.T, synonyms string) *curation.Rules {
+	t.Helper()
+	r, err := curation.Parse(curation.Files{Synonyms: synonyms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // clock is a clock tests move: nanoseconds since the epoch.
@@ -54,45 +77,46 @@ func settle(t *testing.T, v *Version) {
 	}
 }
 
-// TestNamedAndTagged: Current and Ask give the version with the tag read right after the answer,
-// Named the version alone; both are unknown together, whether asked at every read or in the
+// TestNamedAndTagged: Current and Ask give the version with the digest of the rules read beside
+// it, Named the version alone; both are unknown together, whether asked at every read or in the
 // background.
 func TestNamedAndTagged(t *testing.T) {
 	failed := errors.New("engine down")
+	set := rules(t, "harbour, port")
+	tag := "+rules-" + set.Digest()
 	tests := []struct {
 		name           string
 		every          time.Duration
-		version, tag   string
+		version        string
+		rules          *curation.Rules
 		err            error
 		current, named string
 		ask            string
 		askErr         bool
-		noTag          bool
+		noStore        bool
 	}{
-		{name: "local, no tag", version: "v1", noTag: true, current: "v1", named: "v1", ask: "v1"},
-		{name: "local, tagged", version: "v1", tag: "+rules-ab", current: "v1+rules-ab", named: "v1", ask: "v1+rules-ab"},
-		{name: "local, empty tag", version: "v1", current: "v1", named: "v1", ask: "v1"},
+		{name: "local, no store", version: "v1", noStore: true, current: "v1", named: "v1", ask: "v1"},
+		{name: "local, rules", version: "v1", rules: set, current: "v1" + tag, named: "v1", ask: "v1" + tag},
+		{name: "local, no rules", version: "v1", rules: &curation.Rules{}, current: "v1", named: "v1", ask: "v1"},
 		{name: "local, failing", err: failed, current: "", named: "", askErr: true},
-		{name: "background, tagged", every: time.Second, version: "v1", tag: "+rules-ab",
-			current: "v1+rules-ab", named: "v1", ask: "v1+rules-ab"},
+		{name: "background, rules", every: time.Second, version: "v1", rules: set,
+			current: "v1" + tag, named: "v1", ask: "v1" + tag},
 		{name: "background, failing", every: time.Second, err: failed, current: "", named: "", askErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := &backend{version: tt.version, nextTag: tt.tag, err: tt.err}
+			b := &backend{version: tt.version, rules: tt.rules, err: tt.err}
 			clk := newClock()
-			opts := Options{Every: tt.every, Now: clk.Now, Tag: b.currentTag}
-			if tt.noTag {
-				opts.Tag = nil
+			opts := Options{Every: tt.every, Now: clk.Now, Rules: b.readRules}
+			if tt.noStore {
+				opts.Rules = nil
 			}
 			v := New(b.ask, opts)
-			if tt.every > 0 {
-				// Nothing held yet: unknown, and a question starts.
-				if got := v.Named(); got != "" {
-					t.Errorf("Named before any answer = %q, want unknown", got)
-				}
-				settle(t, v)
+			// Nothing held yet: with Every unknown; a question (or a read of the rules) starts.
+			if got := v.Named(); tt.every > 0 && got != "" {
+				t.Errorf("Named before any answer = %q, want unknown", got)
 			}
+			settle(t, v)
 			if got, _ := v.Current(); got != tt.current {
 				t.Errorf("Current = %q, want %q", got, tt.current)
 			}
@@ -107,41 +131,85 @@ func TestNamedAndTagged(t *testing.T) {
 	}
 }
 
-// TestNamedFollowsTheBackend: a new version is read within Every of the question after it, a
-// question that fails makes the version unknown, and Named never waits on a question.
+// TestNamedFollowsTheBackend: a new version or set is read within Every of the question after
+// it, a question that fails makes the version unknown, a read of the rules that fails keeps the
+// set held and the version known, and Named never waits on a question.
 func TestNamedFollowsTheBackend(t *testing.T) {
 	const every = time.Second
-	b := &backend{version: "v1", nextTag: "+rules-ab"}
+	ab, cd := rules(t, "a, b"), rules(t, "c, d")
+	b := &backend{version: "v1", rules: ab}
 	clk := newClock()
-	v := New(b.ask, Options{Every: every, Now: clk.Now, Tag: b.currentTag})
-	if got, err := v.Ask(t.Context()); err != nil || got != "v1+rules-ab" {
+	var heard []error
+	v := New(b.ask, Options{Every: every, Now: clk.Now, Rules: b.readRules, RulesRead: func(err error) { heard = append(heard, err) }})
+	if got, err := v.Ask(t.Context()); err != nil || got != "v1+rules-"+ab.Digest() {
 		t.Fatalf("Ask = %q, %v", got, err)
 	}
+	denied := errors.New("403 forbidden")
 	steps := []struct {
-		name   string
-		change func()
-		wait   time.Duration
-		named  string
-		tagged string
+		name      string
+		change    func()
+		wait      time.Duration
+		named     string
+		tagged    string
+		rulesErr  error
+		curations *curation.Rules
 	}{
-		{"held while fresh", func() { b.version = "v2" }, every / 2, "v1", "v1+rules-ab"},
-		{"read once Every old", func() {}, every / 2, "v2", "v2+rules-ab"},
-		{"new tag", func() { b.nextTag = "+rules-cd" }, every, "v2", "v2+rules-cd"},
-		{"failed question", func() { b.err = errors.New("engine down") }, every, "", ""},
-		{"answered again", func() { b.err = nil }, every, "v2", "v2+rules-cd"},
+		{"held while fresh", func() { b.version = "v2" }, every / 2, "v1", "v1+rules-" + ab.Digest(), nil, ab},
+		{"read once Every old", func() {}, every / 2, "v2", "v2+rules-" + ab.Digest(), nil, ab},
+		{"new set", func() { b.rules = cd }, every, "v2", "v2+rules-" + cd.Digest(), nil, cd},
+		{"rules unreadable", func() { b.rulesErr, b.rules = denied, ab }, every, "v2", "v2+rules-" + cd.Digest(), denied, cd},
+		{"failed question", func() { b.err = errors.New("engine down") }, every, "", "", denied, cd},
+		{"answered again", func() { b.err, b.rulesErr = nil, nil }, every, "v2", "v2+rules-" + ab.Digest(), nil, ab},
 	}
 	for _, st := range steps {
-		b.mu.Lock()
-		st.change()
-		b.mu.Unlock()
+		b.set(st.change)
 		clk.Add(int64(st.wait))
 		v.Named() // starts the question when the answer held is Every old
 		settle(t, v)
-		if got := v.Named(); got != st.named {
-			t.Errorf("%s: Named = %q, want %q", st.name, got, st.named)
+		s := v.Snapshot()
+		if s.Named != st.named || s.Version != st.tagged {
+			t.Errorf("%s: Named %q, Version %q; want %q, %q", st.name, s.Named, s.Version, st.named, st.tagged)
 		}
-		if got, _ := v.Current(); got != st.tagged {
-			t.Errorf("%s: Current = %q, want %q", st.name, got, st.tagged)
+		if !errors.Is(s.RulesErr, st.rulesErr) || s.Rules != st.curations {
+			t.Errorf("%s: rules %s, error %v; want %s, %v", st.name, s.Rules.Digest(), s.RulesErr, st.curations.Digest(), st.rulesErr)
 		}
+		if (s.RulesErr != nil) == s.RulesFailing.IsZero() {
+			t.Errorf("%s: failing since %v with error %v", st.name, s.RulesFailing, s.RulesErr)
+		}
+	}
+	if !slices.ContainsFunc(heard, func(err error) bool { return errors.Is(err, denied) }) || heard[len(heard)-1] != nil {
+		t.Errorf("RulesRead heard %v; want the failure, then success", heard)
+	}
+}
+
+// TestLocalReadsRulesEveryDefaultEvery: a version asked at every read has its rules read in the
+// background once they are DefaultEvery old, not at every read.
+func TestLocalReadsRulesEveryDefaultEvery(t *testing.T) {
+	set := rules(t, "a, b")
+	b := &backend{version: "v1", rules: set}
+	clk := newClock()
+	v := New(b.ask, Options{Now: clk.Now, Rules: b.readRules})
+	v.Named()
+	settle(t, v)
+	for range 100 {
+		if got, _ := v.Current(); got != "v1+rules-"+set.Digest() {
+			t.Fatalf("Current = %q", got)
+		}
+	}
+	settle(t, v)
+	b.mu.Lock()
+	reads := b.reads
+	b.mu.Unlock()
+	if reads != 1 {
+		t.Errorf("%d reads of the rules in one DefaultEvery, want 1", reads)
+	}
+	clk.Add(int64(DefaultEvery))
+	v.Named()
+	settle(t, v)
+	b.mu.Lock()
+	reads = b.reads
+	b.mu.Unlock()
+	if reads != 2 {
+		t.Errorf("%d reads after DefaultEvery, want 2", reads)
 	}
 }

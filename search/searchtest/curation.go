@@ -1,32 +1,33 @@
 package searchtest
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
 
 	"mediagw/search"
 	"mediagw/search/curation"
+	"mediagw/search/live"
 )
 
-// Curator is a backend that stores and serves the operators' synonyms and pins (search/curation).
-type Curator interface {
-	ApplyRules(ctx context.Context, r *curation.Rules) error
-}
-
-// testCuration: with `harbour, qqzv` applied, qqzv finds what harbour finds; a pinned item comes
-// first for its query, the others following without duplicates and the total unchanged; a file
+// testCuration: every backend stores the operators' synonyms and pins (curation.Store), and
+// applies the set the owner of its version reads beside it (search/live), as the chain hands it
+// to each query: with `harbour, qqzv` applied, qqzv finds what harbour finds; a pinned item comes
+// first for its query, the others following without duplicates and the total unchanged; with
+// `zzqwood => harbour`, each harbour zzqwood finds has its match marked (search.Matched); the
+// stored set read beside the one held is that one, not decoded again; a file
 // with a bad line is refused with its number and the applied set stays served.
 func testCuration(t *testing.T, open Open, items []search.Item) {
 	b := open(t, items)
-	c, ok := b.(Curator)
+	c, ok := b.(curation.Store)
 	if !ok {
-		t.Skip("the backend stores no rules")
+		t.Fatalf("the backend %T stores no rules: every backend is a curation.Store", b)
 	}
+	owner := live.New(b.Version, live.Options{Rules: c.Rules})
 	query := func(text string) search.Query {
 		q := search.Query{Text: text, Sort: search.SortRelevance, Page: 1, PerPage: 100}
 		q.Normalize()
+		q.Curation = owner.Snapshot().Curation()
 		return q
 	}
 	harbour, _ := walk(t, b, query("harbour"), 100)
@@ -42,10 +43,22 @@ func testCuration(t *testing.T, open Open, items []search.Item) {
 		if err != nil {
 			return err
 		}
-		return c.ApplyRules(ctx(t), r)
+		if err := c.ApplyRules(ctx(t), r); err != nil {
+			return err
+		}
+		// The owner reads the set beside the version now, rather than on its next tick.
+		_, err = owner.Ask(ctx(t))
+		return err
 	}
-	if err := apply(curation.Files{Synonyms: "# test\nharbour, qqzv\n", Pins: "Harbour! => " + last + "\n"}); err != nil {
+	if err := apply(curation.Files{Synonyms: "# test\nharbour, qqzv\nzzqwood => harbour\n", Pins: "Harbour! => " + last + "\n"}); err != nil {
 		t.Fatalf("apply: %v", err)
+	}
+	stored, err := c.Rules(ctx(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := c.Rules(ctx(t), stored); err != nil || again != stored {
+		t.Errorf("the stored set read again beside the one held: %v; want the held set itself, not decoded again", err)
 	}
 	synonym, _ := walk(t, b, query("qqzv"), 100)
 	sameIDs(t, "qqzv with harbour, qqzv", sortedIDs(synonym), sortedIDs(harbour))
@@ -61,7 +74,23 @@ func testCuration(t *testing.T, open Open, items []search.Item) {
 	}
 	sameIDs(t, "walk of harbour with a pin", sortedIDs(walked), sortedIDs(harbour))
 
-	_, err := curation.Parse(curation.Files{Synonyms: "tv, television\n\nbig apple, new york\n"})
+	zq := query("zzqwood")
+	zq.Highlight = true
+	res = search1(t, b, zq)
+	if res.Total != len(harbour) {
+		t.Fatalf("zzqwood with zzqwood => harbour: total %d, want %d", res.Total, len(harbour))
+	}
+	for _, it := range res.Items {
+		marked := false
+		for _, s := range search.Matched(it, zq) {
+			marked = marked || strings.Contains(s, "<mark>")
+		}
+		if !marked {
+			t.Errorf("zzqwood found %s (%q) but marks nothing of it", it.ID, it.Title)
+		}
+	}
+
+	_, err = curation.Parse(curation.Files{Synonyms: "tv, television\n\nbig apple, new york\n"})
 	if err == nil || !strings.Contains(err.Error(), "synonyms line 3") {
 		t.Errorf("a multi-word synonym on line 3: %v", err)
 	}

@@ -13,8 +13,8 @@ import (
 // Options tune a Speller. Zero values take the defaults.
 type Options struct {
 	// Live is the owner of the index version the backend serves (search/live); a new version
-	// makes the Speller list its words again, and while it is unknown the words held serve. Nil:
-	// the words never change.
+	// (not a new set of rules) makes the Speller list its words again, and while it is unknown the
+	// words held serve. Nil: the words never change.
 	Live *live.Version
 	// NoMatches makes Matches give none, for a backend that does not count by them (search/bleve
 	// finds a word's matches in its own term dictionaries): listing them costs lookups.
@@ -22,9 +22,6 @@ type Options struct {
 	// LoadTimeout bounds listing the words (default 1m): nobody waits on it once a dictionary is
 	// held, and a caller with none waits only until its own deadline.
 	LoadTimeout time.Duration
-	// Curation gives the operators' synonyms the backend serves now (search/curation): a word
-	// they name is meant as written, never corrected. Nil: none.
-	Curation func() search.Curation
 	// Margin is Correct's margin (default DefaultMargin): how many times more items a neighbour
 	// must be held by than a word the index holds for the word to look misspelt.
 	Margin int
@@ -63,11 +60,9 @@ func New(next search.Backend, opts Options) *Speller {
 }
 
 // Correct is the did-you-mean of a search of q (see Correct), its alternatives counted by the
-// backend the Speller wraps: no call of it when no word of q looks misspelt.
+// backend the Speller wraps: no call of it when no word of q looks misspelt. A word q.Curation's
+// synonyms name is meant as written, never corrected.
 func (s *Speller) Correct(ctx context.Context, q search.Query) (string, error) {
-	if s.opts.Curation != nil {
-		q.Curation = s.opts.Curation()
-	}
 	return Correct(ctx, s.Backend, q, s, s.opts.Margin)
 }
 
@@ -166,13 +161,14 @@ func (s *Speller) load(v string, done chan struct{}) {
 	close(done)
 }
 
-// currentVersion is the index the backend serves, as its owner says; while that is unknown, the
-// one of the words held, or, when none are, the one it names when asked now.
+// currentVersion is the index the backend serves, as its owner names it (without the rules,
+// which change no word); while that is unknown, the one of the words held, or, when none are, the
+// one it names when asked now.
 func (s *Speller) currentVersion(ctx context.Context) (string, error) {
 	if s.opts.Live == nil {
 		return "", nil
 	}
-	if v, _ := s.opts.Live.Current(); v != "" {
+	if v := s.opts.Live.Named(); v != "" {
 		return v, nil
 	}
 	s.mu.Lock()
@@ -181,9 +177,8 @@ func (s *Speller) currentVersion(ctx context.Context) (string, error) {
 	if held {
 		return v, nil
 	}
-	v, err := s.opts.Live.Ask(ctx)
-	if err != nil {
+	if _, err := s.opts.Live.Ask(ctx); err != nil {
 		return "", fmt.Errorf("index version: %w", err)
 	}
-	return v, nil
+	return s.opts.Live.Named(), nil
 }

@@ -3,6 +3,7 @@ package text
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/width"
 )
@@ -96,7 +97,21 @@ func terms(word string, at int, index bool) []Token {
 // fold is the term of s: Fold after width folding, with the typographic apostrophe as the
 // typewriter one ("don’t" is "don't").
 func fold(s string, start, end int) Token {
+	if ascii(s) {
+		// Width folding and the apostrophe change nothing of ASCII, and would copy it.
+		return Token{Term: Fold(s), Start: start, End: end}
+	}
 	return Token{Term: strings.ReplaceAll(Fold(width.Fold.String(s)), "’", "'"), Start: start, End: end}
+}
+
+// ascii reports whether s is ASCII alone.
+func ascii(s string) bool {
+	for i := range len(s) {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // bigrammed reports whether r is written without spaces between words: Han, Hiragana and

@@ -121,7 +121,7 @@ func Open(ctx context.Context, cfg config.Config, log *zap.Logger, reg prometheu
 		layers.Cache = &cache.Options{TTL: cfg.CacheTTL, StaleMax: cfg.StaleMax, CallTimeout: cfg.BackendTimeout, Prewarm: true,
 			MaxBytes: cacheBytes}
 	}
-	layers.Live.Timeout, layers.Metrics = cfg.BackendTimeout, reg
+	layers.Live.Timeout, layers.Metrics, layers.Log = cfg.BackendTimeout, reg, log
 	c, err := chain.New(b, layers)
 	if err != nil {
 		closeBackend()
