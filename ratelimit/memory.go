@@ -72,8 +72,8 @@ func (m *Memory) under(ctx context.Context) gcra {
 
 type shard struct {
 	mu sync.Mutex
-	// tat maps a visitor to what is known of it.
-	tat       map[string]visitor
+	// visitors maps a visitor key to what is known of it.
+	visitors  map[string]visitor
 	nextSweep int      // sweep when the map reaches this many visitors
 	peak      int      // most visitors since the map was allocated: Go maps never shrink
 	lastSweep float64  // seconds since luaEpoch
@@ -102,7 +102,7 @@ func NewMemory(p Policy, now func() time.Time) *Memory {
 	m.window = p.Window.Seconds()
 	start := luaNow(now())
 	for i := range m.shards {
-		m.shards[i].tat = make(map[string]visitor)
+		m.shards[i].visitors = make(map[string]visitor)
 		m.shards[i].nextSweep = minSweep
 		m.shards[i].lastSweep = start
 	}
@@ -120,7 +120,7 @@ func (m *Memory) Allow(ctx context.Context, key string) (Decision, error) {
 	s := m.shard(key)
 
 	s.mu.Lock()
-	v, seen := s.tat[key]
+	v, seen := s.visitors[key]
 	tat := v.tat
 	// The script's GET of an expired key and math.max(tat, now) both start from now.
 	if !seen || tat < now {
@@ -134,7 +134,7 @@ func (m *Memory) Allow(ctx context.Context, key string) (Decision, error) {
 	resetAfter := newTAT - now
 	if resetAfter > 0 {
 		v.tat = newTAT
-		s.tat[key] = v
+		s.visitors[key] = v
 		if !seen {
 			s.grew(now, m.window)
 		}
@@ -163,7 +163,7 @@ func (m *Memory) Inspect(ctx context.Context, key string) (Decision, error) {
 	}
 	s := m.shard(key)
 	s.mu.Lock()
-	v, seen := s.tat[key]
+	v, seen := s.visitors[key]
 	s.mu.Unlock()
 	return m.standing(ctx, v.tat, seen), nil
 }
@@ -200,7 +200,7 @@ func (m *Memory) Reserve(ctx context.Context, key string) bool {
 	s := m.shard(key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v, seen := s.tat[key]
+	v, seen := s.visitors[key]
 	if !seen {
 		return false
 	}
@@ -209,7 +209,7 @@ func (m *Memory) Reserve(ctx context.Context, key string) bool {
 		return false
 	}
 	v.inFlight++
-	s.tat[key] = v
+	s.visitors[key] = v
 	return true
 }
 
@@ -221,9 +221,9 @@ func (m *Memory) Release(key string) {
 	s := m.shard(key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if v, seen := s.tat[key]; seen && v.inFlight > 0 {
+	if v, seen := s.visitors[key]; seen && v.inFlight > 0 {
 		v.inFlight--
-		s.tat[key] = v
+		s.visitors[key] = v
 	}
 }
 
@@ -238,12 +238,12 @@ func (m *Memory) Learn(key string, at time.Time, resetAfter time.Duration) {
 	s := m.shard(key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v, seen := s.tat[key]
+	v, seen := s.visitors[key]
 	if v.tat >= tat {
 		return
 	}
 	v.tat = tat
-	s.tat[key] = v
+	s.visitors[key] = v
 	if !seen {
 		s.grew(luaNow(m.now()), m.window)
 	}
@@ -255,7 +255,7 @@ func (m *Memory) Len() int {
 	for i := range m.shards {
 		s := &m.shards[i]
 		s.mu.Lock()
-		n += len(s.tat)
+		n += len(s.visitors)
 		s.mu.Unlock()
 	}
 	return n
@@ -264,26 +264,26 @@ func (m *Memory) Len() int {
 // grew runs after a visitor was added: sweeping when the map has doubled keeps the cost
 // amortised O(1) per request and the map within twice its live visitors (plus minSweep).
 func (s *shard) grew(now, window float64) {
-	s.peak = max(s.peak, len(s.tat))
-	if len(s.tat) < s.nextSweep && now-s.lastSweep < window {
+	s.peak = max(s.peak, len(s.visitors))
+	if len(s.visitors) < s.nextSweep && now-s.lastSweep < window {
 		return
 	}
-	for k, v := range s.tat {
+	for k, v := range s.visitors {
 		if v.tat <= now && v.inFlight == 0 {
-			delete(s.tat, k)
+			delete(s.visitors, k)
 		}
 	}
 	// Deleting never returns a Go map's memory; after a burst has passed, copy the survivors
 	// into a right-sized map so memory follows the live visitors down again.
-	if s.peak > minSweep && len(s.tat) < s.peak/4 {
-		fresh := make(map[string]visitor, 2*len(s.tat))
-		for k, v := range s.tat {
+	if s.peak > minSweep && len(s.visitors) < s.peak/4 {
+		fresh := make(map[string]visitor, 2*len(s.visitors))
+		for k, v := range s.visitors {
 			fresh[k] = v
 		}
-		s.tat = fresh
+		s.visitors = fresh
 		s.peak = len(fresh)
 	}
-	s.nextSweep = max(2*len(s.tat), minSweep)
+	s.nextSweep = max(2*len(s.visitors), minSweep)
 	s.lastSweep = now
 }
 

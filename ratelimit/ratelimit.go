@@ -1,5 +1,6 @@
 // Package ratelimit decides whether a visitor may make another request: a GCRA limit kept in
-// Redis (shared by every replica) or in process, with the same numbers either way.
+// Redis (shared by every replica) or in process, with the same numbers either way, and each
+// replica's one memory of its visitors beside Redis.
 package ratelimit
 
 import (

@@ -166,7 +166,7 @@ func TestReservedVisitorOutlivesTheSweep(t *testing.T) {
 		s := m.shard(key)
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		_, ok := s.tat[key]
+		_, ok := s.visitors[key]
 		return ok
 	}
 	sweep()
