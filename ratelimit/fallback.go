@@ -10,38 +10,6 @@ import (
 	"go.uber.org/zap"
 )
 
-// Decider decides one request by a visitor. Implementations are safe for concurrent use and
-// honour ctx's deadline.
-type Decider interface {
-	Allow(ctx context.Context, key string) (Decision, error)
-}
-
-// Inspector says where a visitor stands without counting a request, for the responses the limit
-// does not count, and keeps nothing for a visitor it does not know (who stands at the full limit).
-type Inspector interface {
-	Inspect(ctx context.Context, key string) (Decision, error)
-}
-
-// Limiter decides requests and inspects standings. Memory, Redis, Fallback and Shadow implement
-// it, with the same numbers for the same history.
-type Limiter interface {
-	Decider
-	Inspector
-}
-
-// Speculator is a limiter that tells, from the replica's visitor memory, whether a visitor's next
-// request may run before its decision is in (the gateway's speculative admission).
-type Speculator interface {
-	// Remote says whether decisions leave the process: only those are worth running beside the
-	// request, one made in process takes less time than the overlap costs.
-	Remote() bool
-	// Reserve says whether the visitor's request may run before its decision, and if so counts it
-	// in flight until Release; ctx names the visitor's policy as for Allow.
-	Reserve(ctx context.Context, key string) bool
-	// Release ends a reservation once the request's decision is in.
-	Release(key string)
-}
-
 const (
 	// DefaultRetryInterval is how long Fallback answers in process after the primary failed
 	// before it tries the primary again.
@@ -53,9 +21,8 @@ const (
 // Fallback asks the primary limiter (Redis) and, when it fails, the replica's visitor memory
 // (Memory), so a Redis fault never turns into an error for the visitor: the limit is then kept per
 // replica, starting from what the primary last said of each visitor, which the memory learns from
-// every answer.
-// After a failure it answers locally for a retry interval, then lets one request try the
-// primary again, and returns to it as soon as it answers. It logs a failing primary at most
+// every answer. After a failure it answers locally for a retry interval, then lets one request
+// try the primary again, and returns to it as soon as it answers. It logs a failing primary at most
 // once per log interval, and is a prometheus.Collector of
 //
 //	mediagw_ratelimit_decisions_total{result="allowed|limited"}
@@ -180,7 +147,7 @@ func (f *Fallback) askPrimary(ctx context.Context, key string, inspect bool) (d 
 	if f.primary == nil || !f.tryPrimary() {
 		return Decision{}, false
 	}
-	// The time before asking: the visitor's TAT then plus ResetAfter is a lower bound of its TAT.
+	// Taken before asking, so that it plus the answer's ResetAfter is a lower bound of the TAT.
 	asked := f.local.now()
 	var err error
 	if inspect {
