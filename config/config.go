@@ -17,6 +17,7 @@ import (
 
 	"mediagw/querylog"
 	"mediagw/ratelimit"
+	"mediagw/redisconn"
 )
 
 // Config holds every setting of mediagw and mediactl.
@@ -184,7 +185,7 @@ var Settings = []Setting{
 			if v == "" {
 				return nil
 			}
-			return parseHidden(v, func(s string) error { _, err := ratelimit.ParseRedisURL(s); return err })
+			return parseHidden(v, func(s string) error { _, err := redisconn.ParseURL(s); return err })
 		}},
 	{"MEDIA_RATE_LIMIT", "rate-limit", "120", "requests per visitor per window",
 		func(c *Config, v string) error { return positiveInt(v, &c.RateLimit) }},

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"mediagw/ratelimit"
+	"mediagw/redisconn"
 )
 
 // Every error about a URL setting names the setting and the problem, and never shows a password,
@@ -182,8 +182,8 @@ func TestEngineAuth(t *testing.T) {
 // A hidden error is still the error it hides for errors.Is.
 func TestHiddenErrorIs(t *testing.T) {
 	_, _, err := Load("mediagw", nil, env(map[string]string{"REDIS_URL": "redis://admin:s3/cret@host:6379"}), io.Discard)
-	if !errors.Is(err, ratelimit.ErrInvalidURL) || strings.Contains(err.Error(), "s3") {
-		t.Errorf("error = %v, want ratelimit.ErrInvalidURL without the password", err)
+	if !errors.Is(err, redisconn.ErrInvalidURL) || strings.Contains(err.Error(), "s3") {
+		t.Errorf("error = %v, want redisconn.ErrInvalidURL without the password", err)
 	}
 }
 

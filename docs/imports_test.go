@@ -33,15 +33,16 @@ func (l layer) String() string {
 	return l.path
 }
 
-// importRules are the directions architecture.md gives: cmd -> gateway -> search, ratelimit; no
+// importRules are the directions architecture.md gives: cmd -> gateway -> search, ratelimit (which,
+// with the query log, shares redisconn); no
 // package below depends on one above it, and the backends stand beside each other.
 var importRules = []struct {
 	from   []layer
 	forbid []layer
 	why    string
 }{
-	{[]layer{tree("gateway"), tree("search"), tree("ratelimit"), tree("config"), tree("query"), tree("bench"),
-		tree("catalogue"), tree("internal"), tree("openapi"), tree("demo")}, []layer{tree("cmd")},
+	{[]layer{tree("gateway"), tree("search"), tree("ratelimit"), tree("redisconn"), tree("querylog"), tree("config"),
+		tree("query"), tree("bench"), tree("catalogue"), tree("internal"), tree("openapi"), tree("demo")}, []layer{tree("cmd")},
 		"only the binaries' own packages import cmd/..."},
 	{[]layer{tree("search"), tree("ratelimit")}, []layer{tree("gateway"), tree("cmd")},
 		"the search model, its backends and the rate limit never import the HTTP layer or the binaries"},
@@ -53,6 +54,8 @@ var importRules = []struct {
 		tree("search/meter"), tree("search/admit"), tree("search/breaker"), tree("search/layer"), tree("search/live"),
 		tree("search/chain"), tree("search/spell"), tree("search/telemetry")},
 		"the model (search) imports no backend, no layer and no request telemetry: they import it"},
+	{[]layer{tree("redisconn")}, []layer{module},
+		"the Redis connection imports nothing of the module, so that the limiter, the query log and the binaries share it"},
 	{[]layer{tree("search/telemetry")}, []layer{module},
 		"the request's telemetry imports nothing of the module, so that every layer and the gateway can note and read it"},
 	{[]layer{tree("search/bleve"), tree("search/engine")}, []layer{tree("search/chain"), tree("search/live"),

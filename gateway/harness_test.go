@@ -161,7 +161,7 @@ type option func(*setup)
 type setup struct {
 	cfg     gateway.Config
 	backend search.Backend
-	limiter gateway.Limiter
+	limiter ratelimit.Decider
 	// chain is the layers chain.New builds in front of the backend, as cmd/mediagw asks for them.
 	chain chain.Options
 }
@@ -172,7 +172,7 @@ func withBackend(f func(search.Backend) search.Backend) option {
 	return func(s *setup) { s.backend = f(s.backend) }
 }
 
-func withLimiter(l gateway.Limiter) option { return func(s *setup) { s.limiter = l } }
+func withLimiter(l ratelimit.Decider) option { return func(s *setup) { s.limiter = l } }
 
 // fixedNow is the limiter's clock in tests: time never moves, so counts are exact.
 func fixedNow() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }

@@ -72,9 +72,9 @@ func newPolicyReplicas(t *testing.T, redisURL string) *policyReplicas {
 		}
 		fb := ratelimit.NewFallback(shared, ratelimit.NewMemory(contractPolicy, nil), log)
 		reg.MustRegister(fb)
-		var limiter gateway.Limiter = fb
+		var limiter ratelimit.Decider = fb
 		if shared != nil {
-			limiter = ratelimit.NewShadow(fb, contractPolicy, nil)
+			limiter = ratelimit.NewShadow(fb)
 		}
 
 		cfg := gateway.DefaultConfig()

@@ -13,21 +13,6 @@ import (
 	"mediagw/ratelimit"
 )
 
-// Limiter decides whether a visitor may make another request. Implementations must be safe for
-// concurrent use and honour ctx's deadline; on an error the gateway lets the request through.
-// A Limiter that is also an Inspector gives every response that is not counted the visitor's
-// standing too; without one, those responses carry no rate-limit headers.
-type Limiter interface {
-	Allow(ctx context.Context, key string) (ratelimit.Decision, error)
-}
-
-// Inspector says where a visitor stands without counting a request, and keeps nothing for a
-// visitor it does not know (who stands at the full limit). The same rules as Allow apply; on an
-// error the response goes out without the rate-limit headers.
-type Inspector interface {
-	Inspect(ctx context.Context, key string) (ratelimit.Decision, error)
-}
-
 // limit counts the request against its visitor and says where the visitor stands. A limiter
 // failure lets the request through: a broken counter must not take the API down. A visitor this
 // replica knows to have plenty left is decided while its handler runs (speculate.go).
@@ -41,7 +26,7 @@ func (g *Gateway) limit(next echo.HandlerFunc) echo.HandlerFunc {
 		st.counted = true
 		rp := g.policyOf(st)
 		c.Response().Header().Set("RateLimit-Policy", rp.header)
-		if g.allowances != nil && g.allowances.held.Load() < maxHeldTotal && g.allowances.reserve(st.visitor) {
+		if g.speculator != nil && g.held.Load() < maxHeldTotal && g.speculator.Reserve(rp.context(c.Request().Context()), st.visitor) {
 			return g.speculate(c, next)
 		}
 		ctx, cancel := context.WithTimeout(c.Request().Context(), g.cfg.LimiterTimeout)
@@ -59,8 +44,8 @@ func (g *Gateway) limit(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// allow counts one request of visitor under its policy, times the call, counts the decision and
-// notes it for speculation; reserved says the request was speculated. A panic becomes an error,
+// allow counts one request of visitor under its policy, times the call and counts the decision;
+// reserved says the request was speculated, its reservation ended here. A panic becomes an error,
 // as a speculated request's decision runs outside the handler's recovery.
 func (g *Gateway) allow(ctx context.Context, visitor string, rp *ratePolicy, reserved bool) (d ratelimit.Decision, err error) {
 	start := time.Now()
@@ -74,8 +59,8 @@ func (g *Gateway) allow(ctx context.Context, visitor string, rp *ratePolicy, res
 		if err == nil {
 			rp.count(d)
 		}
-		if g.allowances != nil {
-			g.allowances.heard(visitor, d, err, reserved)
+		if reserved {
+			g.speculator.Release(visitor)
 		}
 	}()
 	return g.limiter.Allow(rp.context(ctx), visitor)

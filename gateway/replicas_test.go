@@ -28,6 +28,7 @@ import (
 	"mediagw/gateway"
 	"mediagw/internal/servicetest"
 	"mediagw/ratelimit"
+	"mediagw/redisconn"
 	"mediagw/search/bleve"
 	"mediagw/search/searchtest"
 )
@@ -55,8 +56,8 @@ func redisClient(t testing.TB, raw string) redis.UniversalClient {
 	t.Helper()
 	// go-redis logs every failed dial; the tests stop Redis on purpose. Set before any client
 	// exists, since go-redis's logger is a plain global.
-	quietRedis.Do(func() { ratelimit.SetRedisLogger(zap.NewNop()) })
-	cfg, err := ratelimit.ParseRedisURL(raw)
+	quietRedis.Do(func() { redisconn.SetLogger(zap.NewNop()) })
+	cfg, err := redisconn.ParseURL(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -454,7 +455,7 @@ func BenchmarkRateLimitedRequest(b *testing.B) {
 	policy := ratelimit.Policy{Limit: 1 << 30, Window: 10 * time.Minute}
 	target := "/?resource=item&id=" + items[0].ID
 
-	run := func(b *testing.B, limiter gateway.Limiter) {
+	run := func(b *testing.B, limiter ratelimit.Decider) {
 		cfg := gateway.DefaultConfig()
 		cfg.PublicURL = publicURL
 		cfg.RatePolicy = policy

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"mediagw/query"
+	"mediagw/ratelimit"
 	"mediagw/search"
 	"mediagw/search/telemetry"
 )
@@ -29,12 +30,15 @@ type Gateway struct {
 	corrector Corrector
 	// detailer says what /readyz adds of the backend's state; nil when it says nothing.
 	detailer Detailer
-	limiter  Limiter
+	limiter  ratelimit.Decider
 	// inspector is limiter, when it can inspect; nil otherwise.
-	inspector Inspector
-	// allowances is what speculation knows of visitors; nil when the limiter is not Remote.
-	allowances *allowances
-	log        *zap.Logger
+	inspector ratelimit.Inspector
+	// speculator is limiter, when its decisions leave the process and it can tell which requests
+	// may run before theirs (speculate.go); nil otherwise.
+	speculator ratelimit.Speculator
+	// held is the bytes held by speculated answers now (heldResponse).
+	held atomic.Int64
+	log  *zap.Logger
 	// baseURL is PublicURL plus BasePath, ending in "/": the prefix of every link.
 	baseURL string
 	// visitorSecret keys the visitor hash in log lines, so a log never holds an address and the
@@ -80,9 +84,11 @@ var apiResources = []apiResource{
 }
 
 // New returns the API's HTTP handler. The limiter counts every API request (not OPTIONS,
-// health, readiness, the OpenAPI document or a 405); when it is also an Inspector, every other
-// response says where the visitor stands without counting. logger receives one line per request.
-func New(cfg Config, backend search.Backend, limiter Limiter, logger *zap.Logger) (*Gateway, error) {
+// health, readiness, the OpenAPI document or a 405); on an error the request is let through.
+// When it is also a ratelimit.Inspector, every other response says where the visitor stands
+// without counting (on an error, without the rate-limit headers); without one, those responses
+// carry no rate-limit headers. logger receives one line per request.
+func New(cfg Config, backend search.Backend, limiter ratelimit.Decider, logger *zap.Logger) (*Gateway, error) {
 	cfg.BasePath = normalizeBasePath(cfg.BasePath)
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -103,9 +109,9 @@ func New(cfg Config, backend search.Backend, limiter Limiter, logger *zap.Logger
 		visitorSecret: secret,
 		sampler:       newErrorSampler(time.Now),
 	}
-	g.inspector, _ = limiter.(Inspector)
-	if r, ok := limiter.(Remote); ok && r.Remote() {
-		g.allowances = newAllowances(cfg.RatePolicy, time.Now)
+	g.inspector, _ = limiter.(ratelimit.Inspector)
+	if sp, ok := limiter.(ratelimit.Speculator); ok && sp.Remote() {
+		g.speculator = sp
 	}
 	g.corrector, _ = backend.(Corrector)
 	g.detailer, _ = backend.(Detailer)

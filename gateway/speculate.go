@@ -5,12 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"maps"
 	"net/http"
-	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/labstack/echo/v5"
 	"go.uber.org/zap"
@@ -18,26 +15,13 @@ import (
 	"mediagw/ratelimit"
 )
 
-// Speculative admission: a visitor this replica recently heard has plenty of allowance left gets
-// its handler run while the shared limiter decides, instead of after it, so the Redis round trip
-// hides behind the engine call. The handler's answer is held until the decision: allowed, it goes
+// Speculative admission: a visitor the replica's visitor memory puts well within its allowance
+// (ratelimit.Speculator) gets its handler run while the shared limiter decides, instead of after
+// it, so the Redis round trip hides behind the engine call. The handler's answer is held until the decision: allowed, it goes
 // out with the decision's headers, exactly as it would have; refused, none of it does and the
 // visitor gets the 429 it would have got. Every request is still counted once, by the same call.
 
 const (
-	// speculateMarginPercent is the share of the limit a visitor must have had left, at the last
-	// decision this replica heard, for its next request to be speculated. Other replicas count the
-	// visitor too: only one that spends more than this share elsewhere between two of its requests
-	// here can have a speculated request refused after its engine call (the answer is thrown away,
-	// the limit holds, engine work is lost). And a visitor nearing the limit, where refusals begin,
-	// waits for its decision before anything runs, as do unknown visitors.
-	speculateMarginPercent = 10
-	// maxAllowances bounds the visitors remembered, about 100 bytes each: under 2 MiB in all,
-	// whatever a flood of distinct visitors does. A visitor left out is decided before its handler
-	// runs, as without speculation.
-	maxAllowances = 1 << 14
-	// allowanceShards spreads visitors over independently locked maps; a power of two.
-	allowanceShards = 16
 	// maxHeldPerRequest and maxHeldTotal bound the answer bytes held for decisions not yet in, per
 	// request (a page of results fits, an authors list does not) and in all: what clients that
 	// never read can pin is this, whatever the answers' sizes. With maxHeldTotal held, requests
@@ -45,110 +29,6 @@ const (
 	maxHeldPerRequest = 64 << 10
 	maxHeldTotal      = 16 << 20
 )
-
-// Remote is implemented by a Limiter that says whether its decisions leave the process (Redis).
-// Only those are worth running beside the handler: one made in process takes less time than the
-// overlap costs.
-type Remote interface {
-	Remote() bool
-}
-
-// allowances remembers, per visitor, what the last decision this replica heard left it: the
-// evidence speculation needs. The margin is a share of the limit that decision was made under (the
-// visitor's policy's). Entries older than the default policy's window are forgotten; a full shard
-// makes room by dropping an arbitrary visitor.
-type allowances struct {
-	// held is the bytes held by speculated answers now (heldResponse).
-	held   atomic.Int64
-	ttl    time.Duration
-	now    func() time.Time
-	seed   maphash.Seed
-	shards [allowanceShards]allowanceShard
-}
-
-type allowanceShard struct {
-	mu sync.Mutex
-	m  map[string]allowance
-	_  [64]byte // keeps neighbouring shards' locks off one cache line
-}
-
-// allowance is what one visitor had left, heard at a time (unix nanoseconds), the margin of its
-// policy, and how many of its requests are speculated now and not yet decided.
-type allowance struct {
-	remaining, inFlight, margin int
-	heard                       int64
-}
-
-func newAllowances(p ratelimit.Policy, now func() time.Time) *allowances {
-	a := &allowances{ttl: p.Window, now: now, seed: maphash.MakeSeed()}
-	for i := range a.shards {
-		a.shards[i].m = make(map[string]allowance)
-	}
-	return a
-}
-
-func (a *allowances) shard(visitor string) *allowanceShard {
-	return &a.shards[maphash.String(a.seed, visitor)&(allowanceShards-1)]
-}
-
-// reserve says whether the visitor's request may be speculated, and counts it in flight if so.
-// The requests in flight are taken off what the visitor had left, so that however many arrive at
-// once, this replica never speculates more of them than the last decision left above the margin.
-func (a *allowances) reserve(visitor string) bool {
-	s := a.shard(visitor)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e, ok := s.m[visitor]
-	if !ok {
-		return false
-	}
-	if a.now().UnixNano()-e.heard > int64(a.ttl) {
-		delete(s.m, visitor)
-		return false
-	}
-	if e.remaining-e.inFlight < e.margin {
-		return false
-	}
-	e.inFlight++
-	s.m[visitor] = e
-	return true
-}
-
-// heard notes the limiter's answer about one of the visitor's requests; reserved says reserve
-// counted that request in flight. A failed call is no evidence; a visitor left below the margin
-// is forgotten, unless some of its requests are still in flight.
-func (a *allowances) heard(visitor string, d ratelimit.Decision, err error, reserved bool) {
-	s := a.shard(visitor)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e, ok := s.m[visitor]
-	if ok && reserved && e.inFlight > 0 {
-		e.inFlight--
-	}
-	if err != nil {
-		if ok {
-			s.m[visitor] = e
-		}
-		return
-	}
-	e.remaining = d.Remaining
-	if !d.Allowed {
-		e.remaining = 0
-	}
-	e.margin = max(1, d.Limit*speculateMarginPercent/100)
-	if e.remaining < e.margin && e.inFlight == 0 {
-		delete(s.m, visitor)
-		return
-	}
-	e.heard = a.now().UnixNano()
-	if !ok && len(s.m) >= maxAllowances/allowanceShards {
-		for k := range s.m {
-			delete(s.m, k)
-			break
-		}
-	}
-	s.m[visitor] = e
-}
 
 // verdict is the limiter's answer to a speculated request.
 type verdict struct {
@@ -184,7 +64,7 @@ func (g *Gateway) speculate(c *echo.Context, next echo.HandlerFunc) error {
 	}()
 
 	before := *st
-	held := &heldResponse{header: w.Header().Clone(), body: getBuffer(), budget: &g.allowances.held, overflow: s.overflow}
+	held := &heldResponse{header: w.Header().Clone(), body: getBuffer(), budget: &g.held, overflow: s.overflow}
 	s.held = held
 	defer func() {
 		held.release()

@@ -23,19 +23,45 @@ import (
 	"mediagw/search"
 )
 
-// The limiters cmd/mediagw gives the gateway with Redis are Remote: their requests are speculated.
+// The limiters cmd/mediagw gives the gateway with Redis are Speculators: their requests are speculated.
 var (
-	_ gateway.Remote = (*ratelimit.Shadow)(nil)
-	_ gateway.Remote = (*ratelimit.Fallback)(nil)
-	_ gateway.Remote = (*ratelimit.Redis)(nil)
+	_ ratelimit.Speculator = (*ratelimit.Shadow)(nil)
+	_ ratelimit.Speculator = (*ratelimit.Fallback)(nil)
 )
 
 // speculatePolicy leaves a margin of 2 (a tenth of 20) for speculation.
 var speculatePolicy = ratelimit.Policy{Limit: 20, Window: 10 * time.Minute}
 
-// serialOnly hides that its limiter is Remote: the gateway decides every request before its
+// serialOnly hides that its limiter is a Speculator: the gateway decides every request before its
 // handler runs, as without speculation.
 type serialOnly struct{ ratelimit.Limiter }
+
+// remembered is a fake shared limiter with the replica's visitor memory, which learns its answers
+// as ratelimit.Fallback's does Redis's; its own answers, failures included, reach the gateway as
+// they are.
+type remembered struct {
+	ratelimit.Decider
+	mem *ratelimit.Memory
+}
+
+func remember(l ratelimit.Decider) *remembered {
+	return &remembered{l, ratelimit.NewMemory(speculatePolicy, nil)}
+}
+
+func (r *remembered) Remote() bool { return true }
+
+func (r *remembered) Allow(ctx context.Context, key string) (ratelimit.Decision, error) {
+	asked := time.Now()
+	d, err := r.Decider.Allow(ctx, key)
+	if err == nil {
+		r.mem.Learn(key, asked, d.ResetAfter)
+	}
+	return d, err
+}
+
+func (r *remembered) Reserve(ctx context.Context, key string) bool { return r.mem.Reserve(ctx, key) }
+
+func (r *remembered) Release(key string) { r.mem.Release(key) }
 
 // redisFallback is the limiter cmd/mediagw builds on Redis, keys under a prefix of its own.
 func redisFallback(t *testing.T, policy ratelimit.Policy) (*ratelimit.Fallback, string) {
@@ -214,8 +240,6 @@ type gatedLimiter struct {
 	askedFirst []bool
 }
 
-func (l *gatedLimiter) Remote() bool { return true }
-
 func (l *gatedLimiter) Allow(ctx context.Context, _ string) (ratelimit.Decision, error) {
 	if l.blocking {
 		first := false
@@ -270,7 +294,7 @@ func TestSpeculationNeedsEvidence(t *testing.T) {
 			t.Parallel()
 			asked := make(chan struct{}, 1)
 			lim := &gatedLimiter{asked: asked, patience: 2 * time.Second}
-			h := newHarness(t, withConfig(speculateConfig), withLimiter(lim),
+			h := newHarness(t, withConfig(speculateConfig), withLimiter(remember(lim)),
 				withBackend(func(b search.Backend) search.Backend { return askingBackend{b, asked} }))
 			target := "/?resource=item&id=" + h.all[0].ID
 			if tc.known >= 0 {
@@ -292,8 +316,6 @@ func TestSpeculationNeedsEvidence(t *testing.T) {
 // stuckLimiter ignores its context and answers only when released.
 type stuckLimiter struct{ release chan struct{} }
 
-func (stuckLimiter) Remote() bool { return true }
-
 func (l stuckLimiter) Allow(context.Context, string) (ratelimit.Decision, error) {
 	<-l.release
 	return ratelimit.Decision{}, errors.New("too late")
@@ -301,12 +323,10 @@ func (l stuckLimiter) Allow(context.Context, string) (ratelimit.Decision, error)
 
 // switchLimiter answers as known until failing is set, then as failing does.
 type switchLimiter struct {
-	known   gateway.Limiter
-	failing gateway.Limiter
+	known   ratelimit.Decider
+	failing ratelimit.Decider
 	failed  atomic.Bool
 }
-
-func (l *switchLimiter) Remote() bool { return true }
 
 func (l *switchLimiter) Allow(ctx context.Context, key string) (ratelimit.Decision, error) {
 	if l.failed.Load() {
@@ -329,7 +349,7 @@ func TestSpeculatedLimiterFailureLetsThrough(t *testing.T) {
 	t.Cleanup(func() { close(stuck.release) })
 	for _, tc := range []struct {
 		name    string
-		failing gateway.Limiter
+		failing ratelimit.Decider
 	}{
 		{"error", limiterFunc(func(context.Context, string) (ratelimit.Decision, error) {
 			return ratelimit.Decision{}, errors.New("redis: connection refused")
@@ -343,7 +363,7 @@ func TestSpeculatedLimiterFailureLetsThrough(t *testing.T) {
 			h := newHarness(t, withConfig(func(c *gateway.Config) {
 				c.RatePolicy = speculatePolicy
 				c.LimiterTimeout = 50 * time.Millisecond
-			}), withLimiter(lim), withMetrics(reg))
+			}), withLimiter(remember(lim)), withMetrics(reg))
 			target := "/?resource=item&id=" + h.all[0].ID
 			want := h.get(target)
 			lim.failed.Store(true)
@@ -386,8 +406,6 @@ func (b manyAuthors) Authors(context.Context) ([]search.Author, error) {
 // refusingLimiter allows, with plenty left, until refuse is set; then it refuses.
 type refusingLimiter struct{ refuse atomic.Bool }
 
-func (l *refusingLimiter) Remote() bool { return true }
-
 func (l *refusingLimiter) Allow(context.Context, string) (ratelimit.Decision, error) {
 	if l.refuse.Load() {
 		return ratelimit.Decision{Limit: speculatePolicy.Limit, RetryAfter: time.Minute, ResetAfter: 10 * time.Minute}, nil
@@ -402,7 +420,7 @@ func TestSpeculatedLargeAnswer(t *testing.T) {
 	authors := func(b search.Backend) search.Backend { return manyAuthors{b, 10000} }
 	specLimiter := &refusingLimiter{}
 	specReg := prometheus.NewPedanticRegistry()
-	spec := newHarness(t, withConfig(speculateConfig), withLimiter(specLimiter), withMetrics(specReg), withBackend(authors))
+	spec := newHarness(t, withConfig(speculateConfig), withLimiter(remember(specLimiter)), withMetrics(specReg), withBackend(authors))
 	serial := newHarness(t, withConfig(speculateConfig), withLimiter(limiterFunc((&refusingLimiter{}).Allow)), withBackend(authors))
 	// The first request makes the visitor known; the next ones are speculated.
 	spec.get("/?resource=categories")

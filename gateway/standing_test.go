@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
 	"mediagw/gateway"
@@ -182,8 +183,9 @@ func TestUncountedResponsesCarryStandingFromRedis(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	local := ratelimit.NewMemory(standingPolicy, nil)
-	fb := ratelimit.NewFallback(r, local, zap.NewNop())
+	fb := ratelimit.NewFallback(r, ratelimit.NewMemory(standingPolicy, nil), zap.NewNop())
+	fbReg := prometheus.NewPedanticRegistry()
+	fbReg.MustRegister(fb)
 	h := newHarness(t, withConfig(func(c *gateway.Config) {
 		c.RatePolicy = standingPolicy
 		c.OpenAPI = openAPIDoc
@@ -196,8 +198,8 @@ func TestUncountedResponsesCarryStandingFromRedis(t *testing.T) {
 		}
 		return n > 0
 	})
-	if n := local.Len(); n != 0 {
-		t.Errorf("the in-process limiter holds %d visitors: Redis was not the one answering", n)
+	if n := metricValue(t, fbReg, "mediagw_ratelimit_fallback_total"); n != 0 {
+		t.Errorf("%v requests decided in process: Redis was not the one answering", n)
 	}
 }
 
@@ -225,7 +227,7 @@ func (a allowOnly) Allow(ctx context.Context, key string) (ratelimit.Decision, e
 func TestUncountedResponsesWithoutStanding(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		limiter gateway.Limiter
+		limiter ratelimit.Decider
 		// policy: the response still names the policy, as a counted one whose limiter failed.
 		policy bool
 		warned bool

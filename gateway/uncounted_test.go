@@ -45,7 +45,7 @@ func TestUncountedResponsesMakeNoRedisCall(t *testing.T) {
 		c.RatePolicy = standingPolicy
 		c.OpenAPI = openAPIDoc
 		c.LimiterTimeout = limiterTimeout
-	}), withLimiter(ratelimit.NewShadow(fb, standingPolicy, nil)))
+	}), withLimiter(ratelimit.NewShadow(fb)))
 	runStanding(t, h, false, func(visitor string) bool {
 		n, err := c.Exists(t.Context(), "rate:"+prefix+visitor).Result()
 		if err != nil {

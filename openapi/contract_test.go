@@ -53,7 +53,7 @@ type server struct {
 type setup struct {
 	cfg     gateway.Config
 	backend search.Backend
-	limiter gateway.Limiter
+	limiter ratelimit.Decider
 }
 
 func newServer(t *testing.T, backend search.Backend, opts ...func(*setup)) *server {

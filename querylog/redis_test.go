@@ -19,7 +19,7 @@ import (
 	"go.uber.org/zap"
 
 	"mediagw/internal/servicetest"
-	"mediagw/ratelimit"
+	"mediagw/redisconn"
 )
 
 // testTimeout replaces the client's production timeouts: the machine running the tests may be
@@ -29,7 +29,7 @@ const testTimeout = 5 * time.Second
 // testClient connects to REDIS_URL (skipping without it) and removes the test's keys at the end.
 func testClient(t *testing.T, prefix string) redis.UniversalClient {
 	t.Helper()
-	cfg, err := ratelimit.ParseRedisURL(servicetest.RedisURL(t))
+	cfg, err := redisconn.ParseURL(servicetest.RedisURL(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,14 +182,14 @@ func checkWithin(t *testing.T, kind string, got []Count, truth map[string]int64,
 // counts the failed flushes; the metrics carry no text.
 func TestHeldWhileRedisFails(t *testing.T) {
 	servicetest.RedisURL(t)
-	ratelimit.SetRedisLogger(zap.NewNop()) // a line per failed dial, on purpose here
+	redisconn.SetLogger(zap.NewNop()) // a line per failed dial, on purpose here
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	down := "redis://" + l.Addr().String()
 	l.Close()
-	c, err := ratelimit.NewClientFromURL(down)
+	c, err := redisconn.Open(down)
 	if err != nil {
 		t.Fatal(err)
 	}

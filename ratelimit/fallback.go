@@ -10,14 +10,6 @@ import (
 	"go.uber.org/zap"
 )
 
-// Limiter decides one request by a visitor (Allow), and says where a visitor stands without
-// counting a request (Inspect), for the responses the limit does not count. Memory, Redis and
-// Fallback implement it, with the same numbers for the same history.
-type Limiter interface {
-	Allow(ctx context.Context, key string) (Decision, error)
-	Inspect(ctx context.Context, key string) (Decision, error)
-}
-
 const (
 	// DefaultRetryInterval is how long Fallback answers in process after the primary failed
 	// before it tries the primary again.
@@ -26,10 +18,11 @@ const (
 	logInterval = time.Minute
 )
 
-// Fallback asks the primary limiter (Redis) and, when it fails, the local one (Memory), so a
-// Redis fault never turns into an error for the visitor: the limit is then kept per replica.
-// After a failure it answers locally for a retry interval, then lets one request try the
-// primary again, and returns to it as soon as it answers. It logs a failing primary at most
+// Fallback asks the primary limiter (Redis) and, when it fails, the replica's visitor memory
+// (Memory), so a Redis fault never turns into an error for the visitor: the limit is then kept per
+// replica, starting from what the primary last said of each visitor, which the memory learns from
+// every answer. After a failure it answers locally for a retry interval, then lets one request
+// try the primary again, and returns to it as soon as it answers. It logs a failing primary at most
 // once per log interval, and is a prometheus.Collector of
 //
 //	mediagw_ratelimit_decisions_total{result="allowed|limited"}
@@ -38,10 +31,11 @@ const (
 //
 // which the caller registers.
 type Fallback struct {
-	primary, local Limiter
-	logger         *zap.Logger
-	now            func() time.Time
-	retryInterval  time.Duration
+	primary       Limiter
+	local         *Memory
+	logger        *zap.Logger
+	now           func() time.Time
+	retryInterval time.Duration
 
 	down    atomic.Bool
 	retryAt atomic.Int64 // unix nanoseconds; while down, the first request from then probes
@@ -71,10 +65,10 @@ func WithClock(now func() time.Time) FallbackOption {
 	return func(f *Fallback) { f.now = now }
 }
 
-// NewFallback returns a limiter that prefers primary and falls back to local. A nil primary
-// means there is no shared store: every request is decided locally and only counted in
-// decisions_total. A nil logger logs nothing.
-func NewFallback(primary, local Limiter, logger *zap.Logger, opts ...FallbackOption) *Fallback {
+// NewFallback returns a limiter that prefers primary and falls back to local, the replica's one
+// visitor memory. A nil primary means there is no shared store: every request is decided locally
+// and only counted in decisions_total. A nil logger logs nothing.
+func NewFallback(primary Limiter, local *Memory, logger *zap.Logger, opts ...FallbackOption) *Fallback {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
@@ -139,12 +133,22 @@ func (f *Fallback) Inspect(ctx context.Context, key string) (Decision, error) {
 // Remote says whether decisions go to a shared store first: whether there is a primary.
 func (f *Fallback) Remote() bool { return f.primary != nil }
 
-// askPrimary asks the primary to inspect or decide, when it should be asked; ok is false when it
-// was not asked or failed, and the caller turns to the local limiter.
+// Reserve says whether the visitor's request may run before its decision: this replica's memory
+// knows the visitor and what it has left, less its requests in flight, is at least the margin.
+func (f *Fallback) Reserve(ctx context.Context, key string) bool { return f.local.Reserve(ctx, key) }
+
+// Release ends a reservation of the visitor's.
+func (f *Fallback) Release(key string) { f.local.Release(key) }
+
+// askPrimary asks the primary to inspect or decide, when it should be asked, and has the memory
+// learn its answer; ok is false when it was not asked or failed, and the caller turns to the
+// local limiter.
 func (f *Fallback) askPrimary(ctx context.Context, key string, inspect bool) (d Decision, ok bool) {
 	if f.primary == nil || !f.tryPrimary() {
 		return Decision{}, false
 	}
+	// Taken before asking, so that it plus the answer's ResetAfter is a lower bound of the TAT.
+	asked := f.local.now()
 	var err error
 	if inspect {
 		d, err = f.primary.Inspect(ctx, key)
@@ -152,6 +156,7 @@ func (f *Fallback) askPrimary(ctx context.Context, key string, inspect bool) (d 
 		d, err = f.primary.Allow(ctx, key)
 	}
 	if err == nil {
+		f.local.Learn(key, asked, d.ResetAfter)
 		f.primaryAnswered()
 		return d, true
 	}
@@ -237,5 +242,9 @@ var (
 	_ Limiter              = (*Memory)(nil)
 	_ Limiter              = (*Redis)(nil)
 	_ Limiter              = (*Fallback)(nil)
+	_ Limiter              = (*Shadow)(nil)
+	_ Speculator           = (*Fallback)(nil)
+	_ Speculator           = (*Shadow)(nil)
 	_ prometheus.Collector = (*Fallback)(nil)
+	_ prometheus.Collector = (*Shadow)(nil)
 )

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"mediagw/internal/servicetest"
+	"mediagw/redisconn"
 )
 
 // freePort is a loopback TCP port nothing listens on right now.
@@ -85,7 +86,7 @@ func (c *countingLimiter) Inspect(ctx context.Context, key string) (Decision, er
 
 func unreachableRedis(t *testing.T) *countingLimiter {
 	t.Helper()
-	c, err := NewClientFromURL("redis://127.0.0.1:" + freePort(t))
+	c, err := redisconn.Open("redis://127.0.0.1:" + freePort(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +322,7 @@ func BenchmarkFallbackAllow(b *testing.B) {
 
 // TestMain keeps go-redis's per-dial lines out of the output of tests that stop Redis on purpose.
 func TestMain(m *testing.M) {
-	SetRedisLogger(zap.NewNop())
+	redisconn.SetLogger(zap.NewNop())
 	os.Exit(m.Run())
 }
 
@@ -336,7 +337,7 @@ func TestRemote(t *testing.T) {
 	}{
 		{"fallback without a primary", NewFallback(nil, local, nil), false},
 		{"fallback with a primary", NewFallback(NewMemory(DefaultPolicy, nil), local, nil), true},
-		{"shadow", NewShadow(NewFallback(NewMemory(DefaultPolicy, nil), local, nil), DefaultPolicy, nil), true},
+		{"shadow", NewShadow(NewFallback(NewMemory(DefaultPolicy, nil), local, nil)), true},
 	} {
 		if got := tc.l.Remote(); got != tc.want {
 			t.Errorf("%s: Remote %v, want %v", tc.name, got, tc.want)

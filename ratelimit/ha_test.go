@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 
 	"mediagw/internal/servicetest"
+	"mediagw/redisconn"
 )
 
 // The tests in this file run on the highly available setups of scripts/redis-ha.sh: a Redis
@@ -91,7 +92,7 @@ type sentinelSetup struct {
 
 func newSentinelSetup(t *testing.T, raw string) *sentinelSetup {
 	t.Helper()
-	cfg, err := ParseRedisURL(raw)
+	cfg, err := redisconn.ParseURL(raw)
 	if err != nil || cfg.Sentinel == nil {
 		t.Fatalf("REDIS_SENTINEL_URL %s: %v; want a Sentinel URL (master_name)", raw, err)
 	}

@@ -16,16 +16,28 @@ const (
 	// luaEpoch is the epoch redis_rate's script counts from (2017-01-01 UTC); counting from
 	// the same one keeps the floating-point arithmetic, and so the numbers, identical.
 	luaEpoch = 1483228800
+	// speculateMarginPercent is the share of its policy's limit a visitor must have left, by what
+	// this replica knows, for its next request to run before its decision. Other replicas count the
+	// visitor too: only one that spends more than this share elsewhere between two of its requests
+	// here can have a request refused after it ran (its answer thrown away, the limit holding,
+	// engine work lost). A visitor nearing the limit, where refusals begin, waits for its decision,
+	// as does one this replica does not know.
+	speculateMarginPercent = 10
 )
 
-// Memory is the in-process GCRA limiter. It computes exactly what redis_rate v10 computes for
-// redis_rate.Limit{Rate: Limit, Burst: Limit, Period: Window}, step by step in float64 seconds,
-// so a visitor gets the same numbers whether the limit is kept here or in Redis.
+// Memory is a replica's one memory of its visitors, and the in-process GCRA limiter. It computes
+// exactly what redis_rate v10 computes for redis_rate.Limit{Rate: Limit, Burst: Limit, Period:
+// Window}, step by step in float64 seconds, so a visitor gets the same numbers whether the limit
+// is kept here or in Redis. Beside Redis (through Fallback) it holds one state per visitor that
+// every in-process reader shares: the TAT Redis last reported (a lower bound of the shared one),
+// moved on by the requests decided here while Redis fails; Shadow answers standings and refusals
+// from it, and the gateway's speculation reserves requests against it.
 //
 // A visitor whose theoretical arrival time (TAT) has passed is back at the full limit and is
 // indistinguishable from one never seen, so it is dropped: when a new visitor arrives, its shard
 // sweeps the idle ones if it has doubled since the last sweep or a window has passed. The maps
-// hold the visitors still draining (Window/Limit per request made), not every visitor ever seen.
+// hold the visitors still draining (Window/Limit per request made), not every visitor ever seen,
+// and those with a request reserved (Reserve) and not yet decided.
 type Memory struct {
 	def gcra
 	err error
@@ -60,12 +72,19 @@ func (m *Memory) under(ctx context.Context) gcra {
 
 type shard struct {
 	mu sync.Mutex
-	// tat maps a visitor to its theoretical arrival time in seconds since luaEpoch.
-	tat       map[string]float64
+	// visitors maps a visitor key to what is known of it.
+	visitors  map[string]visitor
 	nextSweep int      // sweep when the map reaches this many visitors
 	peak      int      // most visitors since the map was allocated: Go maps never shrink
 	lastSweep float64  // seconds since luaEpoch
 	_         [64]byte // keeps neighbouring shards' locks off one cache line
+}
+
+// visitor is one visitor's state: its theoretical arrival time in seconds since luaEpoch, and how
+// many of its requests run reserved and not yet decided.
+type visitor struct {
+	tat      float64
+	inFlight int
 }
 
 // NewMemory returns an in-process limiter for p reading the time from now (time.Now when nil).
@@ -83,7 +102,7 @@ func NewMemory(p Policy, now func() time.Time) *Memory {
 	m.window = p.Window.Seconds()
 	start := luaNow(now())
 	for i := range m.shards {
-		m.shards[i].tat = make(map[string]float64)
+		m.shards[i].visitors = make(map[string]visitor)
 		m.shards[i].nextSweep = minSweep
 		m.shards[i].lastSweep = start
 	}
@@ -98,10 +117,11 @@ func (m *Memory) Allow(ctx context.Context, key string) (Decision, error) {
 	}
 	g := m.under(ctx)
 	now := luaNow(m.now())
-	s := &m.shards[maphash.String(m.seed, key)&(shardCount-1)]
+	s := m.shard(key)
 
 	s.mu.Lock()
-	tat, seen := s.tat[key]
+	v, seen := s.visitors[key]
+	tat := v.tat
 	// The script's GET of an expired key and math.max(tat, now) both start from now.
 	if !seen || tat < now {
 		tat = now
@@ -113,7 +133,8 @@ func (m *Memory) Allow(ctx context.Context, key string) (Decision, error) {
 	}
 	resetAfter := newTAT - now
 	if resetAfter > 0 {
-		s.tat[key] = newTAT
+		v.tat = newTAT
+		s.visitors[key] = v
 		if !seen {
 			s.grew(now, m.window)
 		}
@@ -140,12 +161,21 @@ func (m *Memory) Inspect(ctx context.Context, key string) (Decision, error) {
 	if m.err != nil {
 		return Decision{}, m.err
 	}
+	s := m.shard(key)
+	s.mu.Lock()
+	v, seen := s.visitors[key]
+	s.mu.Unlock()
+	return m.standing(ctx, v.tat, seen), nil
+}
+
+func (m *Memory) shard(key string) *shard {
+	return &m.shards[maphash.String(m.seed, key)&(shardCount-1)]
+}
+
+// standing is where a visitor with the TAT tat (when seen) stands now under ctx's policy.
+func (m *Memory) standing(ctx context.Context, tat float64, seen bool) Decision {
 	g := m.under(ctx)
 	now := luaNow(m.now())
-	s := &m.shards[maphash.String(m.seed, key)&(shardCount-1)]
-	s.mu.Lock()
-	tat, seen := s.tat[key]
-	s.mu.Unlock()
 	if !seen || tat < now {
 		tat = now
 	}
@@ -154,26 +184,66 @@ func (m *Memory) Inspect(ctx context.Context, key string) (Decision, error) {
 	_, remaining, diff := g.script(tat, now, 0)
 	if remaining < 0 {
 		// Only a clock that went backwards gets here; mirrored all the same.
-		return decide(g.p, false, 0, luaDuration(-diff), luaDuration(tat-now)), nil
+		return decide(g.p, false, 0, luaDuration(-diff), luaDuration(tat-now))
 	}
-	return standing(g.p, int(remaining), luaDuration(tat-now)), nil
+	return standing(g.p, int(remaining), luaDuration(tat-now))
 }
 
-// learn sets the visitor's TAT to what another limiter reported at the time at (at plus its
-// ResetAfter), unless the one held is later already: Shadow keeps a lower bound of the shared state.
-func (m *Memory) learn(key string, at time.Time, resetAfter time.Duration) {
+// Reserve says whether the visitor's request may run before its decision, and counts it in flight
+// if so: the visitor is known here, and what it has left under ctx's policy, less its requests in
+// flight, is at least the margin. Counting those in flight means that however many arrive at once,
+// no more of them run early than the visitor had left above the margin.
+func (m *Memory) Reserve(ctx context.Context, key string) bool {
+	if m.err != nil {
+		return false
+	}
+	s := m.shard(key)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, seen := s.visitors[key]
+	if !seen {
+		return false
+	}
+	d := m.standing(ctx, v.tat, true)
+	if d.Remaining-v.inFlight < max(1, d.Limit*speculateMarginPercent/100) {
+		return false
+	}
+	v.inFlight++
+	s.visitors[key] = v
+	return true
+}
+
+// Release ends one reservation of the visitor's.
+func (m *Memory) Release(key string) {
+	if m.err != nil {
+		return
+	}
+	s := m.shard(key)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v, seen := s.visitors[key]; seen && v.inFlight > 0 {
+		v.inFlight--
+		s.visitors[key] = v
+	}
+}
+
+// Learn sets the visitor's TAT to what the shared limiter reported at the time at (at plus its
+// ResetAfter), unless the one held is later already: the memory keeps a lower bound of the shared
+// state.
+func (m *Memory) Learn(key string, at time.Time, resetAfter time.Duration) {
 	if m.err != nil || resetAfter <= 0 {
 		return
 	}
 	tat := luaNow(at) + resetAfter.Seconds()
-	s := &m.shards[maphash.String(m.seed, key)&(shardCount-1)]
+	s := m.shard(key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	held, seen := s.tat[key]
-	if held >= tat {
+	v, seen := s.visitors[key]
+	if v.tat >= tat {
 		return
 	}
-	s.tat[key] = tat
+	v.tat = tat
+	s.visitors[key] = v
 	if !seen {
 		s.grew(luaNow(m.now()), m.window)
 	}
@@ -185,7 +255,7 @@ func (m *Memory) Len() int {
 	for i := range m.shards {
 		s := &m.shards[i]
 		s.mu.Lock()
-		n += len(s.tat)
+		n += len(s.visitors)
 		s.mu.Unlock()
 	}
 	return n
@@ -194,26 +264,26 @@ func (m *Memory) Len() int {
 // grew runs after a visitor was added: sweeping when the map has doubled keeps the cost
 // amortised O(1) per request and the map within twice its live visitors (plus minSweep).
 func (s *shard) grew(now, window float64) {
-	s.peak = max(s.peak, len(s.tat))
-	if len(s.tat) < s.nextSweep && now-s.lastSweep < window {
+	s.peak = max(s.peak, len(s.visitors))
+	if len(s.visitors) < s.nextSweep && now-s.lastSweep < window {
 		return
 	}
-	for k, tat := range s.tat {
-		if tat <= now {
-			delete(s.tat, k)
+	for k, v := range s.visitors {
+		if v.tat <= now && v.inFlight == 0 {
+			delete(s.visitors, k)
 		}
 	}
 	// Deleting never returns a Go map's memory; after a burst has passed, copy the survivors
 	// into a right-sized map so memory follows the live visitors down again.
-	if s.peak > minSweep && len(s.tat) < s.peak/4 {
-		fresh := make(map[string]float64, 2*len(s.tat))
-		for k, tat := range s.tat {
-			fresh[k] = tat
+	if s.peak > minSweep && len(s.visitors) < s.peak/4 {
+		fresh := make(map[string]visitor, 2*len(s.visitors))
+		for k, v := range s.visitors {
+			fresh[k] = v
 		}
-		s.tat = fresh
+		s.visitors = fresh
 		s.peak = len(fresh)
 	}
-	s.nextSweep = max(2*len(s.tat), minSweep)
+	s.nextSweep = max(2*len(s.visitors), minSweep)
 	s.lastSweep = now
 }
 

@@ -183,7 +183,7 @@ func TestUnderPolicy(t *testing.T) {
 func TestUnderPolicyWhenRedisFails(t *testing.T) {
 	p := Policy{Limit: 3, Window: time.Minute}
 	ctx := WithPolicy(t.Context(), &p)
-	s := NewShadow(NewFallback(unreachableRedis(t), NewMemory(contract, nil), nil), contract, nil)
+	s := NewShadow(NewFallback(unreachableRedis(t), NewMemory(contract, nil), nil))
 	for i := range 5 {
 		d, err := s.Allow(ctx, "schools|v")
 		if err != nil || d.Limit != 3 || d.Allowed != (i < 3) {

@@ -1,13 +1,47 @@
 // Package ratelimit decides whether a visitor may make another request: a GCRA limit kept in
-// Redis (shared by every replica) or in process, with the same numbers either way.
+// Redis (shared by every replica) or in process, with the same numbers either way, and each
+// replica's one memory of its visitors beside Redis.
 package ratelimit
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 )
+
+// Decider decides one request by a visitor. Implementations are safe for concurrent use and
+// honour ctx's deadline.
+type Decider interface {
+	Allow(ctx context.Context, key string) (Decision, error)
+}
+
+// Inspector says where a visitor stands without counting a request, for the responses the limit
+// does not count, and keeps nothing for a visitor it does not know (who stands at the full limit).
+type Inspector interface {
+	Inspect(ctx context.Context, key string) (Decision, error)
+}
+
+// Limiter decides requests and inspects standings. Memory, Redis, Fallback and Shadow implement
+// it, with the same numbers for the same history.
+type Limiter interface {
+	Decider
+	Inspector
+}
+
+// Speculator is a limiter that tells, from the replica's visitor memory, whether a visitor's next
+// request may run before its decision is in (the gateway's speculative admission).
+type Speculator interface {
+	// Remote says whether decisions leave the process: only those are worth running beside the
+	// request, one made in process takes less time than the overlap costs.
+	Remote() bool
+	// Reserve says whether the visitor's request may run before its decision, and if so counts it
+	// in flight until Release; ctx names the visitor's policy as for Allow.
+	Reserve(ctx context.Context, key string) bool
+	// Release ends a reservation once the request's decision is in.
+	Release(key string)
+}
 
 // ErrInvalidPolicy is wrapped by every error about a Policy that cannot be enforced.
 var ErrInvalidPolicy = errors.New("ratelimit: invalid policy")

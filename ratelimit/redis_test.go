@@ -14,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"mediagw/internal/servicetest"
+	"mediagw/redisconn"
 )
 
 // redisURL is REDIS_URL; without it the test skips, or fails in CI.
@@ -26,7 +27,7 @@ const testTimeout = 5 * time.Second
 // newRedisClient connects to raw and waits a bounded time for Redis to answer.
 func newRedisClient(t testing.TB, raw string) redis.UniversalClient {
 	t.Helper()
-	cfg, err := ParseRedisURL(raw)
+	cfg, err := redisconn.ParseURL(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +198,7 @@ func TestNewRedisRejects(t *testing.T) {
 }
 
 func TestRedisUnreachableIsUnavailable(t *testing.T) {
-	c, err := NewClientFromURL("redis://127.0.0.1:" + freePort(t))
+	c, err := redisconn.Open("redis://127.0.0.1:" + freePort(t))
 	if err != nil {
 		t.Fatal(err)
 	}

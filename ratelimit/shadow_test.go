@@ -14,7 +14,7 @@ func TestShadowSparesTheSharedLimiter(t *testing.T) {
 	clock := func() time.Time { return now }
 	p := Policy{Limit: 5, Window: 10 * time.Second}
 	shared := &countingLimiter{Limiter: NewMemory(p, clock)}
-	s := NewShadow(shared, p, clock)
+	s := NewShadow(NewFallback(shared, NewMemory(p, clock), nil))
 	ctx := context.Background()
 
 	if d, _ := s.Inspect(ctx, "v"); !d.Allowed || d.Remaining != p.Limit {
@@ -59,7 +59,7 @@ func TestShadowNeverRefusesWhatTheSharedLimiterAllows(t *testing.T) {
 		shared := NewMemory(p, clock)
 		shadows := make([]*Shadow, replicas)
 		for i := range shadows {
-			shadows[i] = NewShadow(shared, p, clock)
+			shadows[i] = NewShadow(NewFallback(shared, NewMemory(p, clock), nil))
 		}
 		rng := rand.New(rand.NewPCG(1, uint64(replicas)))
 		ctx := context.Background()

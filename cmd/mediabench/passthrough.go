@@ -15,6 +15,7 @@ import (
 	"mediagw/bench"
 	"mediagw/cmd/internal/backends"
 	"mediagw/ratelimit"
+	"mediagw/redisconn"
 	"mediagw/search/engine"
 )
 
@@ -52,7 +53,7 @@ func runPassthrough(ctx context.Context, e *env, args []string) error {
 		if e.cfg.RedisURL == "" {
 			return fmt.Errorf("%w: -limit needs REDIS_URL", errUsage)
 		}
-		client, err := ratelimit.NewClientFromURL(e.cfg.RedisURL)
+		client, err := redisconn.Open(e.cfg.RedisURL)
 		if err != nil {
 			return fmt.Errorf("passthrough: %w", err)
 		}

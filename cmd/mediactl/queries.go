@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"mediagw/querylog"
-	"mediagw/ratelimit"
+	"mediagw/redisconn"
 )
 
 // queriesFlags are mediactl queries' own flags.
@@ -37,7 +37,7 @@ func runQueries(ctx context.Context, e *env, args []string) error {
 		return errors.New("no query log to read: it is kept in Redis (REDIS_URL) when MEDIA_QUERY_LOG_TOP is not 0; " +
 			"otherwise replicas keep no query text, only the counts on /metrics (mediagw_querylog_*)")
 	}
-	client, err := ratelimit.NewClientFromURL(e.cfg.RedisURL)
+	client, err := redisconn.Open(e.cfg.RedisURL)
 	if err != nil {
 		return fmt.Errorf("redis: %w", err)
 	}

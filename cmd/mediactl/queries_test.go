@@ -23,6 +23,7 @@ import (
 	"mediagw/query"
 	"mediagw/querylog"
 	"mediagw/ratelimit"
+	"mediagw/redisconn"
 	"mediagw/search"
 	"mediagw/search/bleve"
 )
@@ -59,7 +60,7 @@ func TestQueriesAfterTheBenchMix(t *testing.T) {
 	window := time.Duration(querylog.Buckets*bucket) * time.Second
 	const top = 40
 	envs := map[string]string{"REDIS_URL": redisURL, "MEDIA_QUERY_LOG_WINDOW": window.String(), "MEDIA_QUERY_LOG_TOP": strconv.Itoa(top)}
-	client, err := ratelimit.NewClientFromURL(redisURL)
+	client, err := redisconn.Open(redisURL)
 	if err != nil {
 		t.Fatal(err)
 	}

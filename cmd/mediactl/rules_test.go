@@ -23,6 +23,7 @@ import (
 	"mediagw/gateway"
 	"mediagw/internal/servicetest"
 	"mediagw/ratelimit"
+	"mediagw/redisconn"
 	"mediagw/search/curation"
 	"mediagw/search/live"
 )
@@ -163,7 +164,7 @@ func startReplicas(t *testing.T, envs map[string]string, n int) []replica {
 			t.Fatalf("open the backend: %v", err)
 		}
 		t.Cleanup(closeBackend)
-		client, err := ratelimit.NewClientFromURL(cfg.RedisURL)
+		client, err := redisconn.Open(cfg.RedisURL)
 		if err != nil {
 			t.Fatal(err)
 		}

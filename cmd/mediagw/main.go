@@ -17,6 +17,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/redis/go-redis/v9"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
@@ -27,6 +28,7 @@ import (
 	"mediagw/gateway"
 	"mediagw/openapi"
 	"mediagw/ratelimit"
+	"mediagw/redisconn"
 	"mediagw/search/chain"
 	"mediagw/search/spell"
 )
@@ -90,12 +92,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	defer closeBackend()
 	warm(ctx, cfg, backend, log)
 
-	limiter, closeLimiter, err := openLimiter(cfg, log, reg)
+	// One client, so one pool of connections, for every user of Redis in the process; closed last.
+	rdb, closeRedis, err := openRedis(cfg, log)
 	if err != nil {
 		return err
 	}
-	defer closeLimiter()
-	queries, closeQueries, err := openQueryLog(cfg, log, reg)
+	defer closeRedis()
+	limiter, err := openLimiter(cfg, rdb, log, reg)
+	if err != nil {
+		return err
+	}
+	queries, closeQueries, err := openQueryLog(cfg, rdb, log, reg)
 	if err != nil {
 		return err
 	}
@@ -272,43 +279,46 @@ func openPolicies(ctx context.Context, cfg config.Config, log *zap.Logger, reg p
 	return f, stop, nil
 }
 
-func openLimiter(cfg config.Config, log *zap.Logger, reg prometheus.Registerer) (gateway.Limiter, func(), error) {
+// openRedis returns the process' Redis client (nil without REDIS_URL) and what closes it.
+func openRedis(cfg config.Config, log *zap.Logger) (redis.UniversalClient, func(), error) {
+	if cfg.RedisURL == "" {
+		return nil, func() {}, nil
+	}
+	redisconn.SetLogger(log.Named("redis"))
+	client, err := redisconn.Open(cfg.RedisURL)
+	if err != nil {
+		return nil, nil, fmt.Errorf("redis: %w", err)
+	}
+	return client, func() { client.Close() }, nil
+}
+
+// openLimiter returns the rate limiter: in Redis through client when there is one, in front of
+// the replica's visitor memory that decides while Redis fails; in that memory alone otherwise.
+func openLimiter(cfg config.Config, client redis.UniversalClient, log *zap.Logger, reg prometheus.Registerer) (ratelimit.Decider, error) {
 	policy := ratelimit.Policy{Limit: cfg.RateLimit, Window: cfg.RateWindow}
 	if err := policy.Validate(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	local := ratelimit.NewMemory(policy, nil)
-	var (
-		shared ratelimit.Limiter
-		closer = func() {}
-	)
-	if cfg.RedisURL != "" {
-		ratelimit.SetRedisLogger(log.Named("redis"))
-		client, err := ratelimit.NewClientFromURL(cfg.RedisURL)
-		if err != nil {
-			return nil, nil, fmt.Errorf("redis: %w", err)
-		}
+	var shared ratelimit.Limiter
+	if client != nil {
 		r, err := ratelimit.NewRedis(client, policy)
 		if err != nil {
-			client.Close()
-			return nil, nil, fmt.Errorf("redis: %w", err)
+			return nil, fmt.Errorf("redis: %w", err)
 		}
-		shared, closer = r, func() { client.Close() }
+		shared = r
 	}
-	fb := ratelimit.NewFallback(shared, local, log.Named("ratelimit"))
+	fb := ratelimit.NewFallback(shared, ratelimit.NewMemory(policy, nil), log.Named("ratelimit"))
 	if err := reg.Register(fb); err != nil {
-		closer()
-		return nil, nil, fmt.Errorf("register rate-limit metrics: %w", err)
+		return nil, fmt.Errorf("register rate-limit metrics: %w", err)
 	}
 	if shared == nil {
-		return fb, closer, nil
+		return fb, nil
 	}
 	// Standings and refusals of visitors known past the limit come from memory: only a request
 	// that may be allowed asks Redis.
-	sh := ratelimit.NewShadow(fb, policy, nil)
+	sh := ratelimit.NewShadow(fb)
 	if err := reg.Register(sh); err != nil {
-		closer()
-		return nil, nil, fmt.Errorf("register rate-limit metrics: %w", err)
+		return nil, fmt.Errorf("register rate-limit metrics: %w", err)
 	}
-	return sh, closer, nil
+	return sh, nil
 }

@@ -1,4 +1,4 @@
-package ratelimit
+package redisconn
 
 import (
 	"errors"
@@ -10,13 +10,13 @@ import (
 	"time"
 )
 
-func TestParseRedisURL(t *testing.T) {
+func TestParseURL(t *testing.T) {
 	pool := 10 * runtime.GOMAXPROCS(0)
 	tests := []struct {
 		url   string
-		check func(t *testing.T, c RedisConfig)
+		check func(t *testing.T, c Config)
 	}{
-		{"redis://127.0.0.1:6379/0", func(t *testing.T, c RedisConfig) {
+		{"redis://127.0.0.1:6379/0", func(t *testing.T, c Config) {
 			o := c.Single
 			if o == nil || o.Addr != "127.0.0.1:6379" || o.DB != 0 || o.TLSConfig != nil {
 				t.Fatalf("got %+v", c)
@@ -28,19 +28,19 @@ func TestParseRedisURL(t *testing.T) {
 					o.ReadTimeout, o.WriteTimeout, o.DialTimeout, o.PoolSize, o.ContextTimeoutEnabled, o.DialerRetries, o.MaxRetries)
 			}
 		}},
-		{"rediss://user:pw@cache.example:6380/2?pool_size=5&read_timeout=1s&max_retries=-1", func(t *testing.T, c RedisConfig) {
+		{"rediss://user:pw@cache.example:6380/2?pool_size=5&read_timeout=1s&max_retries=-1", func(t *testing.T, c Config) {
 			o := c.Single
 			if o == nil || o.Addr != "cache.example:6380" || o.DB != 2 || o.TLSConfig == nil ||
 				o.Username != "user" || o.Password != "pw" || o.PoolSize != 5 || o.ReadTimeout != time.Second || o.MaxRetries != -1 {
 				t.Fatalf("got %+v", c.Single)
 			}
 		}},
-		{"unix:///run/redis.sock?db=3", func(t *testing.T, c RedisConfig) {
+		{"unix:///run/redis.sock?db=3", func(t *testing.T, c Config) {
 			if o := c.Single; o == nil || o.Network != "unix" || o.Addr != "/run/redis.sock" || o.DB != 3 {
 				t.Fatalf("got %+v", c.Single)
 			}
 		}},
-		{"redis://s0:26379/1?master_name=mymaster&addr=s1:26379&password=pw", func(t *testing.T, c RedisConfig) {
+		{"redis://s0:26379/1?master_name=mymaster&addr=s1:26379&password=pw", func(t *testing.T, c Config) {
 			o := c.Sentinel
 			if o == nil || o.MasterName != "mymaster" || o.DB != 1 || o.Password != "pw" ||
 				!slices.Equal(o.SentinelAddrs, []string{"s0:26379", "s1:26379"}) || !o.ContextTimeoutEnabled || o.PoolSize != pool ||
@@ -48,7 +48,7 @@ func TestParseRedisURL(t *testing.T) {
 				t.Fatalf("got %+v", c)
 			}
 		}},
-		{"redis+cluster://n0:6379?addr=n1:6379&addr=n2:6379", func(t *testing.T, c RedisConfig) {
+		{"redis+cluster://n0:6379?addr=n1:6379&addr=n2:6379", func(t *testing.T, c Config) {
 			o := c.Cluster
 			if o == nil || !slices.Equal(o.Addrs, []string{"n0:6379", "n1:6379", "n2:6379"}) || o.TLSConfig != nil ||
 				!o.ContextTimeoutEnabled || o.ReadTimeout != 100*time.Millisecond || o.DialerRetries != 1 || o.MaxRetries != 0 {
@@ -56,19 +56,19 @@ func TestParseRedisURL(t *testing.T) {
 			}
 		}},
 		// Hosts separated by commas, as OPENSEARCH_URL takes them.
-		{"redis+cluster://n0:7000,n1:7001,n2:7002?addr=n3:7003", func(t *testing.T, c RedisConfig) {
+		{"redis+cluster://n0:7000,n1:7001,n2:7002?addr=n3:7003", func(t *testing.T, c Config) {
 			if o := c.Cluster; o == nil || !slices.Equal(o.Addrs, []string{"n0:7000", "n3:7003", "n1:7001", "n2:7002"}) {
 				t.Fatalf("got %+v", c)
 			}
 		}},
-		{"redis://u:pw@s0:26379,s1:26380/2?master_name=m", func(t *testing.T, c RedisConfig) {
+		{"redis://u:pw@s0:26379,s1:26380/2?master_name=m", func(t *testing.T, c Config) {
 			o := c.Sentinel
 			if o == nil || o.MasterName != "m" || o.DB != 2 || o.SentinelUsername != "u" || o.SentinelPassword != "pw" ||
 				!slices.Equal(o.SentinelAddrs, []string{"s0:26379", "s1:26380"}) {
 				t.Fatalf("got %+v", c)
 			}
 		}},
-		{"rediss+cluster://n0?addr=n1:7000&dialer_retries=3", func(t *testing.T, c RedisConfig) {
+		{"rediss+cluster://n0?addr=n1:7000&dialer_retries=3", func(t *testing.T, c Config) {
 			if o := c.Cluster; o == nil || o.TLSConfig == nil || !slices.Equal(o.Addrs, []string{"n0:6379", "n1:7000"}) || o.DialerRetries != 3 {
 				t.Fatalf("got %+v", c)
 			}
@@ -76,7 +76,7 @@ func TestParseRedisURL(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.url, func(t *testing.T) {
-			c, err := ParseRedisURL(tt.url)
+			c, err := ParseURL(tt.url)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,7 +85,7 @@ func TestParseRedisURL(t *testing.T) {
 	}
 }
 
-func TestParseRedisURLRejects(t *testing.T) {
+func TestParseURLRejects(t *testing.T) {
 	for _, raw := range []string{
 		"",
 		"127.0.0.1:6379",
@@ -103,7 +103,7 @@ func TestParseRedisURLRejects(t *testing.T) {
 		"redis://s0?master_name=m&addr=:26379",
 	} {
 		t.Run(raw, func(t *testing.T) {
-			_, err := ParseRedisURL(raw)
+			_, err := ParseURL(raw)
 			if !errors.Is(err, ErrInvalidURL) {
 				t.Fatalf("got %v, want ErrInvalidURL", err)
 			}
@@ -114,7 +114,7 @@ func TestParseRedisURLRejects(t *testing.T) {
 	}
 }
 
-func FuzzParseRedisURL(f *testing.F) {
+func FuzzParseURL(f *testing.F) {
 	for _, s := range []string{
 		"redis://127.0.0.1:6379/0", "rediss://u:p@h:1/2?pool_size=5", "unix:///s?db=1",
 		"redis://s0/1?master_name=m&addr=s1:1", "redis+cluster://n0?addr=n1:1", "redis://u:secret@h:x",
@@ -123,7 +123,7 @@ func FuzzParseRedisURL(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		c, err := ParseRedisURL(raw)
+		c, err := ParseURL(raw)
 		if err != nil {
 			if !errors.Is(err, ErrInvalidURL) {
 				t.Fatalf("error %v does not wrap ErrInvalidURL", err)
