@@ -26,7 +26,7 @@ func BenchmarkFacets(b *testing.B) {
 		{"newest", search.Query{Sort: search.SortNewest}},
 		{"filter", search.Query{Type: search.TypePhoto, Sort: search.SortNewest}},
 		{"text", search.Query{Text: word, Sort: search.SortRelevance}},
-		{"text with filters", search.Query{Text: word, Type: items[0].Type, From: "1990-01-01", Sort: search.SortRelevance}},
+		{"text with filters", search.Query{Text: word, Type: search.ListOf(items[0].Type), From: "1990-01-01", Sort: search.SortRelevance}},
 	} {
 		for _, facets := range []search.FacetSet{0, all} {
 			q := bb.q

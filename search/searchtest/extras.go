@@ -75,6 +75,12 @@ var facetQueries = []search.Query{
 	{Text: "python keynote", Language: "en"},
 	{Text: "zzzzqqq"},
 	{Text: "harbour", Author: "Jane Doe", Type: search.TypePhoto},
+	{Type: "photo,video", Language: "en,fr"},
+	{License: "by,unknown", Format: "jpeg,mp4"},
+	{Duration: "short", Reuse: "commercial"},
+	{License: "in-copyright", Duration: "long,medium", Has: "media"},
+	{Category: "nature,people", License: "unknown", Format: "jpeg"},
+	{Text: "harbour", License: "unknown,by"},
 }
 
 func testFacets(t *testing.T, b search.Backend, items []search.Item, queries []search.Query) {
@@ -147,18 +153,7 @@ func modelFacet(items []search.Item, q search.Query, f search.Facet, names map[s
 		if !matches(it, q) {
 			continue
 		}
-		var v string
-		switch f {
-		case search.FacetType:
-			v = it.Type
-		case search.FacetCategory:
-			v = it.Category
-		case search.FacetLanguage:
-			v = it.Language
-		case search.FacetYear:
-			v = it.Year()
-		}
-		if v != "" {
+		if v := it.Value(f); v != "" {
 			counts[v]++
 		}
 	}

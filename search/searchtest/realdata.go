@@ -94,7 +94,7 @@ func testRealTotals(t *testing.T, b search.Backend, items []search.Item, want re
 		t.Errorf("total %d, want %d", res.Total, len(items))
 	}
 	for typ, n := range want.ByType {
-		q := search.Query{Type: typ, Sort: search.SortNewest, Page: 1, PerPage: 1}
+		q := search.Query{Type: search.ListOf(typ), Sort: search.SortNewest, Page: 1, PerPage: 1}
 		got := search1(t, b, q).Total
 		if model := len(expected(items, q)); got != model {
 			t.Errorf("type %s: total %d, but %d items read have it", typ, got, model)
