@@ -87,8 +87,8 @@ func (it Item) Uses() []string {
 	return out
 }
 
-// Holds lists what the item has of Haves: a media file, a thumbnail.
-func (it Item) Holds() []string {
+// Has lists what the item has of Haves: a media file, a thumbnail.
+func (it Item) Has() []string {
 	var out []string
 	if it.MediaURL != "" {
 		out = append(out, HasMedia)

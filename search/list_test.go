@@ -64,7 +64,7 @@ func TestNormalizeOrdersLists(t *testing.T) {
 	}
 }
 
-func TestUsesAndHolds(t *testing.T) {
+func TestUsesAndHas(t *testing.T) {
 	tests := []struct {
 		it          Item
 		uses, holds []string
@@ -79,7 +79,7 @@ func TestUsesAndHolds(t *testing.T) {
 		if got := tt.it.Uses(); !slices.Equal(got, tt.uses) {
 			t.Errorf("%q: uses %q, want %q", tt.it.Rights, got, tt.uses)
 		}
-		if got := tt.it.Holds(); !slices.Equal(got, tt.holds) {
+		if got := tt.it.Has(); !slices.Equal(got, tt.holds) {
 			t.Errorf("%q: holds %q, want %q", tt.it.Rights, got, tt.holds)
 		}
 	}

@@ -543,7 +543,7 @@ export interface components {
                 };
             };
         };
-        /** @description The query string is longer than any request the API reads (21,695 bytes) or has more than 64 parameters; the longest legal query, every byte percent-encoded, is 19,647 bytes. Send only the parameters the API reads; the longest legal request is well within the bound. */
+        /** @description The query string is longer than any request the API reads (23,354 bytes) or has more than 64 parameters; the longest legal query, every byte percent-encoded, is 21,306 bytes. Send only the parameters the API reads; the longest legal request is well within the bound. */
         URITooLong: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -991,7 +991,7 @@ export interface components {
             };
             content?: never;
         };
-        /** @description The query string is longer than any request the API reads (21,695 bytes) or has more than 64 parameters; the longest legal query, every byte percent-encoded, is 19,647 bytes. Send only the parameters the API reads; the longest legal request is well within the bound. Headers only: HEAD has no body. */
+        /** @description The query string is longer than any request the API reads (23,354 bytes) or has more than 64 parameters; the longest legal query, every byte percent-encoded, is 21,306 bytes. Send only the parameters the API reads; the longest legal request is well within the bound. Headers only: HEAD has no body. */
         URITooLongHead: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -172,7 +172,7 @@ func document(it search.Item) (map[string]interface{}, error) {
 	if uses := it.Uses(); len(uses) > 0 {
 		d[fieldReuse] = uses
 	}
-	if has := it.Holds(); len(has) > 0 {
+	if has := it.Has(); len(has) > 0 {
 		d[fieldHas] = has
 	}
 	if it.Date != "" {

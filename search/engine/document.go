@@ -46,7 +46,7 @@ type Document struct {
 // NewDocument is the stored document of it, derived (search.Item.Derive).
 func NewDocument(it search.Item) Document {
 	it.Derive()
-	d := Document{Item: it, TitleSort: search.TitleKey(it.Title), Bonus: search.Bonus(it), Year: it.Year(), Has: it.Holds()}
+	d := Document{Item: it, TitleSort: search.TitleKey(it.Title), Bonus: search.Bonus(it), Year: it.Year(), Has: it.Has()}
 	if it.Author != "" {
 		d.AuthorKey = search.AuthorKey(it.Author)
 	}

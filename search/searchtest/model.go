@@ -17,7 +17,7 @@ func matches(it search.Item, q search.Query) bool {
 	switch {
 	case !q.Type.AnyOf(it.Type), !q.Category.AnyOf(it.Category), !q.Language.AnyOf(it.Language),
 		!q.License.AnyOf(it.MediaLicense.ID), !q.Format.AnyOf(it.Format), !q.Duration.AnyOf(it.Duration),
-		!q.Reuse.AllOf(it.Uses()), !q.Has.AllOf(it.Holds()),
+		!q.Reuse.AllOf(it.Uses()), !q.Has.AllOf(it.Has()),
 		q.Author != "" && it.Author != q.Author,
 		q.From != "" && (it.Date == "" || it.Date < q.From),
 		q.To != "" && (it.Date == "" || it.Date > q.To):
