@@ -37,6 +37,7 @@ func runRealExtras(t *testing.T, b search.Backend, items []search.Item) {
 		testFacets(t, b, items, []search.Query{
 			{}, {Language: "fr"}, {Type: search.TypeDocument, From: "1900-01-01", To: "1999-12-31"},
 			{Text: "history"}, {Text: "python", Type: search.TypeVideo},
+			{Type: "document,video", License: "by,by-sa"}, {Reuse: "commercial", Duration: "long"},
 		})
 	})
 	t.Run("Complete", func(t *testing.T) {

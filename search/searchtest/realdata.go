@@ -57,6 +57,7 @@ func RunRealData(t *testing.T, open Open) {
 	b := open(t, items)
 
 	t.Run("Totals", func(t *testing.T) { testRealTotals(t, b, items, want) })
+	t.Run("Reuse", func(t *testing.T) { testRealReuse(t, b, items) })
 	t.Run("Categories", func(t *testing.T) { testCategories(t, b, items) })
 	t.Run("Authors", func(t *testing.T) { testRealAuthors(t, b, items) })
 	t.Run("KnownItems", func(t *testing.T) { testKnownItems(t, b, items) })

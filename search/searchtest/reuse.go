@@ -86,3 +86,28 @@ func testReuseFilters(t *testing.T, b search.Backend, items []search.Item) {
 		}
 	}
 }
+
+// testRealReuse: on the real catalogue, every licence id, use, format, duration bucket and has
+// value, alone and in comma lists and combinations, finds as many items as the model, the first
+// page the model's.
+func testRealReuse(t *testing.T, b search.Backend, items []search.Item) {
+	cases := reuseCases()
+	cases = append(cases, []reuseCase{
+		{"open videos under 20 minutes", search.Query{Type: "video", Reuse: "modification", Duration: "medium,short"}, 1},
+		{"photos and documents for commercial use, with a thumbnail", search.Query{Type: "document,photo", Reuse: "commercial", Has: "thumbnail"}, 0},
+		{"in copyright or unknown, in English or French", search.Query{License: "in-copyright,unknown", Language: "en,fr"}, 1},
+	}...)
+	for _, tt := range cases {
+		q := tt.q
+		q.Sort, q.Page, q.PerPage = search.SortNewest, 1, 20
+		q.Normalize()
+		t.Run(tt.name, func(t *testing.T) {
+			want := expected(items, q)
+			res := search1(t, b, q)
+			if res.Total != len(want) {
+				t.Errorf("Search(%s): total %d, want %d", describe(q), res.Total, len(want))
+			}
+			sameIDs(t, describe(q), ids(res.Items), want[:min(len(want), q.PerPage)])
+		})
+	}
+}
