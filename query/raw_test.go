@@ -401,7 +401,7 @@ func FuzzParseItemsQuery(f *testing.F) {
 		for _, s := range search.Sorts {
 			valid = valid || q.Sort == s
 		}
-		if !valid || (q.Sort == search.SortRelevance && q.Text == "") {
+		if !valid || (q.Sort == search.SortRelevance && !q.Searches()) {
 			t.Fatalf("sort %q with text %q", q.Sort, q.Text)
 		}
 		if q.Page < 1 || q.PerPage < 1 || q.PerPage > search.MaxPerPage || q.Page*q.PerPage > search.MaxDepth {
