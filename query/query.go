@@ -201,15 +201,13 @@ func (p param) readList(s string) (string, string) {
 	if p.kind != kindEnum && len(s) > p.longest() {
 		return "", p.rule()
 	}
-	one := p
-	one.list = false
 	var vals []string
 	for x := range strings.SplitSeq(s, ",") {
 		x = strings.TrimSpace(x)
 		if x == "" {
 			return "", p.rule() + "; an empty value is not"
 		}
-		v, msg := one.readOne(x)
+		v, msg := p.readOne(x)
 		if msg != "" {
 			return "", fmt.Sprintf("%s; %q is not", p.rule(), x)
 		}

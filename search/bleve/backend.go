@@ -467,16 +467,16 @@ func buildQuery(m mapping.IndexMapping, q search.Query, bonus []float64, fuzzy *
 		{fieldType, q.Type}, {fieldCategory, q.Category}, {fieldLanguage, q.Language},
 		{fieldLicense, q.License}, {fieldFormat, q.Format}, {fieldDuration, q.Duration},
 	} {
-		var any []query.Query
+		var alts []query.Query
 		for _, v := range f.list.Values() {
-			any = append(any, termOf(f.field, v))
+			alts = append(alts, termOf(f.field, v))
 		}
-		switch len(any) {
+		switch len(alts) {
 		case 0:
 		case 1:
-			filters = append(filters, any[0])
+			filters = append(filters, alts[0])
 		default:
-			filters = append(filters, query.NewDisjunctionQuery(any))
+			filters = append(filters, query.NewDisjunctionQuery(alts))
 		}
 	}
 	// Every use and every part named is required.
