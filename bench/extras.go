@@ -3,6 +3,7 @@ package bench
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"math/rand/v2"
 	"net/url"
@@ -12,8 +13,8 @@ import (
 )
 
 // The search-box extras in the harness: searches that ask for every facet and for
-// highlighted matches, and searches of their words as a phrase, each measured against the same
-// searches without; and completions as a search box asks for them while someone types.
+// highlighted matches, searches of their words as a phrase, and searches with the filters and
+// facets of reuse, each measured against the same searches without; and completions as a search box asks for them while someone types.
 
 // extrasQuery is what a search box adds to a search for the extras: every facet and highlights.
 const extrasQuery = "&facets=type,category,language,year&highlight=true"
@@ -23,21 +24,56 @@ const extrasQuery = "&facets=type,category,language,year&highlight=true"
 // gives what the extras cost over plain searches.
 func (g *Gateway) WithExtras(name string) *Gateway {
 	out := *g
-	out.name, out.extra = name, extrasQuery
+	out.name, out.extra = name, []string{extrasQuery}
 	return &out
 }
 
-// ExtrasSuffix and PhraseSuffix end the names of the targets WithExtras and WithPhrase make beside
+// reuseQueries are what a search box for reusers adds to a search: filters of the licence, the
+// uses it allows, the format, the duration and what an item has, comma lists among them (of the
+// parameters the mix never sets), and the licence, format and duration facets.
+var reuseQueries = []string{
+	"&license=by,by-sa,cc0,noc-us,pdm&facets=license,format,duration",
+	"&reuse=commercial&has=thumbnail&facets=license,format,duration",
+	"&reuse=commercial,modification&format=jpeg,png,mp4&facets=license,format,duration",
+	"&duration=short,medium&license=by,cc0,in-copyright,unknown&has=media&facets=license,format,duration",
+}
+
+// WithReuse is a copy of g, named name, whose searches (resource=items) also ask for one of
+// reuseQueries, each search always the same one. Run against g on the same mix, it gives what
+// those filters and facets cost over plain searches.
+func (g *Gateway) WithReuse(name string) *Gateway {
+	out := *g
+	out.name, out.extra = name, reuseQueries
+	return &out
+}
+
+// extraOf is what g adds to the search r: its one extra, or the one r's query draws of several.
+func (g *Gateway) extraOf(r *Request) string {
+	switch len(g.extra) {
+	case 0:
+		return ""
+	case 1:
+		return g.extra[0]
+	}
+	h := fnv.New32a()
+	h.Write([]byte(r.Query))
+	return g.extra[h.Sum32()%uint32(len(g.extra))]
+}
+
+// ExtrasSuffix, PhraseSuffix and ReuseSuffix end the names of the targets WithExtras, WithPhrase and
+// WithReuse make beside
 // a gateway (mediabench run -mode extras), by which reports pair each with its plain searches.
 const (
 	ExtrasSuffix = "+extras"
 	PhraseSuffix = "+phrase"
+	ReuseSuffix  = "+reuse"
 )
 
-// Extras and Phrase say what the targets of WithExtras and WithPhrase add to a search, for reports.
+// Extras, Phrase and Reuse say what the targets of WithExtras, WithPhrase and WithReuse add to a search, for reports.
 const (
 	Extras = "all four facets and highlight=true"
 	Phrase = `q's words in quotes, a phrase`
+	Reuse  = "licence, use, format, duration and has filters with their facets"
 )
 
 // WithPhrase is a copy of g, named name, whose searches with text ask for it as a phrase: q in

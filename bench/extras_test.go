@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"mediagw/gateway"
+	"mediagw/query"
 	"mediagw/ratelimit"
 	"mediagw/search/bleve"
 )
@@ -93,6 +94,38 @@ func metered(t *testing.T) (api, metrics string) {
 	return srv.URL, admin.URL + "/metrics"
 }
 
+// TestReuseQueriesAreValid: every search of the mix, with each of the reuse filters and facets
+// added, is a query the API reads, asking for every filter and facet the addition names, and
+// each search draws one of them, the same every time.
+func TestReuseQueriesAreValid(t *testing.T) {
+	_, c, _ := testCatalogue(t)
+	mix, err := BuildMix(c, MixOptions{Seed: 5, Distinct: 300, Length: 1000, Without: []Kind{KindItem, KindCategories, KindAuthors}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := NewGateway("plain", "http://127.0.0.1/", nil, 0).WithReuse("plain" + ReuseSuffix)
+	drawn := map[string]bool{}
+	for _, r := range mix.Seq {
+		extra := g.extraOf(r)
+		if extra != g.extraOf(r) {
+			t.Fatalf("%s: draws another addition when sent again", r.Query)
+		}
+		drawn[extra] = true
+		for _, add := range reuseQueries {
+			q, errs := query.ParseItems(query.Split(r.Query + add))
+			if errs != nil {
+				t.Fatalf("%s%s: %+v", r.Query, add, errs)
+			}
+			if q.Facets == 0 || q.License == "" && q.Reuse == "" && q.Format == "" && q.Duration == "" && q.Has == "" {
+				t.Fatalf("%s%s: read as %+v, without the filters or facets", r.Query, add, q)
+			}
+		}
+	}
+	if len(drawn) != len(reuseQueries) {
+		t.Errorf("the mix's searches drew %d of the %d additions", len(drawn), len(reuseQueries))
+	}
+}
+
 // TestExtrasAndSuggestRuns replays searches with and without the extras, and completions, through
 // a gateway whose metrics the run reads: every answer is a 200, and the gateway's own time covers
 // every measured request and nothing else.
@@ -110,14 +143,15 @@ func TestExtrasAndSuggestRuns(t *testing.T) {
 	plain := NewGateway("plain", api, NewClient(2, 10*time.Second), 100)
 	extras := plain.WithExtras("plain" + ExtrasSuffix)
 	phrase := plain.WithPhrase("plain" + PhraseSuffix)
+	reuse := plain.WithReuse("plain" + ReuseSuffix)
 	opt := RunOptions{Concurrency: 2, Duration: 400 * time.Millisecond, Rounds: 2, Warmup: 100 * time.Millisecond,
-		Metrics: map[string]string{"plain": metrics, "plain+extras": metrics, "plain+phrase": metrics}}
+		Metrics: map[string]string{"plain": metrics, "plain+extras": metrics, "plain+phrase": metrics, "plain+reuse": metrics}}
 	for _, tc := range []struct {
 		mix     *Mix
 		targets []Target
 		kind    Kind
 	}{
-		{searches, []Target{plain, extras, phrase}, KindItems},
+		{searches, []Target{plain, extras, phrase, reuse}, KindItems},
 		{completions, []Target{plain}, KindSuggest},
 	} {
 		res, err := Run(context.Background(), tc.mix, tc.targets, opt)
@@ -136,8 +170,8 @@ func TestExtrasAndSuggestRuns(t *testing.T) {
 		if err := WriteTable(&out, res); err != nil {
 			t.Fatal(err)
 		}
-		if len(res) == 3 {
-			for _, c := range []ExtrasCost{CompareExtras(res[0], res[1], Extras), CompareExtras(res[0], res[2], Phrase)} {
+		if len(res) == 4 {
+			for _, c := range []ExtrasCost{CompareExtras(res[0], res[1], Extras), CompareExtras(res[0], res[2], Phrase), CompareExtras(res[0], res[3], Reuse)} {
 				if err := WriteExtrasCost(&out, c); err != nil {
 					t.Fatal(err)
 				}
@@ -148,8 +182,9 @@ func TestExtrasAndSuggestRuns(t *testing.T) {
 				t.Errorf("report without %q:\n%s", want, out.String())
 			}
 		}
-		for _, want := range []string{"plain+extras (all four facets and highlight=true) costs over plain", `plain+phrase (q's words in quotes, a phrase) costs over plain`} {
-			if len(res) == 3 && !strings.Contains(out.String(), want) {
+		for _, want := range []string{"plain+extras (all four facets and highlight=true) costs over plain", `plain+phrase (q's words in quotes, a phrase) costs over plain`,
+			"plain+reuse (licence, use, format, duration and has filters with their facets) costs over plain"} {
+			if len(res) == 4 && !strings.Contains(out.String(), want) {
 				t.Errorf("no cost line %q:\n%s", want, out.String())
 			}
 		}

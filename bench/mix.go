@@ -386,13 +386,13 @@ func (m *mixer) search() search.Query {
 		q.Text = m.text()
 	}
 	if m.chance(filterType) {
-		q.Type = m.frequent(m.c.types)
+		q.Type = search.ListOf(m.frequent(m.c.types))
 	}
 	if m.chance(filterCat) && len(m.c.categories) > 0 {
-		q.Category = m.frequent(m.c.categories)
+		q.Category = search.ListOf(m.frequent(m.c.categories))
 	}
 	if m.chance(filterLang) && len(m.c.langs) > 0 {
-		q.Language = m.frequent(m.c.langs)
+		q.Language = search.ListOf(m.frequent(m.c.langs))
 	}
 	if m.chance(filterAuthor) && len(m.c.authors) > 0 {
 		q.Author = m.c.authors[m.zipf(len(m.c.authors))].value

@@ -43,8 +43,9 @@ type Gateway struct {
 	name, base string
 	client     *http.Client
 	visitors   int
-	// extra is added to the query of every search (WithExtras).
-	extra string
+	// extra is added to the query of every search (WithExtras), or, of several, the one each
+	// search draws (WithReuse).
+	extra []string
 	// quoted, when set, holds each search's query with its q in quotes (WithPhrase), made once.
 	quoted *sync.Map
 }
@@ -70,7 +71,7 @@ func (g *Gateway) Do(ctx context.Context, r *Request, seq uint64) (int, int64, e
 		if g.quoted != nil {
 			u = g.base + "?" + g.phrased(r)
 		}
-		u += g.extra
+		u += g.extraOf(r)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {

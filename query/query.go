@@ -47,7 +47,12 @@ type param struct {
 	trim     bool
 	maxRunes int      // kindText
 	enum     []string // kindEnum and kindList
-	min, max int      // kindInt
+	// list takes a comma list of values of the kind, each read alone, written as search.ListOf
+	// orders them; at most search.MaxListBytes of slugs or languages, which no set bounds.
+	list bool
+	// all says the values of a list are all required (reuse, has), not alternatives.
+	all      bool
+	min, max int // kindInt
 	// open keeps a whole number past max for a rule between parameters to judge (page, whose
 	// bound depends on per_page); one past what an int holds reads as the largest int.
 	open bool
@@ -84,6 +89,14 @@ func textField(get func(*search.Query) *string) *field {
 	return &field{get: func(q search.Query) string { return *get(&q) }, set: func(q *search.Query, v string) { *get(q) = v }}
 }
 
+// listField binds a list parameter to a list of search.Query.
+func listField(get func(*search.Query) *search.List) *field {
+	return &field{
+		get: func(q search.Query) string { return string(*get(&q)) },
+		set: func(q *search.Query, v string) { *get(q) = search.List(v) },
+	}
+}
+
 // intField binds a parameter to a whole number of search.Query.
 func intField(get func(*search.Query) *int) *field {
 	return &field{
@@ -109,14 +122,24 @@ var queryParams = []param{
 		field: &field{get: textOf, set: setText}},
 	{name: "q", resources: []string{ResourceSuggest}, kind: kindText, trim: true, maxRunes: search.MaxCompleteRunes,
 		required: "is required: the text typed so far"},
-	{name: "type", resources: onlyItems, kind: kindEnum, enum: search.Types,
-		field: textField(func(q *search.Query) *string { return &q.Type })},
-	{name: "category", resources: onlyItems, kind: kindSlug,
-		field: textField(func(q *search.Query) *string { return &q.Category })},
+	{name: "type", resources: onlyItems, kind: kindEnum, enum: search.Types, list: true,
+		field: listField(func(q *search.Query) *search.List { return &q.Type })},
+	{name: "category", resources: onlyItems, kind: kindSlug, list: true,
+		field: listField(func(q *search.Query) *search.List { return &q.Category })},
 	{name: "author", resources: onlyItems, kind: kindText, maxRunes: search.MaxAuthorRunes,
 		field: textField(func(q *search.Query) *string { return &q.Author })},
-	{name: "language", resources: onlyItems, kind: kindLanguage, trim: true,
-		field: textField(func(q *search.Query) *string { return &q.Language })},
+	{name: "language", resources: onlyItems, kind: kindLanguage, trim: true, list: true,
+		field: listField(func(q *search.Query) *search.List { return &q.Language })},
+	{name: "license", resources: onlyItems, kind: kindEnum, enum: search.Licenses, list: true,
+		field: listField(func(q *search.Query) *search.List { return &q.License })},
+	{name: "reuse", resources: onlyItems, kind: kindEnum, enum: search.Reuses, list: true, all: true,
+		field: listField(func(q *search.Query) *search.List { return &q.Reuse })},
+	{name: "format", resources: onlyItems, kind: kindEnum, enum: search.Formats, list: true,
+		field: listField(func(q *search.Query) *search.List { return &q.Format })},
+	{name: "duration", resources: onlyItems, kind: kindEnum, enum: search.Durations, list: true,
+		field: listField(func(q *search.Query) *search.List { return &q.Duration })},
+	{name: "has", resources: onlyItems, kind: kindEnum, enum: search.Haves, list: true, all: true,
+		field: listField(func(q *search.Query) *search.List { return &q.Has })},
 	{name: "from", resources: onlyItems, kind: kindDate,
 		field: textField(func(q *search.Query) *string { return &q.From })},
 	{name: "to", resources: onlyItems, kind: kindDate,
@@ -167,6 +190,34 @@ func paramsOf(resource string) []param {
 
 // read checks one given value and returns it in canonical form, or the rule it breaks.
 func (p param) read(s string) (string, string) {
+	if p.list {
+		return p.readList(s)
+	}
+	return p.readOne(s)
+}
+
+// readList reads a comma list of values of p's kind, each as readOne reads it alone.
+func (p param) readList(s string) (string, string) {
+	if p.kind != kindEnum && len(s) > p.longest() {
+		return "", p.rule()
+	}
+	var vals []string
+	for x := range strings.SplitSeq(s, ",") {
+		x = strings.TrimSpace(x)
+		if x == "" {
+			return "", p.rule() + "; an empty value is not"
+		}
+		v, msg := p.readOne(x)
+		if msg != "" {
+			return "", fmt.Sprintf("%s; %q is not", p.rule(), x)
+		}
+		vals = append(vals, v)
+	}
+	return string(search.ListOf(vals...)), ""
+}
+
+// readOne checks one value of p's kind.
+func (p param) readOne(s string) (string, string) {
 	switch p.kind {
 	case kindText:
 		if utf8.RuneCountInString(s) <= p.maxRunes {
@@ -227,13 +278,17 @@ func (p param) read(s string) (string, string) {
 
 // longest is the length in bytes of the parameter's longest legal value.
 func (p param) longest() int {
+	switch {
+	case p.list && p.kind == kindEnum, p.kind == kindList:
+		return len(strings.Join(p.enum, ","))
+	case p.list:
+		return search.MaxListBytes
+	}
 	switch p.kind {
 	case kindText:
 		return utf8.UTFMax * p.maxRunes
 	case kindEnum, kindBool:
 		return len(slices.MaxFunc(p.enumValues(), func(a, b string) int { return len(a) - len(b) }))
-	case kindList:
-		return len(strings.Join(p.enum, ","))
 	case kindInt:
 		return len("123456789") // parsePositive reads nine digits
 	case kindSlug:
@@ -257,6 +312,19 @@ func (p param) enumValues() []string {
 
 // rule says what the parameter takes, for the error of a value that breaks it.
 func (p param) rule() string {
+	if p.list {
+		one := p
+		one.list = false
+		bound := ""
+		if p.kind == kindSlug || p.kind == kindLanguage {
+			bound = fmt.Sprintf(" of at most %d characters", search.MaxListBytes)
+		}
+		which := "any of them"
+		if p.all {
+			which = "every one of them"
+		}
+		return one.rule() + ", or a comma list" + bound + " of such values (" + which + ")"
+	}
 	switch p.kind {
 	case kindText:
 		return fmt.Sprintf("must be at most %d characters", p.maxRunes)

@@ -19,7 +19,7 @@ const (
 	// longestLanguage is room for a language tag, not a limit on the parameter: RFC 5646 asks
 	// parsers to take tags of at least 35 characters, and the English names are shorter.
 	longestLanguage = 35
-	// MaxParams is about four times the 15 parameters the API reads: room for ignored ones.
+	// MaxParams is about three times the 20 parameters the API reads: room for ignored ones.
 	MaxParams = 64
 )
 
@@ -34,7 +34,7 @@ var (
 		return n
 	}()
 	// MaxBytes is Longest with every byte percent-encoded, plus 2 KiB for parameters
-	// the API ignores (a form's submit button, tracking tags): 21,695 bytes.
+	// the API ignores (a form's submit button, tracking tags): 23,354 bytes.
 	MaxBytes = 3*Longest + 2<<10
 )
 

@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -36,7 +37,7 @@ func TestParseItemsQueryAccepts(t *testing.T) {
 		{"type=document", with(func(q *search.Query) { q.Type = "document" })},
 		{"type=", def},
 		{"category=pycon-us", with(func(q *search.Query) { q.Category = "pycon-us" })},
-		{"category=" + strings.Repeat("a", 100), with(func(q *search.Query) { q.Category = strings.Repeat("a", 100) })},
+		{"category=" + strings.Repeat("a", 100), with(func(q *search.Query) { q.Category = search.List(strings.Repeat("a", 100)) })},
 		{"author=Jane+Doe", with(func(q *search.Query) { q.Author = "Jane Doe" })},
 		{"author=" + strings.Repeat("é", 200), with(func(q *search.Query) { q.Author = strings.Repeat("é", 200) })},
 		{"language=en", with(func(q *search.Query) { q.Language = "en" })},
@@ -57,6 +58,16 @@ func TestParseItemsQueryAccepts(t *testing.T) {
 		{"page=500", with(func(q *search.Query) { q.Page = 500 })},
 		{"page=007", with(func(q *search.Query) { q.Page = 7 })},
 		{"page=000000000000000000007", with(func(q *search.Query) { q.Page = 7 })},
+		{"type=video,photo", with(func(q *search.Query) { q.Type = "photo,video" })},
+		{"type=photo,+video,photo", with(func(q *search.Query) { q.Type = "photo,video" })},
+		{"category=pycon-us,nature", with(func(q *search.Query) { q.Category = "nature,pycon-us" })},
+		{"language=English,fr-CA,en", with(func(q *search.Query) { q.Language = "en,fr" })},
+		{"license=by-sa,cc0", with(func(q *search.Query) { q.License = "by-sa,cc0" })},
+		{"license=unknown", with(func(q *search.Query) { q.License = "unknown" })},
+		{"reuse=modification,commercial", with(func(q *search.Query) { q.Reuse = "commercial,modification" })},
+		{"format=mp4,webm,other", with(func(q *search.Query) { q.Format = "mp4,other,webm" })},
+		{"duration=long,short", with(func(q *search.Query) { q.Duration = "long,short" })},
+		{"has=thumbnail,media", with(func(q *search.Query) { q.Has = "media,thumbnail" })},
 		{"unknown=1&unknown=2&resource=items", def},
 	}
 	for _, tt := range tests {
@@ -110,6 +121,18 @@ func TestParseItemsQueryRejects(t *testing.T) {
 		{"page=201&per_page=50", []string{"page"}},
 		{"page=501", []string{"page"}},
 		{"type=photo&type=video", []string{"type"}},
+		{"type=photo,", []string{"type"}},
+		{"type=,photo", []string{"type"}},
+		{"type=photo,audio", []string{"type"}},
+		{"category=nature,Nature", []string{"category"}},
+		{"category=" + strings.Repeat("a,", 100) + "a", []string{"category"}},
+		{"language=en,xx", []string{"language"}},
+		{"license=cc", []string{"license"}},
+		{"license=BY", []string{"license"}},
+		{"reuse=commercial,share", []string{"reuse"}},
+		{"format=jpg", []string{"format"}},
+		{"duration=brief", []string{"duration"}},
+		{"has=media,audio", []string{"has"}},
 		{"q=a&q=a", []string{"q"}},
 		{"q=%ff", []string{"q"}},
 		{"type=audio&per_page=500&from=2023-02-30&to=x&sort=best&language=xx&page=0",
@@ -127,6 +150,23 @@ func TestParseItemsQueryRejects(t *testing.T) {
 			}
 			if strings.Join(got, ",") != strings.Join(tt.params, ",") {
 				t.Errorf("errors name %v, want %v (%+v)", got, tt.params, errs)
+			}
+		})
+	}
+}
+
+func TestListErrorNamesTheBadValue(t *testing.T) {
+	tests := []struct{ raw, param, says string }{
+		{"type=photo,audio", "type", `"audio" is not`},
+		{"license=by,cc", "license", `"cc" is not`},
+		{"type=photo,", "type", "an empty value is not"},
+		{"reuse=share", "reuse", "every one of them"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.raw, func(t *testing.T) {
+			_, errs := ParseItems(Split(tt.raw))
+			if len(errs) != 1 || errs[0].Parameter != tt.param || !strings.Contains(errs[0].Message, tt.says) {
+				t.Fatalf("got %+v, want one error of %s saying %s", errs, tt.param, tt.says)
 			}
 		})
 	}
@@ -305,6 +345,7 @@ func FuzzParseItemsQuery(f *testing.F) {
 		"from=2023-02-30", "from=2021-01-02&to=2021-01-01", "page=200&per_page=50", "page=201&per_page=50",
 		"per_page=0", "sort=az&q=x", "q=" + strings.Repeat("é", 201), "author=%00", "category=a-b",
 		"language=zh-Hant-TW", "language=x-klingon", "page=99999999999999999999",
+		"type=photo,video", "type=photo,", "license=by,by-sa", "reuse=commercial", "format=mp4,other", "language=en,English",
 		strings.Repeat("a=1&", 70), strings.Repeat("q=", 5000),
 	} {
 		f.Add(s)
@@ -323,7 +364,7 @@ func FuzzParseItemsQuery(f *testing.F) {
 			}
 			return
 		}
-		for _, s := range []string{q.Text, q.Type, q.Category, q.Author, q.Language, q.From, q.To} {
+		for _, s := range append([]string{q.Text, q.Author, q.From, q.To}, q.Filters()...) {
 			if !utf8.ValidString(s) {
 				t.Fatalf("invalid UTF-8 accepted: %q", s)
 			}
@@ -331,17 +372,25 @@ func FuzzParseItemsQuery(f *testing.F) {
 		if n := utf8.RuneCountInString(q.Text); n > search.MaxTextRunes || q.Text != strings.TrimSpace(q.Text) {
 			t.Fatalf("text %q accepted", q.Text)
 		}
-		if q.Type != "" && q.Type != "photo" && q.Type != "video" && q.Type != "document" {
-			t.Fatalf("type %q accepted", q.Type)
-		}
-		if q.Category != "" && !search.ValidSlug(q.Category) {
-			t.Fatalf("category %q accepted", q.Category)
+		for _, l := range []struct {
+			list  search.List
+			valid func(string) bool
+		}{
+			{q.Type, func(v string) bool { return slices.Contains(search.Types, v) }},
+			{q.Category, search.ValidSlug},
+			{q.Language, func(v string) bool { code, ok := search.LanguageCode(v); return ok && code == v }},
+			{q.License, func(v string) bool { return slices.Contains(search.Licenses, v) }},
+			{q.Reuse, func(v string) bool { return slices.Contains(search.Reuses, v) }},
+			{q.Format, func(v string) bool { return slices.Contains(search.Formats, v) }},
+			{q.Duration, func(v string) bool { return slices.Contains(search.Durations, v) }},
+			{q.Has, func(v string) bool { return slices.Contains(search.Haves, v) }},
+		} {
+			if search.ListOf(l.list.Values()...) != l.list || slices.ContainsFunc(l.list.Values(), func(v string) bool { return !l.valid(v) }) {
+				t.Fatalf("list %q accepted", l.list)
+			}
 		}
 		if utf8.RuneCountInString(q.Author) > search.MaxAuthorRunes {
 			t.Fatalf("author of %d characters accepted", utf8.RuneCountInString(q.Author))
-		}
-		if code, ok := search.LanguageCode(q.Language); q.Language != "" && (!ok || code != q.Language) {
-			t.Fatalf("language %q accepted", q.Language)
 		}
 		from, fromOK := search.ParseDate(q.From)
 		to, toOK := search.ParseDate(q.To)
@@ -352,7 +401,7 @@ func FuzzParseItemsQuery(f *testing.F) {
 		for _, s := range search.Sorts {
 			valid = valid || q.Sort == s
 		}
-		if !valid || (q.Sort == search.SortRelevance && q.Text == "") {
+		if !valid || (q.Sort == search.SortRelevance && !q.Searches()) {
 			t.Fatalf("sort %q with text %q", q.Sort, q.Text)
 		}
 		if q.Page < 1 || q.PerPage < 1 || q.PerPage > search.MaxPerPage || q.Page*q.PerPage > search.MaxDepth {

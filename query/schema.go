@@ -78,14 +78,25 @@ func schemaParam(name string) param {
 func schemaOf(p param) []SchemaKey {
 	s := []SchemaKey{{"type", "string"}}
 	add := func(key string, value any) { s = append(s, SchemaKey{key, value}) }
+	list := func(one string) { add("pattern", "^"+one+"( *, *"+one+")*$") }
+	switch {
+	case p.list && p.kind == kindEnum, p.kind == kindList:
+		list("(" + strings.Join(p.enum, "|") + ")")
+		return s
+	case p.list && p.kind == kindSlug:
+		list(fmt.Sprintf("[a-z0-9-]{1,%d}", search.MaxSlugLen))
+		add("maxLength", search.MaxListBytes)
+		return s
+	case p.list:
+		add("minLength", 1)
+		add("maxLength", search.MaxListBytes)
+		return s
+	}
 	switch p.kind {
 	case kindText:
 		add("maxLength", p.maxRunes)
 	case kindEnum, kindBool:
 		add("enum", p.enumValues())
-	case kindList:
-		one := "(" + strings.Join(p.enum, "|") + ")"
-		add("pattern", "^"+one+"( *, *"+one+")*$")
 	case kindInt:
 		s[0].Value = "integer"
 		add("minimum", p.min)

@@ -293,8 +293,9 @@ if [[ $EMBEDDED == 1 ]]; then
 fi
 
 # The search-box extras (issue 12) on each backend through its gateway (caching off): the mix's
-# searches with all four facets and highlight=true, and as phrases (q in quotes), against the
-# same searches without, closed loop in alternating rounds; then completions as typed, open loop.
+# searches with all four facets and highlight=true, as phrases (q in quotes), and with the reuse
+# filters and their facets, against the same searches without, closed loop in alternating rounds;
+# then completions as typed, open loop.
 EXTRAS=("$ENGINE=$GW_OFF" "$M_OFF" "$(cpu "gateway=$OFF")")
 if [[ $EMBEDDED == 1 ]]; then
 	EXTRAS+=("embedded=http://127.0.0.1:$((PORT + 3))/" "$M_EMB" "gateway=$EMB")
@@ -304,7 +305,7 @@ SUGGEST_QPS=$QPS
 for ((i = 0; i < ${#EXTRAS[@]}; i += 3)); do
 	gw=${EXTRAS[i]} name=${EXTRAS[i]%%=*}
 	echo
-	echo "== search-box extras on $name: all four facets and highlight=true, and phrases, vs plain searches, closed loop"
+	echo "== search-box extras on $name: all four facets and highlight=true, phrases, and the reuse filters with their facets, vs plain searches, closed loop"
 	mix "${same[@]}" -mode extras -gateway "$gw" -metrics "$name=${EXTRAS[i + 1]}" -cpu "${EXTRAS[i + 2]}" \
 		-save "$RESULTS/5-extras-$name.json" -label "facets+highlight"
 	echo

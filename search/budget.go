@@ -86,11 +86,16 @@ func PlanText(q Query) Plan {
 // it is asked of, and each filter and pin.
 func PlanCost(q Query, p Plan) int {
 	n := len(p.Pins)
-	for _, v := range []string{q.Type, q.Category, q.Author, q.Language} {
-		if v != "" {
+	if q.Author != "" {
+		n++
+	}
+	// A list is one terms clause; each use and part named is a term clause of its own.
+	for _, l := range []List{q.Type, q.Category, q.Language, q.License, q.Format, q.Duration} {
+		if l != "" {
 			n++
 		}
 	}
+	n += len(q.Reuse.Values()) + len(q.Has.Values())
 	if q.From != "" || q.To != "" {
 		n++
 	}

@@ -58,10 +58,10 @@ const sumLen = 8
 // and in which order. Facets and highlighting do not, so a walk may change them. q is normalized
 // (Normalize) by whoever reads or makes the cursor: the gateway, or a backend's Search.
 func walkKey(q Query) []byte {
-	return []byte(strings.Join([]string{
-		strings.Join(strings.Fields(q.Text), " "), string(q.Phrases), string(q.Exclude), q.Type, q.Category, q.Author, q.Language, q.From, q.To,
+	return []byte(strings.Join(append([]string{
+		strings.Join(strings.Fields(q.Text), " "), string(q.Phrases), string(q.Exclude), q.Author, q.From, q.To,
 		string(q.Sort), strconv.Itoa(q.PerPage),
-	}, "\x00"))
+	}, q.Filters()...), "\x00"))
 }
 
 // cursorSum is the checksum of a cursor's payload for the query q: an integrity check (a

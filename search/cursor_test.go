@@ -31,6 +31,14 @@ func TestCursorRoundTrip(t *testing.T) {
 		"to":       func(q *Query) { q.To = "2000-01-01" },
 		"sort":     func(q *Query) { q.Sort = SortNewest },
 		"per_page": func(q *Query) { q.PerPage = 49 },
+		"types":    func(q *Query) { q.Type = "photo,video" },
+		"license":  func(q *Query) { q.License = "by" },
+		"reuse":    func(q *Query) { q.Reuse = "commercial" },
+		"format":   func(q *Query) { q.Format = "jpeg" },
+		"duration": func(q *Query) { q.Duration = "short" },
+		"has":      func(q *Query) { q.Has = "media" },
+		// Each list's values are one filter's: moved to another filter, they are another query.
+		"license as format": func(q *Query) { q.License, q.Format = "", "by" },
 	} {
 		o := q
 		other(&o)

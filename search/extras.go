@@ -19,15 +19,19 @@ const (
 	FacetCategory
 	FacetLanguage
 	FacetYear
+	FacetLicense
+	FacetFormat
+	FacetDuration
 )
 
 // Facets lists every facet in the contract's order.
-var Facets = []Facet{FacetType, FacetCategory, FacetLanguage, FacetYear}
+var Facets = []Facet{FacetType, FacetCategory, FacetLanguage, FacetYear, FacetLicense, FacetFormat, FacetDuration}
 
 // MaxFacetValues bounds the values a facet lists.
 const MaxFacetValues = 50
 
-var facetNames = map[Facet]string{FacetType: "type", FacetCategory: "category", FacetLanguage: "language", FacetYear: "year"}
+var facetNames = map[Facet]string{FacetType: "type", FacetCategory: "category", FacetLanguage: "language", FacetYear: "year",
+	FacetLicense: "license", FacetFormat: "format", FacetDuration: "duration"}
 
 // String is the facet's name in the API.
 func (f Facet) String() string { return facetNames[f] }
@@ -69,17 +73,53 @@ func (s FacetSet) All() []Facet {
 	return out
 }
 
+// Value is the value of f the item is counted under: one per item, empty when it has none.
+func (it Item) Value(f Facet) string {
+	switch f {
+	case FacetType:
+		return it.Type
+	case FacetCategory:
+		return it.Category
+	case FacetLanguage:
+		return it.Language
+	case FacetYear:
+		return it.Year()
+	case FacetLicense:
+		return it.MediaLicense.ID
+	case FacetFormat:
+		return it.Format
+	case FacetDuration:
+		return it.Duration
+	}
+	return ""
+}
+
+// Filter is the filter of q that f counts the values of; nil for the year, whose filter is the
+// dates.
+func (q *Query) Filter(f Facet) *List {
+	switch f {
+	case FacetType:
+		return &q.Type
+	case FacetCategory:
+		return &q.Category
+	case FacetLanguage:
+		return &q.Language
+	case FacetLicense:
+		return &q.License
+	case FacetFormat:
+		return &q.Format
+	case FacetDuration:
+		return &q.Duration
+	}
+	return nil
+}
+
 // Without is q with f's own filter removed: a facet counts over the items that match the text and
 // every other filter, so a search box can offer the alternatives (disjunctive facets).
 func (q Query) Without(f Facet) Query {
-	switch f {
-	case FacetType:
-		q.Type = ""
-	case FacetCategory:
-		q.Category = ""
-	case FacetLanguage:
-		q.Language = ""
-	case FacetYear:
+	if l := q.Filter(f); l != nil {
+		*l = ""
+	} else if f == FacetYear {
 		q.From, q.To = "", ""
 	}
 	return q
@@ -89,14 +129,9 @@ func (q Query) Without(f Facet) Query {
 // value's count equals. A year is the range from its first to its last day.
 func (q Query) With(f Facet, value string) Query {
 	q = q.Without(f)
-	switch f {
-	case FacetType:
-		q.Type = value
-	case FacetCategory:
-		q.Category = value
-	case FacetLanguage:
-		q.Language = value
-	case FacetYear:
+	if l := q.Filter(f); l != nil {
+		*l = ListOf(value)
+	} else if f == FacetYear {
 		q.From, q.To = value+"-01-01", value+"-12-31"
 	}
 	return q

@@ -9,15 +9,34 @@ import (
 // FormatOther is the format of a media type the catalogue format does not name.
 const FormatOther = "other"
 
-// formats are the media formats of the catalogue format ("Media: format and duration"), by MIME type.
-var formats = map[string]string{
-	"image/jpeg": "jpeg", "image/png": "png", "image/gif": "gif", "image/tiff": "tiff",
-	"image/webp": "webp", "image/svg+xml": "svg",
-	"video/mp4": "mp4", "video/webm": "webm", "video/ogg": "ogv", "video/x-matroska": "mkv",
-	"video/mpeg": "mpeg", "video/quicktime": "mov",
-	"audio/mpeg": "mp3", "audio/ogg": "oga",
-	"application/epub+zip": "epub", "application/pdf": "pdf", "text/html": "html", "text/plain": "txt",
+// mimeFormats are the media formats of the catalogue format ("Media: format and duration"), by
+// MIME type, in its order.
+var mimeFormats = [][2]string{
+	{"image/jpeg", "jpeg"}, {"image/png", "png"}, {"image/gif", "gif"}, {"image/tiff", "tiff"},
+	{"image/webp", "webp"}, {"image/svg+xml", "svg"},
+	{"video/mp4", "mp4"}, {"video/webm", "webm"}, {"video/ogg", "ogv"}, {"video/x-matroska", "mkv"},
+	{"video/mpeg", "mpeg"}, {"video/quicktime", "mov"},
+	{"audio/mpeg", "mp3"}, {"audio/ogg", "oga"},
+	{"application/epub+zip", "epub"}, {"application/pdf", "pdf"}, {"text/html", "html"}, {"text/plain", "txt"},
 }
+
+// formats maps each MIME type of mimeFormats to its format.
+var formats = func() map[string]string {
+	m := make(map[string]string, len(mimeFormats))
+	for _, mf := range mimeFormats {
+		m[mf[0]] = mf[1]
+	}
+	return m
+}()
+
+// Formats lists every media format, in the catalogue format's order, FormatOther last.
+var Formats = func() []string {
+	out := make([]string, 0, len(mimeFormats)+1)
+	for _, mf := range mimeFormats {
+		out = append(out, mf[1])
+	}
+	return append(out, FormatOther)
+}()
 
 // Format is the media format of a MIME type, its parameters ignored: one of the catalogue
 // format's, FormatOther for any other type, "" without one.

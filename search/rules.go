@@ -19,6 +19,9 @@ const (
 	MaxIDBytes = 512
 	// MaxSlugLen bounds a category slug.
 	MaxSlugLen = 100
+	// MaxListBytes bounds a comma list of category slugs or of languages, whose values no set
+	// bounds.
+	MaxListBytes = 200
 	// MaxTextRunes bounds the free text of a search.
 	MaxTextRunes = 200
 	// MaxAuthorRunes bounds the author filter.
@@ -208,6 +211,9 @@ func DeepestPage(perPage int) int { return MaxDepth / perPage }
 // two queries that return the same pages equal. The query codec calls it once; the backends take
 // the query as it leaves (search.Backend), and decide nothing of it again.
 func (q *Query) Normalize() {
+	for _, l := range q.lists() {
+		*l = l.canonical()
+	}
 	if q.Page < 1 {
 		q.Page = 1
 	}

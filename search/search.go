@@ -81,7 +81,7 @@ const (
 // Sorts lists every order in the contract.
 var Sorts = []Sort{SortRelevance, SortNewest, SortOldest, SortDownloads, SortAZ}
 
-// Query is a validated search. Empty string filters mean "any".
+// Query is a validated search. Empty filters mean "any".
 type Query struct {
 	// Text is the user's free text outside its operators (q less its phrases and exclusions, as the
 	// query codec reads them), matched against title, summary, description, tags, keywords and
@@ -94,13 +94,16 @@ type Query struct {
 	Exclude Phrases
 	// Given is q as the client gave it, white space around it trimmed: what links, cursors and
 	// the did-you-mean carry. Backends never read it.
-	Given    string
-	Type     string
-	Category string
+	Given string
+	// Type, Category, Language, License, Format and Duration each admit the items with any of
+	// their values: types, category slugs, ISO 639-1 codes, licence ids (rights.IDs), formats
+	// (Formats) and duration buckets (Durations).
+	Type, Category, Language, License, Format, Duration List
+	// Reuse admits the items whose licence allows every use it names (Reuses); Has, those that
+	// have every one it names (Haves).
+	Reuse, Has List
 	// Author matches the whole author value exactly, case included.
 	Author string
-	// Language is an ISO 639-1 code.
-	Language string
 	// From and To are inclusive YYYY-MM-DD bounds; items without a date never match a bound.
 	From, To string
 	Sort     Sort

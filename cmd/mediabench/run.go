@@ -242,7 +242,8 @@ func modeTargets(e *env, metrics map[string]string) ([]bench.Target, error) {
 	for _, g := range gateways {
 		targets = append(targets, g)
 		if b.mode == "extras" {
-			for _, t := range []bench.Target{g.WithExtras(g.Name() + bench.ExtrasSuffix), g.WithPhrase(g.Name() + bench.PhraseSuffix)} {
+			for _, t := range []bench.Target{g.WithExtras(g.Name() + bench.ExtrasSuffix), g.WithPhrase(g.Name() + bench.PhraseSuffix),
+				g.WithReuse(g.Name() + bench.ReuseSuffix)} {
 				targets = append(targets, t)
 				if u, ok := metrics[g.Name()]; ok {
 					metrics[t.Name()] = u
@@ -276,15 +277,16 @@ func describeRun(e *env, mix *bench.Mix, corpus *bench.Corpus) {
 	fmt.Fprintf(e.stdout, "run: %s; %s; visitors %s\n", loop, measured, visitorsNote(b))
 }
 
-// writeResults writes the run's tables: the targets', the extras' and the phrases' cost (-mode
-// extras, each gateway beside itself with them) and the processes' memory.
+// writeResults writes the run's tables: the targets', the extras', the phrases' and the reuse
+// filters' cost (-mode extras, each gateway beside itself with them) and the processes' memory.
 func writeResults(e *env, results []*bench.Result, reports []bench.RSSReport) error {
 	if err := bench.WriteTable(e.stdout, results); err != nil {
 		return err
 	}
 	if e.bench.mode == "extras" {
-		for i := 0; i+2 < len(results); i += 3 {
-			for _, c := range []bench.ExtrasCost{bench.CompareExtras(results[i], results[i+1], bench.Extras), bench.CompareExtras(results[i], results[i+2], bench.Phrase)} {
+		for i := 0; i+3 < len(results); i += 4 {
+			for _, c := range []bench.ExtrasCost{bench.CompareExtras(results[i], results[i+1], bench.Extras), bench.CompareExtras(results[i], results[i+2], bench.Phrase),
+				bench.CompareExtras(results[i], results[i+3], bench.Reuse)} {
 				if err := bench.WriteExtrasCost(e.stdout, c); err != nil {
 					return err
 				}

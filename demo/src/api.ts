@@ -353,6 +353,24 @@ export interface components {
                     name?: string;
                     count: number;
                 }[];
+                license?: {
+                    value: string;
+                    /** @description `category` only: the category's display name. */
+                    name?: string;
+                    count: number;
+                }[];
+                format?: {
+                    value: string;
+                    /** @description `category` only: the category's display name. */
+                    name?: string;
+                    count: number;
+                }[];
+                duration?: {
+                    value: string;
+                    /** @description `category` only: the category's display name. */
+                    name?: string;
+                    count: number;
+                }[];
             };
             /** @description With `q`: a corrected `q` when a word looks misspelt (no item holds it, or far fewer than hold a word within its typo allowance), that word changed to that one, when the corrected `q` finds items; otherwise null. The items are still what the typo allowance found; correctly spelt words are never changed. */
             suggestion?: string | null;
@@ -606,6 +624,8 @@ export interface components {
         Status: {
             /** @constant */
             status: "ok";
+            /** @description On /readyz, what the replica serves short of what it should, while it stays ready: the operators' synonyms and pins cannot be read, so it serves those it read before. Absent when there is nothing to say. */
+            detail?: string;
         };
         /** @description `resource=suggest`: completions of what a person is typing. */
         Suggestions: {
@@ -701,7 +721,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
             };
         };
-        /** @description The query string is longer than any request the API reads (21,695 bytes) or has more than 64 parameters; the longest legal query, every byte percent-encoded, is 19,647 bytes. Send only the parameters the API reads; the longest legal request is well within the bound. */
+        /** @description The query string is longer than any request the API reads (23,354 bytes) or has more than 64 parameters; the longest legal query, every byte percent-encoded, is 21,306 bytes. Send only the parameters the API reads; the longest legal request is well within the bound. */
         URITooLong: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1128,7 +1148,7 @@ export interface components {
             };
             content?: never;
         };
-        /** @description The query string is longer than any request the API reads (21,695 bytes) or has more than 64 parameters; the longest legal query, every byte percent-encoded, is 19,647 bytes. Send only the parameters the API reads; the longest legal request is well within the bound. Headers only: HEAD has no body. */
+        /** @description The query string is longer than any request the API reads (23,354 bytes) or has more than 64 parameters; the longest legal query, every byte percent-encoded, is 21,306 bytes. Send only the parameters the API reads; the longest legal request is well within the bound. Headers only: HEAD has no body. */
         URITooLongHead: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1380,12 +1400,12 @@ export interface components {
          */
         q: string;
         /**
-         * @description `resource=items`: only items of this type.
+         * @description `resource=items`: only items of this type, or of any type of a comma list (`photo,video`). An empty value in a list (`photo,`) or an unknown type: 400.
          * @example photo
          */
-        type: "photo" | "video" | "document";
+        type: string;
         /**
-         * @description `resource=items`: only items in this category (a slug). A well-formed slug that no item has gives an empty page, not an error.
+         * @description `resource=items`: only items in this category (a slug), or in any category of a comma list of slugs (at most 200 characters). A well-formed slug that no item has gives an empty page, not an error.
          * @example nature
          */
         category: string;
@@ -1395,7 +1415,7 @@ export interface components {
          */
         author: string;
         /**
-         * @description `resource=items`: only items in this language: an ISO 639-1 code (`en`), a BCP 47 tag whose primary subtag is one (`en-GB`), or the English name (`English`); case-insensitive. Unrecognised: 400.
+         * @description `resource=items`: only items in this language: an ISO 639-1 code (`en`), a BCP 47 tag whose primary subtag is one (`en-GB`), or the English name (`English`); case-insensitive; or in any language of a comma list of them (at most 200 characters). Unrecognised: 400.
          * @example en
          */
         language: string;
@@ -1425,7 +1445,7 @@ export interface components {
          */
         per_page: number;
         /**
-         * @description `resource=items`: a comma-separated list of `type`, `category`, `language`, `year`. The body gains `facets`: for each facet asked, the counts of its values over the items matching `q` and every *other* filter (a facet ignores its own filter), at most 50 values, by count descending then value. Each count equals `pagination.total` of the same request with that value as the facet's filter (a year as `from=YYYY-01-01&to=YYYY-12-31`). An unknown name is a 400.
+         * @description `resource=items`: a comma-separated list of `type`, `category`, `language`, `year`, `license`, `format`, `duration`. The body gains `facets`: for each facet asked, the counts of its values over the items matching `q` and every *other* filter (a facet ignores its own filter), at most 50 values, by count descending then value. Each count equals `pagination.total` of the same request with that value as the facet's filter (a year as `from=YYYY-01-01&to=YYYY-12-31`). An unknown name is a 400.
          * @example type,category
          */
         facets: string;
@@ -1439,6 +1459,31 @@ export interface components {
          * @example *
          */
         cursor: string;
+        /**
+         * @description `resource=items`: only items whose media's licence (the `rights.license` of each item, read from the catalogue's rights statement) is this licence id, or any of a comma list of them: `cc0`, `pdm`, `noc-us`, `by`, `by-sa`, `by-nd`, `by-nc`, `by-nc-sa`, `by-nc-nd`, `in-copyright`, `unknown`. Unknown id: 400.
+         * @example by,by-sa
+         */
+        license: string;
+        /**
+         * @description `resource=items`: only items whose licence allows each use named: `commercial`, `modification`, or both as a comma list. Unknown use: 400.
+         * @example commercial
+         */
+        reuse: string;
+        /**
+         * @description `resource=items`: only items whose media has this format (`jpeg`, `mp4`, `epub`, …, and `other` for any other media type), or any of a comma list of them. Unknown format: 400.
+         * @example mp4,webm
+         */
+        format: string;
+        /**
+         * @description `resource=items`: only items whose running time is in this bucket: `short` (under 4 minutes), `medium` (4 to 20 minutes), `long` (over 20 minutes), or any of a comma list of them. Items without a running time match none. Unknown bucket: 400.
+         * @example short,medium
+         */
+        duration: string;
+        /**
+         * @description `resource=items`: only items that have each one named: `media` (a media file), `thumbnail`, or both as a comma list. Unknown value: 400.
+         * @example media
+         */
+        has: string;
     };
     requestBodies: never;
     headers: {
@@ -1498,12 +1543,12 @@ export interface operations {
                  */
                 q?: components["parameters"]["q"];
                 /**
-                 * @description `resource=items`: only items of this type.
+                 * @description `resource=items`: only items of this type, or of any type of a comma list (`photo,video`). An empty value in a list (`photo,`) or an unknown type: 400.
                  * @example photo
                  */
                 type?: components["parameters"]["type"];
                 /**
-                 * @description `resource=items`: only items in this category (a slug). A well-formed slug that no item has gives an empty page, not an error.
+                 * @description `resource=items`: only items in this category (a slug), or in any category of a comma list of slugs (at most 200 characters). A well-formed slug that no item has gives an empty page, not an error.
                  * @example nature
                  */
                 category?: components["parameters"]["category"];
@@ -1513,7 +1558,7 @@ export interface operations {
                  */
                 author?: components["parameters"]["author"];
                 /**
-                 * @description `resource=items`: only items in this language: an ISO 639-1 code (`en`), a BCP 47 tag whose primary subtag is one (`en-GB`), or the English name (`English`); case-insensitive. Unrecognised: 400.
+                 * @description `resource=items`: only items in this language: an ISO 639-1 code (`en`), a BCP 47 tag whose primary subtag is one (`en-GB`), or the English name (`English`); case-insensitive; or in any language of a comma list of them (at most 200 characters). Unrecognised: 400.
                  * @example en
                  */
                 language?: components["parameters"]["language"];
@@ -1548,7 +1593,7 @@ export interface operations {
                  */
                 per_page?: components["parameters"]["per_page"];
                 /**
-                 * @description `resource=items`: a comma-separated list of `type`, `category`, `language`, `year`. The body gains `facets`: for each facet asked, the counts of its values over the items matching `q` and every *other* filter (a facet ignores its own filter), at most 50 values, by count descending then value. Each count equals `pagination.total` of the same request with that value as the facet's filter (a year as `from=YYYY-01-01&to=YYYY-12-31`). An unknown name is a 400.
+                 * @description `resource=items`: a comma-separated list of `type`, `category`, `language`, `year`, `license`, `format`, `duration`. The body gains `facets`: for each facet asked, the counts of its values over the items matching `q` and every *other* filter (a facet ignores its own filter), at most 50 values, by count descending then value. Each count equals `pagination.total` of the same request with that value as the facet's filter (a year as `from=YYYY-01-01&to=YYYY-12-31`). An unknown name is a 400.
                  * @example type,category
                  */
                 facets?: components["parameters"]["facets"];
@@ -1557,6 +1602,31 @@ export interface operations {
                  * @example true
                  */
                 highlight?: components["parameters"]["highlight"];
+                /**
+                 * @description `resource=items`: only items whose media's licence (the `rights.license` of each item, read from the catalogue's rights statement) is this licence id, or any of a comma list of them: `cc0`, `pdm`, `noc-us`, `by`, `by-sa`, `by-nd`, `by-nc`, `by-nc-sa`, `by-nc-nd`, `in-copyright`, `unknown`. Unknown id: 400.
+                 * @example by,by-sa
+                 */
+                license?: components["parameters"]["license"];
+                /**
+                 * @description `resource=items`: only items whose licence allows each use named: `commercial`, `modification`, or both as a comma list. Unknown use: 400.
+                 * @example commercial
+                 */
+                reuse?: components["parameters"]["reuse"];
+                /**
+                 * @description `resource=items`: only items whose media has this format (`jpeg`, `mp4`, `epub`, …, and `other` for any other media type), or any of a comma list of them. Unknown format: 400.
+                 * @example mp4,webm
+                 */
+                format?: components["parameters"]["format"];
+                /**
+                 * @description `resource=items`: only items whose running time is in this bucket: `short` (under 4 minutes), `medium` (4 to 20 minutes), `long` (over 20 minutes), or any of a comma list of them. Items without a running time match none. Unknown bucket: 400.
+                 * @example short,medium
+                 */
+                duration?: components["parameters"]["duration"];
+                /**
+                 * @description `resource=items`: only items that have each one named: `media` (a media file), `thumbnail`, or both as a comma list. Unknown value: 400.
+                 * @example media
+                 */
+                has?: components["parameters"]["has"];
             };
             header?: never;
             path?: never;
@@ -1609,12 +1679,12 @@ export interface operations {
                  */
                 q?: components["parameters"]["q"];
                 /**
-                 * @description `resource=items`: only items of this type.
+                 * @description `resource=items`: only items of this type, or of any type of a comma list (`photo,video`). An empty value in a list (`photo,`) or an unknown type: 400.
                  * @example photo
                  */
                 type?: components["parameters"]["type"];
                 /**
-                 * @description `resource=items`: only items in this category (a slug). A well-formed slug that no item has gives an empty page, not an error.
+                 * @description `resource=items`: only items in this category (a slug), or in any category of a comma list of slugs (at most 200 characters). A well-formed slug that no item has gives an empty page, not an error.
                  * @example nature
                  */
                 category?: components["parameters"]["category"];
@@ -1624,7 +1694,7 @@ export interface operations {
                  */
                 author?: components["parameters"]["author"];
                 /**
-                 * @description `resource=items`: only items in this language: an ISO 639-1 code (`en`), a BCP 47 tag whose primary subtag is one (`en-GB`), or the English name (`English`); case-insensitive. Unrecognised: 400.
+                 * @description `resource=items`: only items in this language: an ISO 639-1 code (`en`), a BCP 47 tag whose primary subtag is one (`en-GB`), or the English name (`English`); case-insensitive; or in any language of a comma list of them (at most 200 characters). Unrecognised: 400.
                  * @example en
                  */
                 language?: components["parameters"]["language"];
@@ -1659,7 +1729,7 @@ export interface operations {
                  */
                 per_page?: components["parameters"]["per_page"];
                 /**
-                 * @description `resource=items`: a comma-separated list of `type`, `category`, `language`, `year`. The body gains `facets`: for each facet asked, the counts of its values over the items matching `q` and every *other* filter (a facet ignores its own filter), at most 50 values, by count descending then value. Each count equals `pagination.total` of the same request with that value as the facet's filter (a year as `from=YYYY-01-01&to=YYYY-12-31`). An unknown name is a 400.
+                 * @description `resource=items`: a comma-separated list of `type`, `category`, `language`, `year`, `license`, `format`, `duration`. The body gains `facets`: for each facet asked, the counts of its values over the items matching `q` and every *other* filter (a facet ignores its own filter), at most 50 values, by count descending then value. Each count equals `pagination.total` of the same request with that value as the facet's filter (a year as `from=YYYY-01-01&to=YYYY-12-31`). An unknown name is a 400.
                  * @example type,category
                  */
                 facets?: components["parameters"]["facets"];
@@ -1668,6 +1738,31 @@ export interface operations {
                  * @example true
                  */
                 highlight?: components["parameters"]["highlight"];
+                /**
+                 * @description `resource=items`: only items whose media's licence (the `rights.license` of each item, read from the catalogue's rights statement) is this licence id, or any of a comma list of them: `cc0`, `pdm`, `noc-us`, `by`, `by-sa`, `by-nd`, `by-nc`, `by-nc-sa`, `by-nc-nd`, `in-copyright`, `unknown`. Unknown id: 400.
+                 * @example by,by-sa
+                 */
+                license?: components["parameters"]["license"];
+                /**
+                 * @description `resource=items`: only items whose licence allows each use named: `commercial`, `modification`, or both as a comma list. Unknown use: 400.
+                 * @example commercial
+                 */
+                reuse?: components["parameters"]["reuse"];
+                /**
+                 * @description `resource=items`: only items whose media has this format (`jpeg`, `mp4`, `epub`, …, and `other` for any other media type), or any of a comma list of them. Unknown format: 400.
+                 * @example mp4,webm
+                 */
+                format?: components["parameters"]["format"];
+                /**
+                 * @description `resource=items`: only items whose running time is in this bucket: `short` (under 4 minutes), `medium` (4 to 20 minutes), `long` (over 20 minutes), or any of a comma list of them. Items without a running time match none. Unknown bucket: 400.
+                 * @example short,medium
+                 */
+                duration?: components["parameters"]["duration"];
+                /**
+                 * @description `resource=items`: only items that have each one named: `media` (a media file), `thumbnail`, or both as a comma list. Unknown value: 400.
+                 * @example media
+                 */
+                has?: components["parameters"]["has"];
             };
             header?: never;
             path?: never;
@@ -1943,7 +2038,6 @@ type ReadonlyArray<T> = [
 export const licenseIdValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LicenseId"]> = ["cc0", "pdm", "noc-us", "by", "by-sa", "by-nd", "by-nc", "by-nc-sa", "by-nc-nd", "in-copyright", "unknown"];
 export const itemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ItemType"]> = ["photo", "video", "document"];
 export const componentsParametersResourceValues: ReadonlyArray<FlattenedDeepRequired<components>["parameters"]["resource"]> = ["items", "item", "categories", "authors", "suggest", "related"];
-export const componentsParametersTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["parameters"]["type"]> = ["photo", "video", "document"];
 export const componentsParametersSortValues: ReadonlyArray<FlattenedDeepRequired<components>["parameters"]["sort"]> = ["relevance", "newest", "oldest", "downloads", "az"];
 export const componentsParametersHighlightValues: ReadonlyArray<FlattenedDeepRequired<components>["parameters"]["highlight"]> = ["true", "false"];
 export const componentsHeadersContentEncodingValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Content-Encoding"]> = ["zstd", "br", "gzip"];

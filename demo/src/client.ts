@@ -15,7 +15,7 @@ export type Problem = Schemas["Problem"];
 export type QueryParams = NonNullable<operations["getResource"]["parameters"]["query"]>;
 export type ItemsParams = Omit<QueryParams, "resource" | "id">;
 export type Sort = components["parameters"]["sort"];
-export { componentsParametersSortValues as sorts, componentsParametersTypeValues as itemTypes } from "./api.js";
+export { componentsParametersSortValues as sorts, itemTypeValues as itemTypes } from "./api.js";
 
 /** Where a visitor stands against the rate limit, from the RateLimit headers of a response. */
 export interface Standing {

@@ -14,8 +14,23 @@ const list = $("#completions");
 const view = $("#view");
 const message = $("#message");
 const title = document.title;
-const FILTERS = ["q", "type", "category", "author", "language", "from", "to", "sort"];
-const FACETS = "type,category,language,year";
+const FILTERS = ["q", "type", "category", "author", "language", "license", "reuse", "format", "duration", "has", "from", "to", "sort"];
+const FACETS = "type,category,language,year,license,format,duration";
+// The facets whose filter takes a comma list: several of their values can be ticked at once.
+const LISTS = new Set(["type", "category", "language", "license", "format", "duration"]);
+// The uses a licence may allow, as the reuse filter names them, with their words.
+const USES = { commercial: "commercial use", modification: "modification" };
+/** The values of a comma list parameter. */
+const valuesOf = (p, name) => (p.get(name) ?? "").split(",").filter(Boolean);
+/** p with value ticked or unticked in the comma list name, on the first page. */
+function toggled(p, name, value) {
+    const next = new URLSearchParams(p);
+    next.delete("page");
+    const vs = valuesOf(p, name);
+    const list = vs.includes(value) ? vs.filter((v) => v !== value) : [...vs, value].sort();
+    list.length ? next.set(name, list.join(",")) : next.delete(name);
+    return next;
+}
 // The words of each order the API has (a new one fails the build until it has its words);
 // relevance is the default, the form's empty choice.
 const SORT_NAMES = { newest: "newest", oldest: "oldest", downloads: "most downloaded", az: "title A–Z" };
@@ -116,8 +131,13 @@ function fillChoices() {
 function fillForm(p) {
     for (const name of FILTERS) {
         const input = form.elements.namedItem(name);
+        const v = p.get(name) ?? "";
+        // A list ticked in the facets is a choice of its own, so that the form keeps it.
+        if (input instanceof HTMLSelectElement && v && ![...input.options].some((o) => o.value === v)) {
+            input.append(el("option", { value: v }, v.split(",").join(", ")));
+        }
         if (input)
-            input.value = p.get(name) ?? "";
+            input.value = v;
     }
 }
 async function renderSearch(p, signal) {
@@ -137,21 +157,36 @@ async function renderSearch(p, signal) {
         frag.append(el("p", { className: "suggestion" }, "Did you mean ", el("a", { href: pageLink({ ...Object.fromEntries(p), q: body.suggestion, page: undefined }) }, body.suggestion), "?"));
     }
     const facets = el("aside", { className: "facets", ariaLabel: "Refine" });
+    // What the licence must allow, beside the licences: each use ticked narrows every count.
+    const uses = el("ul");
+    for (const [use, words] of Object.entries(USES)) {
+        const chosen = valuesOf(p, "reuse").includes(use);
+        const btn = el("button", { type: "button" }, words);
+        btn.setAttribute("aria-pressed", String(chosen));
+        btn.dataset.facet = "reuse";
+        btn.dataset.value = use;
+        btn.addEventListener("click", () => go(pageLink(Object.fromEntries(toggled(p, "reuse", use)))));
+        uses.append(el("li", {}, btn));
+    }
+    const reuse = [el("h2", {}, "reuse"), uses];
     for (const [name, values] of Object.entries(body.facets ?? {})) {
         if (!values.length)
             continue;
         const ul = el("ul");
         for (const v of values) {
-            const chosen = name === "year" ? p.get("from") === `${v.value}-01-01` && p.get("to") === `${v.value}-12-31` : p.get(name) === v.value;
+            const chosen = name === "year" ? p.get("from") === `${v.value}-01-01` && p.get("to") === `${v.value}-12-31` : valuesOf(p, name).includes(v.value);
             const btn = el("button", { type: "button" }, `${v.name ?? v.value} `, el("span", { className: "count" }, `(${v.count})`));
             btn.setAttribute("aria-pressed", String(chosen));
             btn.dataset.facet = name;
             btn.dataset.value = v.value;
             btn.addEventListener("click", () => {
-                const next = new URLSearchParams(p);
+                let next = new URLSearchParams(p);
                 next.delete("page");
                 if (name === "year") {
                     chosen ? (next.delete("from"), next.delete("to")) : (next.set("from", `${v.value}-01-01`), next.set("to", `${v.value}-12-31`));
+                }
+                else if (LISTS.has(name)) {
+                    next = toggled(p, name, v.value);
                 }
                 else {
                     chosen ? next.delete(name) : next.set(name, v.value);
@@ -161,7 +196,11 @@ async function renderSearch(p, signal) {
             ul.append(el("li", {}, btn));
         }
         facets.append(el("h2", {}, name), ul);
+        if (name === "license")
+            facets.append(...reuse);
     }
+    if (!facets.contains(uses))
+        facets.append(...reuse);
     const results = el("ol", { id: "results", tabIndex: -1 });
     results.setAttribute("aria-label", "Results");
     results.append(...body.data.map(result));
@@ -259,9 +298,13 @@ form.addEventListener("submit", (ev) => {
     for (const [k, v] of new FormData(form))
         if (typeof v === "string" && v.trim())
             params[k] = v.trim();
-    const author = new URL(location.href).searchParams.get("author");
-    if (author)
-        params.author = author;
+    // The filters the form has no field for (the author, those of the facets) stay as they are.
+    const now = new URL(location.href).searchParams;
+    for (const name of FILTERS) {
+        const v = now.get(name);
+        if (v && !form.elements.namedItem(name))
+            params[name] = v;
+    }
     go(pageLink(params));
 });
 for (const name of ["type", "category", "sort"]) {

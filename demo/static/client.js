@@ -1,4 +1,4 @@
-export { componentsParametersSortValues as sorts, componentsParametersTypeValues as itemTypes } from "./api.js";
+export { componentsParametersSortValues as sorts, itemTypeValues as itemTypes } from "./api.js";
 /** A problem answer (RFC 9457); retryAfter is set on 429 and 503. */
 export class ApiError extends Error {
     status;

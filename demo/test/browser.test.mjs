@@ -92,6 +92,33 @@ test("a facet shows counts that its filter finds", async (t) => {
   await shot(p, "facets");
 });
 
+test("several values of a facet ticked at once find items of any of them, and a use narrows them", async (t) => {
+  const p = await page(t);
+  await p.goto(`${api}demo/`);
+  const types = p.locator('.facets button[data-facet="type"]');
+  await types.nth(1).waitFor();
+  for (const facet of ["license", "format", "duration"]) {
+    assert.ok((await p.locator(`.facets button[data-facet="${facet}"]`).count()) > 0, `no ${facet} facet`);
+  }
+  const [a, b] = [await types.nth(0).getAttribute("data-value"), await types.nth(1).getAttribute("data-value")];
+  await types.nth(0).click();
+  await p.waitForURL((u) => u.searchParams.get("type") === a);
+  await shown(p);
+  await p.locator(`.facets button[data-facet="type"][data-value="${b}"]`).click();
+  const both = [a, b].sort().join(",");
+  await p.waitForURL((u) => u.searchParams.get("type") === both);
+  await shown(p);
+  const want = await apiGet({ resource: "items", type: both });
+  assert.deepEqual(await resultIDs(p), want.data.map((d) => d.id));
+  assert.equal(await p.locator('.facets button[data-facet="type"][aria-pressed="true"]').count(), 2);
+  await p.locator('.facets button[data-facet="reuse"][data-value="commercial"]').click();
+  await p.waitForURL((u) => u.searchParams.get("reuse") === "commercial" && u.searchParams.get("type") === both);
+  await shown(p);
+  const open = await apiGet({ resource: "items", type: both, reuse: "commercial" });
+  assert.deepEqual(await resultIDs(p), open.data.map((d) => d.id));
+  assert.equal(await p.locator('.facets button[data-facet="reuse"][aria-pressed="true"]').count(), 1);
+});
+
 test("pages: next shows the API's second page, and back returns", async (t) => {
   const p = await page(t);
   await p.goto(`${api}demo/?type=document&sort=az`);

@@ -438,17 +438,43 @@ func buildQuery(m mapping.IndexMapping, q search.Query, bonus []float64, fuzzy *
 	}
 
 	var filters []query.Query
-	term := func(field, v string) {
-		if v != "" {
-			tq := query.NewTermQuery(v)
-			tq.SetField(field)
-			filters = append(filters, tq)
+	termOf := func(field, v string) query.Query {
+		tq := query.NewTermQuery(v)
+		tq.SetField(field)
+		return tq
+	}
+	if q.Author != "" {
+		filters = append(filters, termOf(fieldAuthor, q.Author))
+	}
+	// A list's values are alternatives.
+	for _, f := range []struct {
+		field string
+		list  search.List
+	}{
+		{fieldType, q.Type}, {fieldCategory, q.Category}, {fieldLanguage, q.Language},
+		{fieldLicense, q.License}, {fieldFormat, q.Format}, {fieldDuration, q.Duration},
+	} {
+		var alts []query.Query
+		for _, v := range f.list.Values() {
+			alts = append(alts, termOf(f.field, v))
+		}
+		switch len(alts) {
+		case 0:
+		case 1:
+			filters = append(filters, alts[0])
+		default:
+			filters = append(filters, query.NewDisjunctionQuery(alts))
 		}
 	}
-	term(fieldType, q.Type)
-	term(fieldCategory, q.Category)
-	term(fieldAuthor, q.Author)
-	term(fieldLanguage, q.Language)
+	// Every use and every part named is required.
+	for _, f := range []struct {
+		field string
+		list  search.List
+	}{{fieldReuse, q.Reuse}, {fieldHas, q.Has}} {
+		for _, v := range f.list.Values() {
+			filters = append(filters, termOf(f.field, v))
+		}
+	}
 	if q.From != "" || q.To != "" {
 		bound := func(date string) (*float64, error) {
 			if date == "" {

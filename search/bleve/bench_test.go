@@ -32,7 +32,7 @@ func BenchmarkSearch(b *testing.B) {
 		{"filters", search.Query{Type: search.TypePhoto, Language: "en", From: "1990-01-01", Sort: search.SortDownloads}},
 		{"text", search.Query{Text: word, Sort: search.SortRelevance}},
 		{"text two words", search.Query{Text: items[1].Title, Sort: search.SortRelevance}},
-		{"text with filters", search.Query{Text: word, Type: items[0].Type, Sort: search.SortRelevance}},
+		{"text with filters", search.Query{Text: word, Type: search.ListOf(items[0].Type), Sort: search.SortRelevance}},
 	}
 	for _, bb := range benches {
 		q := bb.q

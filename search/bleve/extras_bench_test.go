@@ -9,8 +9,8 @@ import (
 	"mediagw/search/searchtest"
 )
 
-// BenchmarkFacets compares searches with and without all four facets on a generated catalogue:
-// the ratio is what facets cost.
+// BenchmarkFacets compares searches with and without every facet on a generated catalogue: the
+// ratio is what facets cost.
 func BenchmarkFacets(b *testing.B) {
 	items := searchtest.Generated(b, benchItems, 1)
 	be := benchBackend(b, items)
@@ -26,7 +26,7 @@ func BenchmarkFacets(b *testing.B) {
 		{"newest", search.Query{Sort: search.SortNewest}},
 		{"filter", search.Query{Type: search.TypePhoto, Sort: search.SortNewest}},
 		{"text", search.Query{Text: word, Sort: search.SortRelevance}},
-		{"text with filters", search.Query{Text: word, Type: items[0].Type, From: "1990-01-01", Sort: search.SortRelevance}},
+		{"text with filters", search.Query{Text: word, Type: search.ListOf(items[0].Type), From: "1990-01-01", Sort: search.SortRelevance}},
 	} {
 		for _, facets := range []search.FacetSet{0, all} {
 			q := bb.q
@@ -36,6 +36,48 @@ func BenchmarkFacets(b *testing.B) {
 				name = bb.name + "/facets"
 			}
 			b.Run(name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := be.Search(context.Background(), q); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkReuse compares searches with and without the filters of reuse (licences, uses,
+// formats, durations, what an item has; comma lists among them) and the licence, format and
+// duration facets on a generated catalogue: each ratio to plain is what they cost.
+func BenchmarkReuse(b *testing.B) {
+	items := searchtest.Generated(b, benchItems, 1)
+	be := benchBackend(b, items)
+	facets := search.FacetSet(search.FacetLicense) | search.FacetSet(search.FacetFormat) | search.FacetSet(search.FacetDuration)
+	word := strings.Fields(items[0].Title)[0]
+	for _, base := range []struct {
+		name string
+		q    search.Query
+	}{
+		{"newest", search.Query{Sort: search.SortNewest}},
+		{"text", search.Query{Text: word, Sort: search.SortRelevance}},
+	} {
+		for _, r := range []struct {
+			name string
+			with func(*search.Query)
+		}{
+			{"plain", func(*search.Query) {}},
+			{"licences", func(q *search.Query) { q.License = "by,by-sa,cc0,noc-us,pdm" }},
+			{"uses and thumbnail", func(q *search.Query) { q.Reuse, q.Has = "commercial,modification", "thumbnail" }},
+			{"formats and durations", func(q *search.Query) { q.Format, q.Duration = "jpeg,mp4,png", "medium,short" }},
+		} {
+			q := base.q
+			q.Page, q.PerPage = 1, 20
+			r.with(&q)
+			if r.name != "plain" {
+				q.Facets = facets
+			}
+			b.Run(base.name+"/"+r.name, func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
 					if _, err := be.Search(context.Background(), q); err != nil {

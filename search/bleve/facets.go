@@ -17,7 +17,10 @@ import (
 )
 
 // facetFields are the keyword fields the facets count, in search.Facets' order.
-var facetFields = []string{fieldType, fieldCategory, fieldLanguage, fieldYear}
+var facetFields = []string{fieldType, fieldCategory, fieldLanguage, fieldYear, fieldLicense, fieldFormat, fieldDuration}
+
+// yearFacet is the year's place in search.Facets and facetFields.
+var yearFacet = slices.Index(search.Facets, search.FacetYear)
 
 // facetIndex holds, by document number, what the facets, completions and scores read of each
 // document: each facet field's value (the index of the value in values, plus one; 0: none), the
@@ -179,23 +182,22 @@ func eachPosting(ctx context.Context, r index.IndexReader, term, field string, d
 
 // facetFilter is q's facet filters as facetIndex reads them.
 type facetFilter struct {
-	// want is, for type, category and language, the ordinal a document must have; 0 when q does
-	// not filter on it, -1 when no document has the value.
-	want     [3]int64
+	// want is, for each facet but the year's (by search.Facets' order), which ordinals pass its
+	// filter; nil when q does not filter on it.
+	want     [][]bool
 	from, to uint32
 }
 
 func newFacetFilter(fi *facetIndex, q search.Query) (facetFilter, error) {
-	var ff facetFilter
-	for i, v := range []string{q.Type, q.Category, q.Language} {
-		if v == "" {
+	ff := facetFilter{want: make([][]bool, len(search.Facets))}
+	for i, f := range search.Facets {
+		l := q.Filter(f)
+		if l == nil || *l == "" {
 			continue
 		}
-		ff.want[i] = -1
+		ff.want[i] = make([]bool, len(fi.values[i])+1)
 		for o, have := range fi.values[i] {
-			if have == v {
-				ff.want[i] = int64(o + 1)
-			}
+			ff.want[i][o+1] = l.Holds(have)
 		}
 	}
 	ff.to = ^uint32(0)
@@ -220,17 +222,17 @@ func (fi *facetIndex) count(counts [][]int, asked search.FacetSet, ff *facetFilt
 		return
 	}
 	// fails[f] tells whether doc fails facet f's own filter; failed counts them.
-	var fails [4]bool
+	var fails [8]bool // a FacetSet holds at most 8 facets
 	failed := 0
-	for f := range 3 {
-		if w := ff.want[f]; w != 0 && int64(fi.of[f][doc]) != w {
+	for f, want := range ff.want {
+		if want != nil && !want[fi.of[f][doc]] {
 			fails[f] = true
 			failed++
 		}
 	}
-	// The dates are the year facet's filter (search.Facets[3]).
+	// The dates are the year facet's filter.
 	if d := fi.date[doc]; (ff.from > 0 || ff.to < ^uint32(0)) && (d == 0 || d < ff.from || d > ff.to) {
-		fails[3] = true
+		fails[yearFacet] = true
 		failed++
 	}
 	for f, facet := range search.Facets {

@@ -3,6 +3,7 @@ package bleve
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -36,6 +37,13 @@ const (
 	fieldDownloads   = "downloads"
 	fieldTitleSort   = "title_sort"
 	fieldYear        = "year"
+	fieldLicense     = "license"
+	fieldFormat      = "format"
+	fieldDuration    = "duration"
+	// fieldReuse holds the uses the item's licence allows (search.Reuses), fieldHas what it has
+	// (search.Haves).
+	fieldReuse = "reuse"
+	fieldHas   = "has"
 	// fieldBonus is search.Bonus of the item (its popularity and title length), which its score adds.
 	fieldBonus = "bonus"
 	// fieldStored holds the whole item as JSON, so Item and Search return every field as loaded.
@@ -98,14 +106,15 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		fm.DocValues = false
 		doc.AddFieldMappingsAt(name, fm)
 	}
-	for _, name := range []string{fieldType, fieldCategory, fieldAuthor, fieldLanguage, fieldYear, fieldTitleSort, fieldDateSort} {
+	for _, name := range []string{fieldType, fieldCategory, fieldAuthor, fieldLanguage, fieldYear, fieldTitleSort, fieldDateSort,
+		fieldLicense, fieldFormat, fieldDuration, fieldReuse, fieldHas} {
 		fm := mapping.NewKeywordFieldMapping()
 		fm.Analyzer = keyword.Name
 		fm.Store = false
 		fm.IncludeInAll = false
 		fm.IncludeTermVectors = false
-		// Sorts and facets read doc values.
-		fm.DocValues = name != fieldAuthor
+		// Sorts and facets read doc values; the author, uses and parts only filter.
+		fm.DocValues = !slices.Contains([]string{fieldAuthor, fieldReuse, fieldHas}, name)
 		doc.AddFieldMappingsAt(name, fm)
 	}
 	// Dates are also numbers (YYYYMMDD): numeric ranges are far cheaper than ranges over date
@@ -157,6 +166,15 @@ func document(it search.Item) (map[string]interface{}, error) {
 	set(fieldAuthor, it.Author)
 	set(fieldCategory, it.Category)
 	set(fieldLanguage, it.Language)
+	set(fieldLicense, it.MediaLicense.ID)
+	set(fieldFormat, it.Format)
+	set(fieldDuration, it.Duration)
+	if uses := it.Uses(); len(uses) > 0 {
+		d[fieldReuse] = uses
+	}
+	if has := it.Has(); len(has) > 0 {
+		d[fieldHas] = has
+	}
 	if it.Date != "" {
 		n, err := dateNumber(it.Date)
 		if err != nil {

@@ -54,13 +54,13 @@ func BenchmarkMix(b *testing.B) {
 			q.Sort = search.SortRelevance
 		}
 		if chance(200) {
-			q.Type = pick(h.facets.values[0])
+			q.Type = search.ListOf(pick(h.facets.values[0]))
 		}
 		if chance(180) {
-			q.Category = pick(h.facets.values[1])
+			q.Category = search.ListOf(pick(h.facets.values[1]))
 		}
 		if chance(120) {
-			q.Language = pick(h.facets.values[2])
+			q.Language = search.ListOf(pick(h.facets.values[2]))
 		}
 		if chance(50) {
 			q.Author = h.authors[rng.IntN(min(len(h.authors), 200))].Name

@@ -40,7 +40,7 @@ func TestPagesSortedByRankings(t *testing.T) {
 	typo := []byte(long[2])
 	typo[2], typo[3] = typo[3], typo[2]
 	texts := []string{"", long[0], long[0] + " " + long[1], string(typo), strings.Fields(items[7].Title)[0]}
-	filters := []search.Query{{}, {Type: items[0].Type}, {Language: items[5].Language, From: "1990-01-01"}}
+	filters := []search.Query{{}, {Type: search.ListOf(items[0].Type)}, {Language: search.ListOf(items[5].Language), From: "1990-01-01"}}
 	sorts := []search.Sort{search.SortRelevance, search.SortNewest, search.SortOldest, search.SortDownloads, search.SortAZ}
 	for _, text := range texts {
 		for _, f := range filters {

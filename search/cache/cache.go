@@ -416,7 +416,7 @@ func searchKey(v string, q search.Query) string {
 // matchParts are the parts of a key that say which items q matches: its text, phrases,
 // exclusions and filters (not Given, which no backend reads).
 func matchParts(op, v string, q search.Query) []string {
-	return []string{op, v, q.Text, string(q.Phrases), string(q.Exclude), q.Type, q.Category, q.Author, q.Language, q.From, q.To}
+	return append([]string{op, v, q.Text, string(q.Phrases), string(q.Exclude), q.Author, q.From, q.To}, q.Filters()...)
 }
 
 // totalsKey names the totals of alts, alternatives of q's text under q's filters: page, sort

@@ -21,6 +21,8 @@ type Document struct {
 	Bonus float64 `json:"bonus"`
 	// Year is the date's year, which the year facet counts (facetFields).
 	Year string `json:"year,omitempty"`
+	// Has lists what the item has of search.Haves, which the has filter asks for.
+	Has []string `json:"has,omitempty"`
 	// AuthorKey is the author's search.AuthorKey, which the authors list counts so that the
 	// engine gives it in order.
 	AuthorKey string `json:"author_key,omitempty"`
@@ -44,7 +46,7 @@ type Document struct {
 // NewDocument is the stored document of it, derived (search.Item.Derive).
 func NewDocument(it search.Item) Document {
 	it.Derive()
-	d := Document{Item: it, TitleSort: search.TitleKey(it.Title), Bonus: search.Bonus(it), Year: it.Year()}
+	d := Document{Item: it, TitleSort: search.TitleKey(it.Title), Bonus: search.Bonus(it), Year: it.Year(), Has: it.Has()}
 	if it.Author != "" {
 		d.AuthorKey = search.AuthorKey(it.Author)
 	}

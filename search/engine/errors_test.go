@@ -239,9 +239,12 @@ func TestSearchBody(t *testing.T) {
 		}
 	})
 	t.Run("filters", func(t *testing.T) {
-		body := searchBody(search.Query{Type: "photo", Author: "Émile Durand", From: "2000-01-01", Page: 1, PerPage: 10})
+		body := searchBody(search.Query{Type: "photo", Author: "Émile Durand", From: "2000-01-01", License: "by,cc0",
+			Reuse: "commercial,modification", Has: "media", Page: 1, PerPage: 10})
 		got := encode(body["query"].(obj)["bool"].(obj)["filter"])
-		want := `[{"term":{"type":"photo"}},{"term":{"author":"Émile Durand"}},{"range":{"date":{"format":"yyyy-MM-dd","gte":"2000-01-01"}}}]`
+		want := `[{"term":{"author":"Émile Durand"}},{"term":{"type":"photo"}},{"terms":{"media_license.id":["by","cc0"]}},` +
+			`{"term":{"media_license.commercial":true}},{"term":{"media_license.modification":true}},{"term":{"has":"media"}},` +
+			`{"range":{"date":{"format":"yyyy-MM-dd","gte":"2000-01-01"}}}]`
 		if got != want {
 			t.Errorf("filters = %s, want %s", got, want)
 		}

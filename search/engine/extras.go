@@ -27,6 +27,7 @@ import (
 // (Document.Year) rather than a date_histogram over the date, which would round each match's date.
 var facetFields = map[search.Facet]string{
 	search.FacetType: "type", search.FacetCategory: "category", search.FacetLanguage: "language", search.FacetYear: "year",
+	search.FacetLicense: "media_license.id", search.FacetFormat: "format", search.FacetDuration: "duration",
 }
 
 // maxFacetTerms is how many values of a facet each shard counts: more than any facet has, so

@@ -240,12 +240,31 @@ func phraseMatch(f search.Field, terms []string) obj {
 // filterClauses are q's filters, in filter context: cached by the engine, unscored.
 func filterClauses(q search.Query) []any {
 	filters := []any{}
-	for _, f := range []struct{ field, value string }{
-		{"type", q.Type}, {"category", q.Category}, {"author", q.Author}, {"language", q.Language},
+	if q.Author != "" {
+		filters = append(filters, obj{"term": obj{"author": q.Author}})
+	}
+	// A list's values are alternatives: one terms query of them.
+	for _, f := range []struct {
+		field string
+		list  search.List
+	}{
+		{"type", q.Type}, {"category", q.Category}, {"language", q.Language},
+		{"media_license.id", q.License}, {"format", q.Format}, {"duration", q.Duration},
 	} {
-		if f.value != "" {
-			filters = append(filters, obj{"term": obj{f.field: f.value}})
+		switch vs := f.list.Values(); len(vs) {
+		case 0:
+		case 1:
+			filters = append(filters, obj{"term": obj{f.field: vs[0]}})
+		default:
+			filters = append(filters, obj{"terms": obj{f.field: vs}})
 		}
+	}
+	// Every use and every part named is required: a term query each.
+	for _, v := range q.Reuse.Values() {
+		filters = append(filters, obj{"term": obj{"media_license." + v: true}})
+	}
+	for _, v := range q.Has.Values() {
+		filters = append(filters, obj{"term": obj{"has": v}})
 	}
 	if q.From != "" || q.To != "" {
 		r := obj{"format": "yyyy-MM-dd"}

@@ -37,6 +37,7 @@ func runRealExtras(t *testing.T, b search.Backend, items []search.Item) {
 		testFacets(t, b, items, []search.Query{
 			{}, {Language: "fr"}, {Type: search.TypeDocument, From: "1900-01-01", To: "1999-12-31"},
 			{Text: "history"}, {Text: "python", Type: search.TypeVideo},
+			{Type: "document,video", License: "by,by-sa"}, {Reuse: "commercial", Duration: "long"},
 		})
 	})
 	t.Run("Complete", func(t *testing.T) {
@@ -75,6 +76,12 @@ var facetQueries = []search.Query{
 	{Text: "python keynote", Language: "en"},
 	{Text: "zzzzqqq"},
 	{Text: "harbour", Author: "Jane Doe", Type: search.TypePhoto},
+	{Type: "photo,video", Language: "en,fr"},
+	{License: "by,unknown", Format: "jpeg,mp4"},
+	{Duration: "short", Reuse: "commercial"},
+	{License: "in-copyright", Duration: "long,medium", Has: "media"},
+	{Category: "nature,people", License: "unknown", Format: "jpeg"},
+	{Text: "harbour", License: "unknown,by"},
 }
 
 func testFacets(t *testing.T, b search.Backend, items []search.Item, queries []search.Query) {
@@ -147,18 +154,7 @@ func modelFacet(items []search.Item, q search.Query, f search.Facet, names map[s
 		if !matches(it, q) {
 			continue
 		}
-		var v string
-		switch f {
-		case search.FacetType:
-			v = it.Type
-		case search.FacetCategory:
-			v = it.Category
-		case search.FacetLanguage:
-			v = it.Language
-		case search.FacetYear:
-			v = it.Year()
-		}
-		if v != "" {
+		if v := it.Value(f); v != "" {
 			counts[v]++
 		}
 	}

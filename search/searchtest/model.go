@@ -11,13 +11,14 @@ import (
 // The reference model: what the contract says a backend must answer for a query without text,
 // computed directly from the items.
 
-// matches reports whether it passes every filter of q (AND); items without a date fail any bound.
+// matches reports whether it passes every filter of q (AND), any of the values of a list of
+// alternatives; items without a date fail any bound.
 func matches(it search.Item, q search.Query) bool {
 	switch {
-	case q.Type != "" && it.Type != q.Type,
-		q.Category != "" && it.Category != q.Category,
+	case !q.Type.AnyOf(it.Type), !q.Category.AnyOf(it.Category), !q.Language.AnyOf(it.Language),
+		!q.License.AnyOf(it.MediaLicense.ID), !q.Format.AnyOf(it.Format), !q.Duration.AnyOf(it.Duration),
+		!q.Reuse.AllOf(it.Uses()), !q.Has.AllOf(it.Has()),
 		q.Author != "" && it.Author != q.Author,
-		q.Language != "" && it.Language != q.Language,
 		q.From != "" && (it.Date == "" || it.Date < q.From),
 		q.To != "" && (it.Date == "" || it.Date > q.To):
 		return false

@@ -57,6 +57,7 @@ func RunRealData(t *testing.T, open Open) {
 	b := open(t, items)
 
 	t.Run("Totals", func(t *testing.T) { testRealTotals(t, b, items, want) })
+	t.Run("Reuse", func(t *testing.T) { testRealReuse(t, b, items) })
 	t.Run("Categories", func(t *testing.T) { testCategories(t, b, items) })
 	t.Run("Authors", func(t *testing.T) { testRealAuthors(t, b, items) })
 	t.Run("KnownItems", func(t *testing.T) { testKnownItems(t, b, items) })
@@ -94,7 +95,7 @@ func testRealTotals(t *testing.T, b search.Backend, items []search.Item, want re
 		t.Errorf("total %d, want %d", res.Total, len(items))
 	}
 	for typ, n := range want.ByType {
-		q := search.Query{Type: typ, Sort: search.SortNewest, Page: 1, PerPage: 1}
+		q := search.Query{Type: search.ListOf(typ), Sort: search.SortNewest, Page: 1, PerPage: 1}
 		got := search1(t, b, q).Total
 		if model := len(expected(items, q)); got != model {
 			t.Errorf("type %s: total %d, but %d items read have it", typ, got, model)

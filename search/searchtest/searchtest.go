@@ -80,6 +80,7 @@ func run(t *testing.T, open Open, backend bool) {
 	items := Fixture(t)
 	b := open(t, underived(items))
 	t.Run("Filters", func(t *testing.T) { testFilters(t, b, items) })
+	t.Run("ReuseFilters", func(t *testing.T) { testReuseFilters(t, b, items) })
 	t.Run("Paging", func(t *testing.T) { testPaging(t, b, items) })
 	t.Run("Cursors", func(t *testing.T) { testCursors(t, b, items) })
 	t.Run("Text", func(t *testing.T) { testText(t, b, items) })
@@ -160,10 +161,10 @@ func describe(q search.Query) string {
 	if q.Text == "" {
 		parts = parts[:0]
 	}
-	add("type", q.Type)
-	add("category", q.Category)
+	for i, name := range []string{"type", "category", "language", "license", "reuse", "format", "duration", "has"} {
+		add(name, q.Filters()[i])
+	}
 	add("author", q.Author)
-	add("language", q.Language)
 	add("from", q.From)
 	add("to", q.To)
 	add("sort", string(q.Sort))
@@ -552,7 +553,7 @@ func testCategories(t *testing.T, b search.Backend, items []search.Item) {
 			t.Errorf("Categories[%d] = %+v, want %+v", i, g, w)
 			continue
 		}
-		if res := search1(t, b, search.Query{Category: g.Slug, Sort: search.SortNewest, Page: 1, PerPage: 1}); res.Total != g.Count {
+		if res := search1(t, b, search.Query{Category: search.ListOf(g.Slug), Sort: search.SortNewest, Page: 1, PerPage: 1}); res.Total != g.Count {
 			t.Errorf("category %s counts %d, but a search for it finds %d", g.Slug, g.Count, res.Total)
 		}
 	}
