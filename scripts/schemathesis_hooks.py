@@ -18,7 +18,8 @@ from schemathesis.core.parameters import ParameterLocation
 
 RESOURCE_OF = {
     "id": "item",
-    **{p: "items" for p in ("q", "type", "category", "author", "language", "from", "to", "sort", "page", "per_page", "cursor", "facets", "highlight")},
+    **{p: "items" for p in ("q", "type", "category", "author", "language", "license", "reuse", "format", "duration", "has",
+                            "from", "to", "sort", "page", "per_page", "cursor", "facets", "highlight")},
 }
 MAX_DEPTH = 10000
 DEFAULT_PER_PAGE = 20
