@@ -17,16 +17,17 @@ import (
 	"mediagw/search/curation"
 )
 
-// synonymsQuery matches one word searched as each of its alternatives (text.Alternatives): each
-// scores its best clause's code, so that their disjunction reads back (bestClause) as the best
-// clause of any. search/curation keeps a word's alternatives within maxClauses.
-func synonymsQuery(alts [][]string, typo bool, fuzzy *fuzzyCache) query.Query {
+// synonymsQuery matches one word w searched as each of its alternatives (text.Alternatives) and
+// their stems in the language filter's language lang (search.WordStems): each scores its best
+// clause's code, so that their disjunction reads back (bestClause) as the best clause of any.
+// search/curation keeps a word's alternatives within maxClauses.
+func synonymsQuery(w string, alts [][]string, lang string, typo bool, fuzzy *fuzzyCache) query.Query {
 	if len(alts) == 1 {
-		return wordQuery(alts[0], typo, fuzzy)
+		return wordQuery(alts[0], search.WordStems(w, alts[0], lang), typo, fuzzy)
 	}
 	each := make([]query.Query, len(alts))
 	for i, terms := range alts {
-		each[i] = scored(wordQuery(terms, typo, fuzzy), func(d *bsearch.DocumentMatch) float64 { return clauseCode(d.Score) })
+		each[i] = scored(wordQuery(terms, search.WordStems(w, terms, lang), typo, fuzzy), func(d *bsearch.DocumentMatch) float64 { return clauseCode(d.Score) })
 	}
 	return scored(query.NewDisjunctionQuery(each), bestClause)
 }

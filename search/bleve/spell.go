@@ -112,7 +112,7 @@ func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alte
 				// A word of no terms leaves the others to decide, as in the search.
 				return nil, nil
 			}
-			return match("w:"+w, wordQuery(terms, true, h.fuzzy))
+			return match("w:"+w, wordQuery(terms, nil, true, h.fuzzy))
 		}
 		filters := q
 		filters.Text = ""

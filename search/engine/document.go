@@ -33,6 +33,10 @@ type Document struct {
 	TagsTerms        []string `json:"w_tags,omitempty"`
 	KeywordsTerms    []string `json:"w_keywords,omitempty"`
 	AuthorTerms      string   `json:"w_author,omitempty"`
+	// The stems of the words of search.StemFields' fields (the title's, the rest's) in the item's language
+	// (text.IndexStems), spaces between them.
+	TitleStems string `json:"s_title,omitempty"`
+	TextStems  string `json:"s_text,omitempty"`
 	// TitlePrefixes holds the prefixes of the title's terms, up to maxPrefixRunes runes, for
 	// completions.
 	TitlePrefixes string `json:"title_prefixes,omitempty"`
@@ -73,6 +77,15 @@ func NewDocument(it search.Item) Document {
 	d.KeywordsTerms = list(it.Keywords)
 	d.AuthorTerms = terms(it.Author)
 	d.TitlePrefixes = prefixes(d.TitleTerms)
+	for _, sf := range search.StemFields {
+		stems := strings.Join(sf.Stems(it), " ")
+		switch sf.Field {
+		case search.FieldTitleStems:
+			d.TitleStems = stems
+		case search.FieldTextStems:
+			d.TextStems = stems
+		}
+	}
 	slices.Sort(all)
 	d.Vocabulary = slices.Compact(all)
 	return d

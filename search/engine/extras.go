@@ -414,7 +414,7 @@ const countMaxExpansions = 1000
 func countQuery(w string, m search.Matches) any {
 	terms := text.Terms(w)
 	if len(terms) != 1 {
-		return wordQuery(terms, true)
+		return wordQuery(terms, nil, true)
 	}
 	if matched, ok := m[w]; ok {
 		return obj{"terms": obj{"words": matched}}
