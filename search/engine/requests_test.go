@@ -442,7 +442,7 @@ func TestBodiesEncodeAsEncodingJSON(t *testing.T) {
 				bodies = append(bodies, b)
 			}
 		}
-		bodies = append(bodies, completeBody(text, 10), countQuery(text, nil), countQuery(text, search.Matches{text: {text, "x"}}))
+		bodies = append(bodies, completeBody(text, 10, false), completeBody(text, 10, true), countQuery(text, nil), countQuery(text, search.Matches{text: {text, "x"}}))
 	}
 	for _, body := range bodies {
 		want, err := json.Marshal(body)
@@ -461,9 +461,11 @@ func TestBodiesEncodeAsEncodingJSON(t *testing.T) {
 // most downloaded n.
 func TestCompletionsCountNothing(t *testing.T) {
 	for _, text := range []string{"a", "old ri", "riverbank", strings.Repeat("x", maxPrefixRunes+5)} {
-		body := completeBody(text, 8)
-		if body["track_total_hits"] != false || body["size"] != 8 {
-			t.Errorf("completeBody(%q, 8): track_total_hits %v, size %v; want false, 8", text, body["track_total_hits"], body["size"])
+		for _, typo := range []bool{false, true} {
+			body := completeBody(text, 8, typo)
+			if body["track_total_hits"] != false || body["size"] != 8 {
+				t.Errorf("completeBody(%q, 8, %v): track_total_hits %v, size %v; want false, 8", text, typo, body["track_total_hits"], body["size"])
+			}
 		}
 	}
 }

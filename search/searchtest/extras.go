@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"mediagw/search"
 	"mediagw/search/spell"
@@ -183,6 +184,8 @@ var completions = []completion{
 	{"s", 10}, {"sun", 10}, {"SUNSET OV", 10}, {"harbour", 10}, {"the", 3}, {"the f", 10},
 	{"élan", 10}, {"ELAN V", 10}, {"keynote: the fut", 10}, {"untitled", 2}, {"zzzz", 10}, {"sunset zzzz", 10},
 	{`"(*`, 10},
+	// Through a typo in the last word: two letters swapped, one changed, dropped or added.
+	{"snuset", 10}, {"harbuor", 3}, {"sunset ovr", 10}, {"the fture", 10}, {"hrabour", 10},
 }
 
 func testComplete(t *testing.T, b search.Backend, items []search.Item, cases []completion) {
@@ -199,7 +202,9 @@ func testComplete(t *testing.T, b search.Backend, items []search.Item, cases []c
 }
 
 // modelComplete is what Complete must answer: titles holding every word of text, the last as a
-// prefix of a word, folded; the most downloaded first, then by id.
+// prefix of a word, folded; the most downloaded first, then by id; then, when those are fewer
+// than n and the last word may differ by an edit (search.CompleteTypo), the titles holding a word
+// a prefix of which is within an edit of it, in the same order.
 func modelComplete(items []search.Item, q string, n int) []search.Completion {
 	words := text.Words(q)
 	out := []search.Completion{}
@@ -209,28 +214,45 @@ func modelComplete(items []search.Item, q string, n int) []search.Completion {
 	for i := range words {
 		words[i] = text.Fold(words[i])
 	}
-	var hits []search.Item
+	last := words[len(words)-1]
+	var hits, near []search.Item
 	for _, it := range items {
 		title := text.Words(it.Title)
 		for i := range title {
 			title[i] = text.Fold(title[i])
 		}
 		ok := true
-		for i, w := range words {
-			last := i == len(words)-1
-			ok = ok && slices.ContainsFunc(title, func(tw string) bool { return tw == w || last && strings.HasPrefix(tw, w) })
+		for _, w := range words[:len(words)-1] {
+			ok = ok && slices.Contains(title, w)
 		}
-		if ok {
+		switch {
+		case !ok:
+		case slices.ContainsFunc(title, func(tw string) bool { return strings.HasPrefix(tw, last) }):
 			hits = append(hits, it)
+		case search.CompleteTypo(last) && slices.ContainsFunc(title, func(tw string) bool { return prefixWithinEdit(tw, last) }):
+			near = append(near, it)
 		}
 	}
-	slices.SortFunc(hits, func(a, b search.Item) int {
+	byDownloads := func(a, b search.Item) int {
 		return cmp.Or(-cmp.Compare(a.Downloads, b.Downloads), strings.Compare(a.ID, b.ID))
-	})
-	for _, it := range hits[:min(n, len(hits))] {
+	}
+	slices.SortFunc(hits, byDownloads)
+	slices.SortFunc(near, byDownloads)
+	for _, it := range append(hits, near...)[:min(n, len(hits)+len(near))] {
 		out = append(out, search.Completion{Text: it.Title, ID: it.ID})
 	}
 	return out
+}
+
+// prefixWithinEdit reports whether a prefix of w is within one edit of p.
+func prefixWithinEdit(w, p string) bool {
+	rs, n := []rune(w), utf8.RuneCountInString(p)
+	for l := max(n-1, 0); l <= min(n+1, len(rs)); l++ {
+		if search.EditsWithin(string(rs[:l]), p, 1) {
+			return true
+		}
+	}
+	return false
 }
 
 // testRelated checks the related items of each of sample, items of items.
