@@ -40,8 +40,8 @@ type Document struct {
 	// TitlePrefixes holds the prefixes of the title's terms, up to maxPrefixRunes runes, for
 	// completions.
 	TitlePrefixes string `json:"title_prefixes,omitempty"`
-	// Vocabulary holds every distinct term of the searched fields, as values the engine can list
-	// (Backend.Words), for the did-you-mean's dictionary.
+	// Vocabulary holds every distinct term of the searched fields and stem of the stem fields, as
+	// values the engine can list (Backend.Words), for the did-you-mean's dictionary.
 	Vocabulary []string `json:"vocabulary,omitempty"`
 }
 
@@ -78,7 +78,9 @@ func NewDocument(it search.Item) Document {
 	d.AuthorTerms = terms(it.Author)
 	d.TitlePrefixes = prefixes(d.TitleTerms)
 	for _, sf := range search.StemFields {
-		stems := strings.Join(sf.Stems(it), " ")
+		held := sf.Stems(it)
+		all = append(all, held...)
+		stems := strings.Join(held, " ")
 		switch sf.Field {
 		case search.FieldTitleStems:
 			d.TitleStems = stems

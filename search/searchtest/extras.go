@@ -361,8 +361,8 @@ func testWords(t *testing.T, b search.Backend, items []search.Item) {
 	}
 }
 
-// termItems counts, for each term of the searched fields (text.IndexTerms), the items holding it
-// in any of them.
+// termItems counts, for each term of the searched fields (text.IndexTerms) and stem of the stem
+// fields (search.StemField.Stems), the items holding it in any of them.
 func termItems(items []search.Item) map[string]int {
 	out := map[string]int{}
 	for _, it := range items {
@@ -372,6 +372,14 @@ func termItems(items []search.Item) map[string]int {
 				if !seen[tok.Term] {
 					seen[tok.Term] = true
 					out[tok.Term]++
+				}
+			}
+		}
+		for _, sf := range search.StemFields {
+			for _, stem := range sf.Stems(it) {
+				if !seen[stem] {
+					seen[stem] = true
+					out[stem]++
 				}
 			}
 		}
