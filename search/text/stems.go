@@ -22,6 +22,8 @@ import (
 	"github.com/blevesearch/snowballstem/swedish"
 	"github.com/blevesearch/snowballstem/turkish"
 	"golang.org/x/text/width"
+
+	"mediagw/search/memo"
 )
 
 // stemmers are the Snowball algorithms by the ISO 639-1 code of their language.
@@ -51,14 +53,26 @@ func stem(lang, word string) (string, bool) {
 	if f == nil || !stemmable(word) {
 		return "", false
 	}
+	key := stemKey{lang, word}
+	if s, ok := stemmed.Get(key); ok {
+		return s, s != ""
+	}
 	env := snowball.NewEnv(strings.ReplaceAll(strings.ToLower(width.Fold.String(word)), "’", "'"))
 	f(env)
 	s := fold(env.Current(), 0, 0).Term
-	if s == "" {
-		return "", false
+	if s != "" {
+		s = lang + ":" + s
 	}
-	return lang + ":" + s, true
+	stemmed.Put(key, s)
+	return s, s != ""
 }
+
+// stemKey is a word in a language, whose stem stemmed remembers.
+type stemKey struct{ lang, word string }
+
+// stemmed remembers the stems of the words stemmed lately ("" for none): a catalogue repeats its
+// words, and the Snowball algorithms cost most of a load's analysis.
+var stemmed = memo.New[stemKey, string](1 << 16)
 
 // stemmable reports whether word holds a letter and no character written without spaces.
 func stemmable(word string) bool {
