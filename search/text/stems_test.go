@@ -2,7 +2,9 @@ package text
 
 import (
 	"slices"
+	"strings"
 	"testing"
+	"unicode"
 )
 
 func TestIndexStems(t *testing.T) {
@@ -74,4 +76,27 @@ func TestQueryStems(t *testing.T) {
 	if got := QueryStems("schnelle", nil); !slices.Contains(got, "de:schnell") || len(got) < len(StemLanguages) {
 		t.Errorf("QueryStems(schnelle, nil) = %q, want a stem per language, de:schnell among them", got)
 	}
+}
+
+// FuzzStems: stems are keyed by their language and hold no white space (the engines split a
+// field's stems at it), and a word typed as the index holds it matches its stem there.
+func FuzzStems(f *testing.F) {
+	for _, s := range []string{"Cython für schnelleren Python-Code", "L'Illustration, No. 0009", "Война и мир", "羅生門 tales", "İstanbul’da", "\xffé"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, lang := range StemLanguages {
+			for _, k := range IndexStems(lang, s) {
+				if !strings.HasPrefix(k, lang+":") || len(k) == len(lang)+1 || strings.IndexFunc(k, unicode.IsSpace) >= 0 {
+					t.Errorf("IndexStems(%s, %q) has %q", lang, s, k)
+				}
+			}
+			for sp := range Spans(s) {
+				w := s[sp.Start:sp.End]
+				if held := IndexStems(lang, w); len(held) == 1 && !slices.Contains(QueryStems(w, []string{lang}), held[0]) {
+					t.Errorf("%s: QueryStems(%q) = %q, the index holds %q", lang, w, QueryStems(w, []string{lang}), held)
+				}
+			}
+		}
+	})
 }
