@@ -26,6 +26,8 @@ type Variant struct {
 	// Typo is set when the word is one of TypoWords' and a term has an allowance (a CJK bigram
 	// has none): typo clauses of no fuzzy term would match what the exact ones match.
 	Typo bool
+	// Stems are the other forms the word matches as (WordStems), in each of StemFields.
+	Stems []string
 }
 
 // Typo reports whether a word searched as alts may match within its typo allowance.
@@ -42,22 +44,27 @@ type Plan struct {
 	// Pins are the ids pinned for the text (Curation.Pinned) that the search scores, in order.
 	Pins []string
 	// Clauses is what the query costs (PlanCost), at most MaxClauses; Wanted what it would cost
-	// with every typo word, alternative, term, pin and word of its text.
-	Clauses, Wanted int
+	// with every typo word, alternative, term, stem, pin and word of its text; Unstemmed what the
+	// stems it left out would cost.
+	Clauses, Wanted, Unstemmed int
 }
 
-// Degraded reports whether the plan left out anything of its text to stay within MaxClauses.
-func (p Plan) Degraded() bool { return p.Clauses < p.Wanted }
+// Degraded reports whether the plan left out anything of its text but stems to stay within
+// MaxClauses: other forms are what a long search does without first, and a search that loses
+// only them keeps its did-you-mean, as an operators' rule that loses only them is accepted.
+func (p Plan) Degraded() bool { return p.Clauses+p.Unstemmed < p.Wanted }
 
 // PlanText plans q's text. A search past MaxClauses is degraded, never refused, by these steps in
-// turn until it fits: the pins are cut to what its text leaves (search/curation refuses a pinned
-// query that would not leave room for its pins); its typo words lose their allowance, the
-// shortest first; its words' alternatives are cut to fewer (the first kept); a long CJK run keeps
-// only the bigrams that cover its characters (AB CD DE for ABCDE, a superset of its matches); the
-// last words are left out (only a text longer than MaxTextRunes gets there).
+// turn until it fits: its words lose their stems, the last word first; the pins are cut to what
+// its text leaves (search/curation refuses a pinned query that would not leave room for its
+// pins); its typo words lose their allowance, the shortest first; its words' alternatives are cut
+// to fewer (the first kept); a long CJK run keeps only the bigrams that cover its characters (AB
+// CD DE for ABCDE, a superset of its matches); the last words are left out (only a text longer
+// than MaxTextRunes gets there).
 func PlanText(q Query) Plan {
 	words := text.Words(q.Text)
 	typos := TypoWords(words)
+	langs := q.Language.Values()
 	p := Plan{Words: make([][]Variant, len(words))}
 	for i, w := range words {
 		alts := text.Alternatives(w, q.Curation)
@@ -65,7 +72,7 @@ func PlanText(q Query) Plan {
 		for k, terms := range alts {
 			p.Words[i][k] = Variant{Terms: terms, Typo: typos[i] && slices.ContainsFunc(terms, func(t string) bool {
 				return TypoAllowance(t) > 0
-			})}
+			}), Stems: WordStems(w, terms, langs)}
 		}
 	}
 	if q.Curation != nil && q.Sort == SortRelevance && q.Searches() {
@@ -73,7 +80,7 @@ func PlanText(q Query) Plan {
 	}
 	p.Wanted = PlanCost(q, p)
 	p.Clauses = p.Wanted
-	for _, step := range []func(*Plan, Query) bool{fewerPins, dropTypos, fewerAlternatives, thinRuns, fewerWords} {
+	for _, step := range []func(*Plan, Query) bool{dropStems, fewerPins, dropTypos, fewerAlternatives, thinRuns, fewerWords} {
 		for p.Clauses > MaxClauses && step(&p, q) {
 			p.Clauses = PlanCost(q, p)
 		}
@@ -83,7 +90,8 @@ func PlanText(q Query) Plan {
 
 // PlanCost counts the clauses of p's query for q as the engines count them: each leaf query
 // (a term, a phrase, a fuzzy term, which its expansion does not multiply) in each searched field
-// it is asked of, and each filter and pin.
+// it is asked of, each stem in each of StemFields (a match of any stem is a leaf per stem), and
+// each filter and pin.
 func PlanCost(q Query, p Plan) int {
 	n := len(p.Pins)
 	if q.Author != "" {
@@ -108,6 +116,7 @@ func PlanCost(q Query, p Plan) int {
 			if a.Typo {
 				n += fields * t
 			}
+			n += len(StemFields) * len(a.Stems)
 		}
 	}
 	return n + fields*(len(q.Phrases.Terms())+len(q.Exclude.Terms()))
@@ -132,6 +141,24 @@ func dropTypos(p *Plan, q Query) bool {
 		p.Words[last][k].Typo = false
 	}
 	return true
+}
+
+// dropStems takes the stems of the last word that has any; false when none has. It comes first:
+// another form counts at most what a typo does, and the engines spend a clause per stem and field.
+func dropStems(p *Plan, _ Query) bool {
+	for i := len(p.Words) - 1; i >= 0; i-- {
+		dropped := false
+		for k, a := range p.Words[i] {
+			if len(a.Stems) > 0 {
+				p.Unstemmed += len(StemFields) * len(a.Stems)
+				p.Words[i][k].Stems, dropped = nil, true
+			}
+		}
+		if dropped {
+			return true
+		}
+	}
+	return false
 }
 
 // fewerAlternatives cuts every word to one alternative fewer than the most any has; false when

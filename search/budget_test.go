@@ -102,6 +102,41 @@ func TestPlanKeepsTheBudget(t *testing.T) {
 	}
 }
 
+// TestPlanDropsStemsFirst: a long search loses the stems of its last words before anything else,
+// and a language filter leaves every word its stems.
+func TestPlanDropsStemsFirst(t *testing.T) {
+	words := make([]string, 28)
+	for i := range words {
+		words[i] = fmt.Sprintf("houses%c%c", 'a'+i/26, 'a'+i%26)
+	}
+	long := strings.Join(words, " ")
+	stemmed := func(p Plan) int {
+		n := 0
+		for _, alts := range p.Words {
+			if slices.ContainsFunc(alts, func(v Variant) bool { return len(v.Stems) > 0 }) {
+				n++
+			}
+		}
+		return n
+	}
+	p := PlanText(Query{Text: long})
+	if n := stemmed(p); n == 0 || n == len(words) || len(p.Words[0][0].Stems) == 0 {
+		t.Errorf("every language: %d of %d words keep their stems (the first %q), want the first ones only", n, len(words), p.Words[0][0].Stems)
+	}
+	if p.Degraded() || p.Unstemmed == 0 || p.Clauses+p.Unstemmed != p.Wanted {
+		t.Errorf("every language: Degraded() = %v, %d + %d unstemmed of %d wanted, want only stems left out", p.Degraded(), p.Clauses, p.Unstemmed, p.Wanted)
+	}
+	p = PlanText(Query{Text: long, Language: "de,fr"})
+	if p.Unstemmed != 0 {
+		t.Errorf("language=de,fr: %d stem clauses left out, want none", p.Unstemmed)
+	}
+	for i, w := range words {
+		if want := WordStems(w, text.Terms(w), []string{"de", "fr"}); !slices.Equal(p.Words[i][0].Stems, want) {
+			t.Errorf("language=de,fr: %q has stems %q, want %q", w, p.Words[i][0].Stems, want)
+		}
+	}
+}
+
 // TestThinRunsCoverEveryCharacter: a thinned run still holds each of its characters, so that it
 // finds what the whole run finds, and more.
 func TestThinRunsCoverEveryCharacter(t *testing.T) {

@@ -2,11 +2,13 @@ package search
 
 import (
 	"math/bits"
+	"slices"
 
 	"mediagw/search/text"
 )
 
-// Field is a field of an item that free text searches, by its name in Item's JSON.
+// Field is a field of an item that free text searches, by its name in Item's JSON, or a field of
+// the other forms of such fields' words (StemFields).
 type Field string
 
 // The searched fields (API.md: q searches title, summary, description, tags, keywords and author).
@@ -18,6 +20,59 @@ const (
 	FieldKeywords    Field = "keywords"
 	FieldAuthor      Field = "author"
 )
+
+// The fields of the stems of searched fields' words (text.IndexStems, in the item's language).
+const (
+	FieldTitleStems Field = "title_stems"
+	FieldTextStems  Field = "text_stems"
+)
+
+// StemField is a field of the stems of the words of some searched fields, with the weight of a
+// word found there only as another form of it.
+type StemField struct {
+	Field  Field
+	Of     []Field
+	Weight float64
+}
+
+// StemFields are the fields of stems. The title's are apart, as a title word says most; the rest
+// share one field, at what a typo in the weakest of them scores, so that another form of a word
+// never counts more than a typo would where it stands (a test holds it) and a search costs one
+// clause per word for each.
+var StemFields = []StemField{
+	{FieldTitleStems, []Field{FieldTitle}, 1.5},
+	{FieldTextStems, []Field{FieldSummary, FieldDescription, FieldTags, FieldKeywords}, 0.5},
+}
+
+// Texts returns the texts of f in it (a list's values, or the one value; none when empty), f a
+// searched field.
+func (it Item) Texts(f Field) []string {
+	var out []string
+	switch f {
+	case FieldTitle:
+		out = []string{it.Title}
+	case FieldSummary:
+		out = []string{it.Summary}
+	case FieldDescription:
+		out = []string{it.Description}
+	case FieldAuthor:
+		out = []string{it.Author}
+	case FieldTags:
+		out = it.Tags
+	case FieldKeywords:
+		out = it.Keywords
+	}
+	return slices.DeleteFunc(slices.Clone(out), func(s string) bool { return s == "" })
+}
+
+// Stems returns the stems of the words of f's fields in it, in its language (text.IndexStems).
+func (f StemField) Stems(it Item) []string {
+	var texts []string
+	for _, of := range f.Of {
+		texts = append(texts, it.Texts(of)...)
+	}
+	return text.IndexStems(it.Language, texts...)
+}
 
 // WeightedField is a searched field with the weight of a word found there.
 type WeightedField struct {
@@ -42,15 +97,16 @@ var SearchedFields = []WeightedField{
 const TypoShare = 0.5
 
 // Clause is one way a word of a search matches an item: in Field, exactly or (Typo) within the
-// typo allowance, scoring Score.
+// typo allowance, or (Stem) as another form of it in the stem field Field, scoring Score.
 type Clause struct {
 	Field Field
 	Typo  bool
+	Stem  bool
 	Score float64
 }
 
 // Clauses are the ways a word matches, from SearchedFields: each field exactly at its weight and
-// within the typo allowance at TypoShare of it.
+// within the typo allowance at TypoShare of it; then each of StemFields at its weight.
 //
 // The relevance score of an item for a search is, for each word, the best Score among the
 // clauses the word matches in that item, summed over the words. Both backends compute exactly
@@ -58,7 +114,7 @@ type Clause struct {
 // exact in OpenSearch's float32 as in Go's float64, and equal scores fall to the contract's
 // newest-then-id order in both.
 var Clauses = func() []Clause {
-	out := make([]Clause, 0, 2*len(SearchedFields))
+	out := make([]Clause, 0, 2*len(SearchedFields)+len(StemFields))
 	for _, typo := range []bool{false, true} {
 		for _, f := range SearchedFields {
 			s := f.Weight
@@ -67,6 +123,9 @@ var Clauses = func() []Clause {
 			}
 			out = append(out, Clause{Field: f.Field, Typo: typo, Score: s})
 		}
+	}
+	for _, f := range StemFields {
+		out = append(out, Clause{Field: f.Field, Stem: true, Score: f.Weight})
 	}
 	return out
 }()
@@ -116,4 +175,19 @@ func TitleBonus(title string) float64 {
 		return 0
 	}
 	return float64((int(popularityUnit/titleBonusUnit)-1)/n) * titleBonusUnit
+}
+
+// WordStems are the stems (text.QueryStems) a word of a search is matched against when searched
+// as the terms terms (text.Alternatives: its own, or a synonym's, whose folded term is then
+// stemmed), in the languages langs (the language filter's values), or in every language with a
+// stemmer when it is empty: a language the catalogue does not hold has no stems to match. Nil
+// for terms of several terms (bigrams).
+func WordStems(word string, terms, langs []string) []string {
+	if len(terms) != 1 {
+		return nil
+	}
+	if !slices.Equal(text.Terms(word), terms) {
+		word = terms[0]
+	}
+	return text.QueryStems(word, langs)
 }

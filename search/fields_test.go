@@ -29,8 +29,47 @@ func TestClauseScoresAreExact(t *testing.T) {
 			t.Errorf("a score of %v plus a bonus of %v is %v, which float32 does not hold", top, b, s)
 		}
 	}
-	if len(Clauses) != 2*len(SearchedFields) {
-		t.Errorf("%d clauses for %d fields, want each field exactly and within the typo allowance", len(Clauses), len(SearchedFields))
+	if len(Clauses) != 2*len(SearchedFields)+len(StemFields) {
+		t.Errorf("%d clauses for %d fields and %d stem fields, want each field exactly and within the typo allowance, and each stem field", len(Clauses), len(SearchedFields), len(StemFields))
+	}
+}
+
+// TestStemsCountLess: a word as typed counts more than another form of it, and another form at
+// most what a typo counts in every field whose stems it is found among.
+func TestStemsCountLess(t *testing.T) {
+	weights := map[Field]float64{}
+	for _, f := range SearchedFields {
+		weights[f.Field] = f.Weight
+	}
+	for _, sf := range StemFields {
+		for _, f := range sf.Of {
+			if w, ok := weights[f]; !ok || sf.Weight > w*TypoShare {
+				t.Errorf("%s weighs %v, more than a typo in %s (%v of %v)", sf.Field, sf.Weight, f, TypoShare, w)
+			}
+		}
+	}
+}
+
+func TestWordStems(t *testing.T) {
+	tests := []struct {
+		word  string
+		terms []string
+		langs []string
+		want  []string
+	}{
+		{"Welten", []string{"welten"}, []string{"de"}, []string{"de:welt"}},
+		{"Welten", []string{"welten"}, []string{"de", "en"}, []string{"de:welt", "en:welten"}},
+		// A synonym's terms are stemmed, not the word it replaces.
+		{"films", []string{"movies"}, []string{"en"}, []string{"en:movi"}},
+		{"羅生門", []string{"羅生", "生門"}, nil, nil},
+	}
+	for _, tt := range tests {
+		if got := WordStems(tt.word, tt.terms, tt.langs); !slices.Equal(got, tt.want) {
+			t.Errorf("WordStems(%q, %q, %q) = %q, want %q", tt.word, tt.terms, tt.langs, got, tt.want)
+		}
+	}
+	if got := WordStems("Welten", []string{"welten"}, nil); !slices.Contains(got, "de:welt") || !slices.Contains(got, "en:welten") {
+		t.Errorf("WordStems(Welten) without a language = %q, want every stemmer's", got)
 	}
 }
 

@@ -19,9 +19,10 @@ const snippetLead = 60
 // Matched returns, for each searched field of it that a word or a phrase of q matches, the
 // field's text HTML-escaped with every matching word in <mark>…</mark>, cut to MaxSnippetRunes
 // around the first match; nil when nothing matches. A word matches as the engines match it: folded
-// (text.Fold), equal or within its typo allowance (TypoAllowance) if its search's Plan gives it one; a
-// phrase marks the words of each place a value holds its terms side by side (Phrases); a word
-// q.Curation searches as its synonyms matches as each of them. It is
+// (text.Fold), equal or within its typo allowance (TypoAllowance) if its search's Plan gives it one,
+// or in a field of StemFields as another form of it in the item's language (text.IndexStems) if
+// the Plan keeps its stems; a phrase marks the words of each place a value holds its terms side by
+// side (Phrases); a word q.Curation searches as its synonyms matches as each of them. It is
 // computed from the item alone, so both backends highlight alike. Lists (tags, keywords) are
 // joined with ", ".
 func Matched(it Item, q Query) map[string]string {
@@ -33,7 +34,11 @@ func Matched(it Item, q Query) map[string]string {
 	query := make([]queryWord, 0, len(words))
 	plan := PlanText(q)
 	for i, w := range words {
-		typo := i < len(plan.Words) && Typo(plan.Words[i])
+		var typo, stems bool
+		if i < len(plan.Words) {
+			typo = Typo(plan.Words[i])
+			stems = slices.ContainsFunc(plan.Words[i], func(v Variant) bool { return len(v.Stems) > 0 })
+		}
 		// A word is searched as its synonyms (q.Curation), each with the word's typo allowance.
 		alts := []string{w}
 		if q.Curation != nil {
@@ -46,35 +51,40 @@ func Matched(it Item, q Query) map[string]string {
 			if typo {
 				qw.allowance = TypoAllowance(string(qw.folded))
 			}
+			if stems && it.Language != "" {
+				qw.stems = WordStems(w, text.Terms(a), []string{it.Language})
+			}
 			query = append(query, qw)
 		}
 	}
 	var out map[string]string
-	for _, f := range []struct {
-		name   string
-		values []string
-	}{
-		{"title", []string{it.Title}},
-		{"summary", []string{it.Summary}},
-		{"description", []string{it.Description}},
-		{"tags", it.Tags},
-		{"keywords", it.Keywords},
-		{"author", []string{it.Author}},
-	} {
-		if s, ok := snippet(f.values, query, phrases); ok {
+	stemmed := map[Field]bool{}
+	for _, sf := range StemFields {
+		for _, f := range sf.Of {
+			stemmed[f] = true
+		}
+	}
+	for _, f := range []Field{FieldTitle, FieldSummary, FieldDescription, FieldTags, FieldKeywords, FieldAuthor} {
+		lang := ""
+		if stemmed[f] {
+			lang = it.Language
+		}
+		if s, ok := snippet(it.Texts(f), query, phrases, lang); ok {
 			if out == nil {
 				out = map[string]string{}
 			}
-			out[f.name] = s
+			out[string(f)] = s
 		}
 	}
 	return out
 }
 
-// queryWord is a word of a search, folded, with the edits it may differ by.
+// queryWord is a word of a search, folded, with the edits it may differ by and its stems in the
+// item's language.
 type queryWord struct {
 	folded    []rune
 	allowance int
+	stems     []string
 }
 
 // span is a matched word of a text, in bytes.
@@ -83,16 +93,21 @@ type span struct{ start, end int }
 // listSep joins the values of a list field in its snippet.
 const listSep = ", "
 
-// snippet marks the words of the values, joined by listSep, that match a query word or belong to
-// a place a phrase matches within one value, or reports that none does.
-func snippet(values []string, query []queryWord, phrases [][]string) (string, bool) {
+// snippet marks the words of the values, joined by listSep, that match a query word (or are
+// another form of one in the language lang, if any) or belong to a place a phrase matches within
+// one value, or reports that none does.
+func snippet(values []string, query []queryWord, phrases [][]string, lang string) (string, bool) {
 	field := strings.Join(values, listSep)
 	var marks []span
 	for sp := range text.Spans(field) {
 		start, end := sp.Start, sp.End
 		folded := []rune(text.Fold(field[start:end]))
+		var stem []string
+		if lang != "" {
+			stem = text.IndexStems(lang, field[start:end])
+		}
 		for _, q := range query {
-			if editsWithin(q.folded, folded, q.allowance) {
+			if editsWithin(q.folded, folded, q.allowance) || len(stem) == 1 && slices.Contains(q.stems, stem[0]) {
 				marks = append(marks, span{start, end})
 				break
 			}

@@ -36,6 +36,11 @@ func TestMatched(t *testing.T) {
 		{"a phrase within one value of a list", Item{Tags: []string{"forest", "path", "forest path"}}, "",
 			Phrases("").With("forest path"), map[string]string{"tags": "forest, path, <mark>forest</mark> <mark>path</mark>"}},
 		{"a CJK phrase inside a run", Item{Title: "東京都庁"}, "", Phrases("").With("京都"), map[string]string{"title": "東<mark>京都</mark>庁"}},
+		{"another form in the item's language", Item{Title: "Cython für schnelleren Python-Code", Language: "de"}, "schnelle", "",
+			map[string]string{"title": "Cython für <mark>schnelleren</mark> Python-Code"}},
+		{"no other form in another language", Item{Title: "Cython für schnelleren Python-Code", Language: "en"}, "schnelle", "", nil},
+		{"an author's name has no other forms", Item{Author: "Histories", Summary: "histories", Language: "en"}, "history", "",
+			map[string]string{"summary": "<mark>histories</mark>"}},
 		{"a phrase has no typo allowance", Item{Title: "forest path"}, "", Phrases("").With("forrest path"), nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

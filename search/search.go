@@ -198,7 +198,8 @@ type Backend interface {
 	// words match, which the backend may count by (nil: none).
 	Totals(ctx context.Context, q Query, alts []Alternative, m Matches) ([]int, error)
 	// Words returns every word the index holds, folded, in any order, each once with the number
-	// of items holding it in a searched field: the did-you-mean's dictionary (search/spell).
+	// of items holding it in a searched field, and so every stem (StemFields, keyed by language:
+	// no word holds a colon): the did-you-mean's dictionary (search/spell).
 	Words(ctx context.Context) ([]Word, error)
 	// Version names the index version served now (a directory, the index behind an alias),
 	// which changes with every load: what is derived from the index is kept per version. It may

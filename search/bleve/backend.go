@@ -43,6 +43,8 @@ type handle struct {
 	authors    []search.Author
 	// popular are the most downloaded titles, in completions' order (see Complete).
 	popular []popularTitle
+	// titles are the title terms, for completions through a typo.
+	titles titleTerms
 	// facets are the facet fields' values (see searchFaceted).
 	facets *facetIndex
 	// walks rank the items in each order without text, for walks and pages (see rankedPage, pageOrder).
@@ -115,6 +117,10 @@ func openHandle(dir, name string) (*handle, error) {
 		return nil, fmt.Errorf("index %s: %w", name, err)
 	}
 	if h.popular, err = popularTitles(context.Background(), idx, h.facets); err != nil {
+		_ = idx.Close()
+		return nil, fmt.Errorf("index %s: %w", name, err)
+	}
+	if h.titles, err = loadTitleTerms(idx); err != nil {
 		_ = idx.Close()
 		return nil, fmt.Errorf("index %s: %w", name, err)
 	}

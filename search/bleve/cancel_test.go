@@ -59,7 +59,9 @@ func TestStopsWhenTheCallerLeaves(t *testing.T) {
 				return err
 			}
 			defer h.release()
-			_, err = completeFromIndex(ctx, h, []string{"sunset", "harb"}, 10)
+			last := query.NewPrefixQuery("harb")
+			last.SetField(fieldTitle)
+			_, err = completeFromIndex(ctx, h, []string{"sunset", "harb"}, last, 10)
 			return err
 		},
 		"related": func(ctx context.Context) error { _, err := b.Related(ctx, "pg-rashomon", 10); return err },

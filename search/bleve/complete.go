@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	blevesearch "github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
@@ -130,9 +131,11 @@ func (p popularTitle) completes(terms []string) bool {
 }
 
 // Complete returns the titles holding every word of text, the last as a prefix, most downloaded
-// first. Words are the title field's terms (analysed as the index analyses titles). The popular
-// titles are a prefix of the answer's order, so when n of them complete the text they are the
-// answer; else the index is asked.
+// first; then, when those are fewer than n and the last word may differ by an edit
+// (search.CompleteTypo), the titles it completes within that edit, most downloaded first. Words
+// are the title field's terms (analysed as the index analyses titles). The popular titles are a
+// prefix of the answer's order, so when n of them complete the text they are the answer; else
+// the index is asked.
 func (b *Backend) Complete(ctx context.Context, q string, n int) ([]search.Completion, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("complete: %w", err)
@@ -158,24 +161,44 @@ func (b *Backend) Complete(ctx context.Context, q string, n int) ([]search.Compl
 			}
 		}
 	}
-	if len(h.popular) < popularItems {
-		// The popular titles are every title.
+	last := terms[len(terms)-1]
+	if len(h.popular) == popularItems {
+		exact := query.NewPrefixQuery(last)
+		exact.SetField(fieldTitle)
+		if out, err = completeFromIndex(ctx, h, terms, exact, n); err != nil || len(out) == n {
+			return out, err
+		}
+	}
+	if !search.CompleteTypo(last) {
 		return out, nil
 	}
-	return completeFromIndex(ctx, h, terms, n)
+	variants := h.titles.typoPrefixes(last)
+	if len(variants) == 0 {
+		return out, nil
+	}
+	near := make([]query.Query, len(variants))
+	for i, v := range variants {
+		pq := query.NewPrefixQuery(v)
+		pq.SetField(fieldTitle)
+		near[i] = pq
+	}
+	exact := query.NewPrefixQuery(last)
+	exact.SetField(fieldTitle)
+	typo := query.NewBooleanQuery([]query.Query{query.NewDisjunctionQuery(near)}, nil, []query.Query{exact})
+	more, err := completeFromIndex(ctx, h, terms, typo, n-len(out))
+	return append(out, more...), err
 }
 
-// completeFromIndex asks the index for the first n titles holding terms, the last as a prefix.
-func completeFromIndex(ctx context.Context, h *handle, terms []string, n int) ([]search.Completion, error) {
+// completeFromIndex asks the index for the first n titles holding terms but the last, and
+// matching last.
+func completeFromIndex(ctx context.Context, h *handle, terms []string, last query.Query, n int) ([]search.Completion, error) {
 	conj := make([]query.Query, 0, len(terms))
 	for _, t := range terms[:len(terms)-1] {
 		tq := query.NewTermQuery(t)
 		tq.SetField(fieldTitle)
 		conj = append(conj, tq)
 	}
-	pq := query.NewPrefixQuery(terms[len(terms)-1])
-	pq.SetField(fieldTitle)
-	conj = append(conj, pq)
+	conj = append(conj, last)
 	var items []search.Item
 	err := withReader(h.idx, func(r index.IndexReader) error {
 		var docs []uint64
@@ -202,4 +225,73 @@ func completeFromIndex(ctx context.Context, h *handle, terms []string, n int) ([
 		out = append(out, search.Completion{Text: it.Title, ID: it.ID})
 	}
 	return out, nil
+}
+
+// titleTerms are the title field's terms in byte order, with the runes those of
+// search.CompleteTypoFrom-1 runes or more are spelt with (the shortest a prefix within an edit of
+// a last word with a typo may be): what those prefixes are looked up in.
+type titleTerms struct {
+	terms []string
+	runes []rune
+}
+
+func loadTitleTerms(idx blevesearch.Index) (titleTerms, error) {
+	var t titleTerms
+	seen := map[rune]bool{}
+	err := withReader(idx, func(r index.IndexReader) error {
+		return eachTerm(r, fieldTitle, func(term string, _ uint64) error {
+			t.terms = append(t.terms, term)
+			if utf8.RuneCountInString(term) < search.CompleteTypoFrom-1 {
+				return nil
+			}
+			for _, c := range term {
+				if !seen[c] {
+					seen[c] = true
+					t.runes = append(t.runes, c)
+				}
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return titleTerms{}, fmt.Errorf("title terms: %w", err)
+	}
+	return t, nil
+}
+
+// typoPrefixes are the strings one edit from p (a rune deleted, inserted or changed, or two
+// adjacent runes swapped) that a title term starts with, in byte order: the prefixes an engine's
+// fuzzy match of p finds among the title terms' prefixes.
+func (t titleTerms) typoPrefixes(p string) []string {
+	rs := []rune(p)
+	var out []string
+	try := func(v []rune) {
+		s := string(v)
+		if s == p || slices.Contains(out, s) {
+			return
+		}
+		if i, _ := slices.BinarySearch(t.terms, s); i < len(t.terms) && strings.HasPrefix(t.terms[i], s) {
+			out = append(out, s)
+		}
+	}
+	for i := range rs {
+		try(slices.Concat(rs[:i], rs[i+1:]))
+		if i+1 < len(rs) {
+			v := slices.Clone(rs)
+			v[i], v[i+1] = v[i+1], v[i]
+			try(v)
+		}
+		for _, c := range t.runes {
+			v := slices.Clone(rs)
+			v[i] = c
+			try(v)
+		}
+	}
+	for i := 0; i <= len(rs); i++ {
+		for _, c := range t.runes {
+			try(slices.Concat(rs[:i], []rune{c}, rs[i:]))
+		}
+	}
+	slices.Sort(out)
+	return out
 }

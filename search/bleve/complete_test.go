@@ -1,6 +1,7 @@
 package bleve
 
 import (
+	"github.com/blevesearch/bleve/v2/search/query"
 	"mediagw/search/text"
 	"slices"
 	"strings"
@@ -45,12 +46,15 @@ func TestCompletePopular(t *testing.T) {
 			if len(terms) == 0 {
 				continue
 			}
-			want, err := completeFromIndex(t.Context(), h, terms, n)
+			last := query.NewPrefixQuery(terms[len(terms)-1])
+			last.SetField(fieldTitle)
+			want, err := completeFromIndex(t.Context(), h, terms, last, n)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !slices.Equal(got, want) {
-				t.Errorf("Complete(%q, %d) = %v, the index gives %v", s, n, got, want)
+			// Completions through a typo may follow those of the text as typed.
+			if len(got) < len(want) || !slices.Equal(got[:len(want)], want) {
+				t.Errorf("Complete(%q, %d) = %v, the index gives %v first", s, n, got, want)
 			}
 			if len(got) == n {
 				full++

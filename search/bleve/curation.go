@@ -18,16 +18,16 @@ import (
 	"mediagw/search/curation"
 )
 
-// synonymsQuery matches one word searched as each of its alternatives (search.Plan): each
-// scores its best clause's code, so that their disjunction reads back (bestClause) as the best
-// clause of any. search/curation keeps a word's alternatives within maxClauses.
+// synonymsQuery matches one word searched as each of its alternatives (search.Plan) and their
+// stems: each scores its best clause's code, so that their disjunction reads back (bestClause) as
+// the best clause of any. search/curation keeps a word's alternatives within maxClauses.
 func synonymsQuery(alts []search.Variant, fuzzy *fuzzyCache) query.Query {
 	if len(alts) == 1 {
-		return wordQuery(alts[0].Terms, alts[0].Typo, fuzzy)
+		return wordQuery(alts[0].Terms, alts[0].Stems, alts[0].Typo, fuzzy)
 	}
 	each := make([]query.Query, len(alts))
 	for i, a := range alts {
-		each[i] = scored(wordQuery(a.Terms, a.Typo, fuzzy), func(d *bsearch.DocumentMatch) float64 { return clauseCode(d.Score) })
+		each[i] = scored(wordQuery(a.Terms, a.Stems, a.Typo, fuzzy), func(d *bsearch.DocumentMatch) float64 { return clauseCode(d.Score) })
 	}
 	return scored(query.NewDisjunctionQuery(each), bestClause)
 }

@@ -95,7 +95,12 @@ func BenchmarkComplete(b *testing.B) {
 	items := searchtest.Generated(b, benchItems, 1)
 	be := benchBackend(b, items)
 	words := strings.Fields(items[1].Title)
-	for _, text := range []string{words[0][:1], words[0][:3], words[0], strings.Join(words[:min(2, len(words))], " ")[:len(words[0])+2]} {
+	texts := []string{words[0][:1], words[0][:3], words[0], strings.Join(words[:min(2, len(words))], " ")[:len(words[0])+2]}
+	if typed, ok := searchtest.Swapped(words[0]); ok {
+		// Through a typo: the titles as typed are too few, so the prefixes one edit away are looked up.
+		texts = append(texts, typed)
+	}
+	for _, text := range texts {
 		b.Run(text, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

@@ -28,6 +28,8 @@ const (
 	fieldTags        = "tags"
 	fieldKeywords    = "keywords"
 	fieldAuthorText  = "author_text"
+	fieldTitleStems  = "title_stems"
+	fieldTextStems   = "text_stems"
 	fieldType        = "type"
 	fieldCategory    = "category"
 	fieldAuthor      = "author"
@@ -58,6 +60,8 @@ var textFields = map[search.Field]string{
 	search.FieldTags:        fieldTags,
 	search.FieldKeywords:    fieldKeywords,
 	search.FieldAuthor:      fieldAuthorText,
+	search.FieldTitleStems:  fieldTitleStems,
+	search.FieldTextStems:   fieldTextStems,
 }
 
 func init() {
@@ -105,6 +109,16 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		fm.IncludeTermVectors = true
 		fm.DocValues = false
 		doc.AddFieldMappingsAt(name, fm)
+	}
+	// The stems are made already (search.StemField.Stems): each value is one term.
+	for _, sf := range search.StemFields {
+		fm := mapping.NewKeywordFieldMapping()
+		fm.Analyzer = keyword.Name
+		fm.Store = false
+		fm.IncludeInAll = false
+		fm.IncludeTermVectors = false
+		fm.DocValues = false
+		doc.AddFieldMappingsAt(textFields[sf.Field], fm)
 	}
 	for _, name := range []string{fieldType, fieldCategory, fieldAuthor, fieldLanguage, fieldYear, fieldTitleSort, fieldDateSort,
 		fieldLicense, fieldFormat, fieldDuration, fieldReuse, fieldHas} {
@@ -186,6 +200,11 @@ func document(it search.Item) (map[string]interface{}, error) {
 	}
 	if len(it.Tags) > 0 {
 		d[fieldTags] = it.Tags
+	}
+	for _, sf := range search.StemFields {
+		if stems := sf.Stems(it); len(stems) > 0 {
+			d[textFields[sf.Field]] = stems
+		}
 	}
 	if len(it.Keywords) > 0 {
 		d[fieldKeywords] = it.Keywords

@@ -102,7 +102,7 @@ func (q allWords) Searcher(ctx context.Context, i index.IndexReader, m mapping.I
 func phraseQuery(terms []string, scoring bool) query.Query {
 	var dis []query.Query
 	for _, c := range search.Clauses {
-		if c.Typo {
+		if c.Typo || c.Stem {
 			continue
 		}
 		field := textFields[c.Field]
@@ -126,12 +126,19 @@ func phraseQuery(terms []string, scoring bool) query.Query {
 }
 
 // wordQuery matches the terms of one word (several for CJK bigrams, all in one field) in any
-// searched field, exactly or (typo) within the typo allowance, scoring the best clause matched. Its
-// typo clauses keep their candidates in fuzzy (nil: nowhere).
-func wordQuery(terms []string, typo bool, fuzzy *fuzzyCache) query.Query {
+// searched field, exactly or (typo) within the typo allowance, or any of its stems in a stem
+// field, scoring the best clause matched. Its typo clauses keep their candidates in fuzzy (nil:
+// nowhere).
+func wordQuery(terms, stems []string, typo bool, fuzzy *fuzzyCache) query.Query {
 	dis := make([]query.Query, 0, len(search.Clauses))
 	for _, c := range search.Clauses {
 		field := textFields[c.Field]
+		if c.Stem {
+			if len(stems) > 0 {
+				dis = append(dis, constantScore(anyTerm(stems, field), clauseCode(c.Score)))
+			}
+			continue
+		}
 		parts := make([]query.Query, len(terms))
 		fuzzed := false
 		for i, t := range terms {
@@ -154,6 +161,20 @@ func wordQuery(terms []string, typo bool, fuzzy *fuzzyCache) query.Query {
 		dis = append(dis, constantScore(match, clauseCode(c.Score)))
 	}
 	return scored(query.NewDisjunctionQuery(dis), bestClause)
+}
+
+// anyTerm matches any of terms in field.
+func anyTerm(terms []string, field string) query.Query {
+	each := make([]query.Query, len(terms))
+	for i, t := range terms {
+		tq := query.NewTermQuery(t)
+		tq.SetField(field)
+		each[i] = tq
+	}
+	if len(each) == 1 {
+		return each[0]
+	}
+	return query.NewDisjunctionQuery(each)
 }
 
 // Bleve has no dis_max, and its disjunction multiplies the sum of its matched clauses' scores by

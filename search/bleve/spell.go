@@ -12,8 +12,8 @@ import (
 	"mediagw/search/text"
 )
 
-// Words returns every term of the searched fields with the documents holding it in any of them,
-// for the did-you-mean's dictionary (search/spell). A term in one field counts its postings
+// Words returns every term of the searched fields and stem of the stem fields with the documents
+// holding it in any of them, for the did-you-mean's dictionary (search/spell). A term in one field counts its postings
 // there; one in several, the union of its postings in them, as the engines count each item's
 // distinct words once.
 func (b *Backend) Words(ctx context.Context) ([]search.Word, error) {
@@ -25,8 +25,14 @@ func (b *Backend) Words(ctx context.Context) ([]search.Word, error) {
 	var out []search.Word
 	err = withReader(h.idx, func(r index.IndexReader) error {
 		fields := map[string][]string{}
+		names := make([]string, 0, len(search.SearchedFields)+len(search.StemFields))
 		for _, sf := range search.SearchedFields {
-			field := textFields[sf.Field]
+			names = append(names, textFields[sf.Field])
+		}
+		for _, sf := range search.StemFields {
+			names = append(names, textFields[sf.Field])
+		}
+		for _, field := range names {
 			err := eachTerm(r, field, func(term string, _ uint64) error {
 				fields[term] = append(fields[term], field)
 				return ctx.Err()
@@ -112,7 +118,7 @@ func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alte
 				// A word of no terms leaves the others to decide, as in the search.
 				return nil, nil
 			}
-			return match("w:"+w, wordQuery(terms, true, h.fuzzy))
+			return match("w:"+w, wordQuery(terms, nil, true, h.fuzzy))
 		}
 		filters := q
 		filters.Text = ""

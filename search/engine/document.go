@@ -35,11 +35,15 @@ type Document struct {
 	TagsTerms        []string `json:"w_tags,omitempty"`
 	KeywordsTerms    []string `json:"w_keywords,omitempty"`
 	AuthorTerms      string   `json:"w_author,omitempty"`
+	// The stems of the words of search.StemFields' fields (the title's, the rest's) in the item's language
+	// (text.IndexStems), spaces between them.
+	TitleStems string `json:"s_title,omitempty"`
+	TextStems  string `json:"s_text,omitempty"`
 	// TitlePrefixes holds the prefixes of the title's terms, up to maxPrefixRunes runes, for
 	// completions.
 	TitlePrefixes string `json:"title_prefixes,omitempty"`
-	// Vocabulary holds every distinct term of the searched fields, as values the engine can list
-	// (Backend.Words), for the did-you-mean's dictionary.
+	// Vocabulary holds every distinct term of the searched fields and stem of the stem fields, as
+	// values the engine can list (Backend.Words), for the did-you-mean's dictionary.
 	Vocabulary []string `json:"vocabulary,omitempty"`
 }
 
@@ -75,6 +79,17 @@ func NewDocument(it search.Item) Document {
 	d.KeywordsTerms = list(it.Keywords)
 	d.AuthorTerms = terms(it.Author)
 	d.TitlePrefixes = prefixes(d.TitleTerms)
+	for _, sf := range search.StemFields {
+		held := sf.Stems(it)
+		all = append(all, held...)
+		stems := strings.Join(held, " ")
+		switch sf.Field {
+		case search.FieldTitleStems:
+			d.TitleStems = stems
+		case search.FieldTextStems:
+			d.TextStems = stems
+		}
+	}
 	slices.Sort(all)
 	d.Vocabulary = slices.Compact(all)
 	return d

@@ -244,16 +244,24 @@ func (b *Backend) categoryNames(ctx context.Context, index string, slugs []strin
 // maxPrefixRunes is the longest prefix of a title's term a document holds (Document.TitlePrefixes).
 const maxPrefixRunes = 20
 
-// completeBody: every word but the last a whole title word, the last a prefix of one.
-func completeBody(q string, n int) obj {
+// completeBody: every word but the last a whole title word, the last a prefix of one; or (typo)
+// a prefix of one within an edit but not a prefix of one as typed: the prefixes the document holds
+// (Document.TitlePrefixes) are those within an edit of the last word (search.CompleteTypo).
+func completeBody(q string, n int, typo bool) obj {
 	words := text.Words(q)
 	must := make([]any, 0, len(words))
+	var mustNot []any
 	for i, w := range words {
 		terms := text.Terms(w)
 		joined := strings.Join(terms, " ")
 		switch {
 		case i < len(words)-1:
 			must = append(must, obj{"match": obj{"w_title": obj{"query": joined, "operator": "and"}}})
+		case typo:
+			m := obj{"query": joined, "fuzziness": 1, "max_expansions": completeMaxExpansions}
+			m["fuzzy_transpositions"] = true
+			must = append(must, obj{"match": obj{"title_prefixes": m}})
+			mustNot = append(mustNot, obj{"match": obj{"title_prefixes": obj{"query": joined}}})
 		case utf8.RuneCountInString(w) <= maxPrefixRunes || len(terms) != 1:
 			must = append(must, obj{"match": obj{"title_prefixes": obj{"query": joined, "operator": "and"}}})
 		default:
@@ -261,8 +269,12 @@ func completeBody(q string, n int) obj {
 			must = append(must, obj{"prefix": obj{"w_title": obj{"value": terms[0]}}})
 		}
 	}
+	filter := obj{"filter": must}
+	if mustNot != nil {
+		filter["must_not"] = mustNot
+	}
 	return obj{
-		"query":   obj{"bool": obj{"filter": must}},
+		"query":   obj{"bool": filter},
 		"sort":    []any{obj{"downloads": obj{"order": "desc"}}, obj{"id": obj{"order": "asc"}}},
 		"size":    n,
 		"_source": []string{"id", "title"},
@@ -272,19 +284,35 @@ func completeBody(q string, n int) obj {
 	}
 }
 
-// Complete returns the titles holding every word of text, the last as a prefix, most downloaded first.
+// completeMaxExpansions bounds the title prefixes within an edit of a completion's last word:
+// more than a catalogue's titles hold, so that every one counts, as in search/bleve.
+const completeMaxExpansions = 1000
+
+// Complete returns the titles holding every word of text, the last as a prefix, most downloaded
+// first; then, when those are fewer than n and the last word may differ by an edit
+// (search.CompleteTypo), the titles it completes within that edit, most downloaded first.
 func (b *Backend) Complete(ctx context.Context, q string, n int) ([]search.Completion, error) {
 	out := []search.Completion{}
-	if len(text.Words(q)) == 0 || n < 1 {
+	words := text.Words(q)
+	if len(words) == 0 || n < 1 {
 		return out, nil
 	}
-	body, err := marshal(completeBody(q, n))
-	var resp searchResponse
-	if err := b.doSearch(ctx, "complete", body, err, &resp); err != nil {
-		return nil, err
-	}
-	for _, h := range resp.Hits.Hits {
-		out = append(out, search.Completion{Text: h.Source.Title, ID: h.Source.ID})
+	terms := text.Terms(words[len(words)-1])
+	for _, typo := range []bool{false, true} {
+		if typo && (len(terms) != 1 || !search.CompleteTypo(terms[0])) {
+			break
+		}
+		body, err := marshal(completeBody(q, n-len(out), typo))
+		var resp searchResponse
+		if err := b.doSearch(ctx, "complete", body, err, &resp); err != nil {
+			return nil, err
+		}
+		for _, h := range resp.Hits.Hits {
+			out = append(out, search.Completion{Text: h.Source.Title, ID: h.Source.ID})
+		}
+		if len(out) == n {
+			break
+		}
 	}
 	return out, nil
 }
@@ -415,7 +443,7 @@ const countMaxExpansions = 1000
 func countQuery(w string, m search.Matches) any {
 	terms := text.Terms(w)
 	if len(terms) != 1 {
-		return wordQuery(terms, true)
+		return wordQuery(terms, nil, true)
 	}
 	if matched, ok := m[w]; ok {
 		return obj{"terms": obj{"words": matched}}

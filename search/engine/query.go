@@ -21,6 +21,8 @@ var indexFields = map[search.Field]string{
 	search.FieldTags:        "w_tags",
 	search.FieldKeywords:    "w_keywords",
 	search.FieldAuthor:      "w_author",
+	search.FieldTitleStems:  "s_title",
+	search.FieldTextStems:   "s_text",
 }
 
 // typoRule is search's typo allowance in OpenSearch's terms, applied to each token of a word as
@@ -223,7 +225,7 @@ func boolQuery(q search.Query) obj {
 func phraseQuery(terms []string) obj {
 	var clauses []any
 	for _, c := range search.Clauses {
-		if !c.Typo {
+		if !c.Typo && !c.Stem {
 			clauses = append(clauses, obj{"constant_score": obj{"filter": phraseMatch(c.Field, terms), "boost": c.Score}})
 		}
 	}
@@ -279,15 +281,15 @@ func filterClauses(q search.Query) []any {
 	return filters
 }
 
-// synonymsQuery matches one word searched as each of its alternatives (search.Plan): the best
-// of them scores.
+// synonymsQuery matches one word searched as each of its alternatives (search.Plan) and their
+// stems: the best of them scores.
 func synonymsQuery(alts []search.Variant) json.RawMessage {
 	if len(alts) == 1 {
-		return wordQuery(alts[0].Terms, alts[0].Typo)
+		return wordQuery(alts[0].Terms, alts[0].Stems, alts[0].Typo)
 	}
 	queries := make([]json.RawMessage, len(alts))
 	for i, a := range alts {
-		queries[i] = wordQuery(a.Terms, a.Typo)
+		queries[i] = wordQuery(a.Terms, a.Stems, a.Typo)
 	}
 	b, err := marshal(obj{"dis_max": obj{"queries": queries}})
 	if err != nil {
@@ -310,14 +312,15 @@ func pinClauses(ids []string) []any {
 }
 
 // wordQuery matches one word of the text in any searched field, exactly or (typo) within the typo
-// allowance, scoring the best of search.Clauses it matches: constant scores under dis_max, so the
-// engine's score is the rule's sum, not BM25's, as in search/bleve. A word may have several terms
-// (CJK bigrams, search/text.Terms); those must all be in the one field that matches.
+// allowance, or as one of its stems in a stem field, scoring the best of search.Clauses it
+// matches: constant scores under dis_max, so the engine's score is the rule's sum, not BM25's, as
+// in search/bleve. A word may have several terms (CJK bigrams, search/text.Terms); those must all
+// be in the one field that matches.
 //
-// It is wordClauses of w's terms, encoded. The clauses differ from word to word only by the
-// terms, so they are encoded once (wordTemplate) and the terms set between their parts, rather
-// than building and encoding every clause's objects per word (BenchmarkSearchRequest).
-func wordQuery(termsOfW []string, typo bool) json.RawMessage {
+// It is wordClauses of w's terms and stems, encoded. The clauses differ from word to word only by
+// those, so they are encoded once (wordTemplate) and the terms and stems set between their parts,
+// rather than building and encoding every clause's objects per word (BenchmarkSearchRequest).
+func wordQuery(termsOfW, stems []string, typo bool) json.RawMessage {
 	cached := &wordTemplates[0]
 	if typo {
 		cached = &wordTemplates[1]
@@ -328,40 +331,81 @@ func wordQuery(termsOfW []string, typo bool) json.RawMessage {
 		cached.Store(t)
 	}
 	terms, err := marshal(strings.Join(termsOfW, " "))
-	if err != nil {
-		panic(fmt.Sprintf("encode the terms %q: %v", termsOfW, err)) // a string always encodes
+	encodedStems, serr := marshal(strings.Join(stems, " "))
+	if err != nil || serr != nil {
+		panic(fmt.Sprintf("encode the terms %q and stems %q: %v, %v", termsOfW, stems, err, serr)) // strings always encode
 	}
-	return bytes.Join(t.parts, terms)
+	var b []byte
+	for i, p := range t.parts {
+		b = append(b, p...)
+		if i < len(t.stems) {
+			if t.stems[i] {
+				b = append(b, encodedStems...)
+			} else {
+				b = append(b, terms...)
+			}
+		}
+	}
+	return b
 }
 
-// wordTemplate is wordClauses of a placeholder under a typo rule (or exact), encoded and cut where
-// the placeholder stood.
+// wordTemplate is wordClauses of placeholders under a typo rule (or exact), encoded and cut where
+// the placeholders stood: after parts[i] stood the stems' when stems[i], else the terms'.
 type wordTemplate struct {
 	rule  fuzzyRule
 	parts [][]byte
+	stems []bool
 }
 
 // wordTemplates are the templates of exact words ([0]) and of words with a typo allowance ([1]).
 var wordTemplates [2]atomic.Pointer[wordTemplate]
 
-// wordPlaceholder stands for a word's terms in wordTemplate, whose constant parts never hold it.
-const wordPlaceholder = "\x00terms\x00"
+// wordPlaceholder and stemsPlaceholder stand for a word's terms and stems in wordTemplate, whose
+// constant parts never hold them.
+const (
+	wordPlaceholder  = "\x00terms\x00"
+	stemsPlaceholder = "\x00stems\x00"
+)
 
 func newWordTemplate(rule fuzzyRule, typo bool) *wordTemplate {
-	encoded, err := marshal(wordClauses(wordPlaceholder, rule, typo))
-	placeholder, perr := marshal(wordPlaceholder)
-	if err != nil || perr != nil {
-		panic(fmt.Sprintf("encode the word query's template: %v, %v", err, perr)) // constant objects
+	encoded, err := marshal(wordClauses(wordPlaceholder, stemsPlaceholder, rule, typo))
+	termsAt, terr := marshal(wordPlaceholder)
+	stemsAt, serr := marshal(stemsPlaceholder)
+	if err != nil || terr != nil || serr != nil {
+		panic(fmt.Sprintf("encode the word query's template: %v, %v, %v", err, terr, serr)) // constant objects
 	}
-	return &wordTemplate{rule: rule, parts: bytes.Split(encoded, placeholder)}
+	t := &wordTemplate{rule: rule}
+	for {
+		i, j := bytes.Index(encoded, termsAt), bytes.Index(encoded, stemsAt)
+		if i < 0 && j < 0 {
+			t.parts = append(t.parts, encoded)
+			return t
+		}
+		at, n, stems := i, len(termsAt), false
+		if i < 0 || (j >= 0 && j < i) {
+			at, n, stems = j, len(stemsAt), true
+		}
+		t.parts = append(t.parts, encoded[:at])
+		t.stems = append(t.stems, stems)
+		encoded = encoded[at+n:]
+	}
 }
 
-// wordClauses is wordQuery as objects, for the terms of a word joined by spaces, under rule; an
-// exact word (not typo) has no typo clauses, which would match what its exact ones match, for less.
-func wordClauses(terms string, rule fuzzyRule, typo bool) obj {
+// wordClauses is wordQuery as objects, for the terms and the stems of a word, each joined by
+// spaces, under rule; an exact word (not typo) has no typo clauses, which would match what its
+// exact ones match, for less. A stem field's clause matches any of the stems: the field holds an
+// item's stems apart by spaces, which its analyzer splits at.
+func wordClauses(terms, stems string, rule fuzzyRule, typo bool) obj {
 	clauses := make([]any, 0, len(search.Clauses))
 	for _, c := range search.Clauses {
 		if c.Typo && !typo {
+			continue
+		}
+		if c.Stem {
+			clauses = append(clauses, obj{"constant_score": obj{
+				"filter": obj{"match": obj{indexFields[c.Field]: obj{"query": stems, "operator": "or"}}},
+				"boost":  c.Score,
+			}})
 			continue
 		}
 		m := obj{

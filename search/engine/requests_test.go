@@ -165,7 +165,7 @@ func TestCounterRefusesPartialAnswers(t *testing.T) {
 // TestSearchedFieldsAreIndexed: a word is searched in every field search.Clauses names, by its
 // index name, at the clause's score.
 func TestSearchedFieldsAreIndexed(t *testing.T) {
-	queries := wordClauses("lisbon", typoRule, true)["dis_max"].(obj)["queries"].([]any)
+	queries := wordClauses("lisbon", "en:lisbon", typoRule, true)["dis_max"].(obj)["queries"].([]any)
 	if len(queries) != len(search.Clauses) {
 		t.Fatalf("%d clauses, want %d", len(queries), len(search.Clauses))
 	}
@@ -176,7 +176,11 @@ func TestSearchedFieldsAreIndexed(t *testing.T) {
 		}
 		cs := queries[i].(obj)["constant_score"].(obj)
 		m, ok := cs["filter"].(obj)["match"].(obj)[name].(obj)
-		if !ok || cs["boost"] != c.Score || (m["fuzziness"] != nil) != c.Typo {
+		want := "lisbon"
+		if c.Stem {
+			want = "en:lisbon"
+		}
+		if !ok || cs["boost"] != c.Score || (m["fuzziness"] != nil) != c.Typo || m["query"] != want {
 			t.Errorf("clause %d = %v, want %s (typo %v) at %v", i, cs, name, c.Typo, c.Score)
 		}
 	}
@@ -403,13 +407,14 @@ func TestWordQueryIsItsClauses(t *testing.T) {
 	for _, rule := range []fuzzyRule{saved, {OneTypoFrom: 4, TwoTyposFrom: 8, MaxExpansions: 10}} {
 		typoRule = rule
 		for _, w := range []string{"harbour", "<b>a&b</b>", "l'été", "東京", "line\u2028sep\u2029", "bad\xffutf-8",
-			`quote"back\slash`, "tab\tnew\nline\x00", "🙂", "", "\x00terms\x00"} {
+			`quote"back\slash`, "tab\tnew\nline\x00", "🙂", "", "\x00terms\x00", "\x00stems\x00", "Häuser"} {
 			for _, typo := range []bool{false, true} {
-				want, err := json.Marshal(wordClauses(strings.Join(text.Terms(w), " "), rule, typo))
+				stems := search.WordStems(w, text.Terms(w), nil)
+				want, err := json.Marshal(wordClauses(strings.Join(text.Terms(w), " "), strings.Join(stems, " "), rule, typo))
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got := wordQuery(text.Terms(w), typo); string(got) != string(want) {
+				if got := wordQuery(text.Terms(w), stems, typo); string(got) != string(want) {
 					t.Errorf("rule %v, word %q, typo %v:\n got %s\nwant %s", rule, w, typo, got, want)
 				}
 			}
@@ -437,7 +442,7 @@ func TestBodiesEncodeAsEncodingJSON(t *testing.T) {
 				bodies = append(bodies, b)
 			}
 		}
-		bodies = append(bodies, completeBody(text, 10), countQuery(text, nil), countQuery(text, search.Matches{text: {text, "x"}}))
+		bodies = append(bodies, completeBody(text, 10, false), completeBody(text, 10, true), countQuery(text, nil), countQuery(text, search.Matches{text: {text, "x"}}))
 	}
 	for _, body := range bodies {
 		want, err := json.Marshal(body)
@@ -456,9 +461,11 @@ func TestBodiesEncodeAsEncodingJSON(t *testing.T) {
 // most downloaded n.
 func TestCompletionsCountNothing(t *testing.T) {
 	for _, text := range []string{"a", "old ri", "riverbank", strings.Repeat("x", maxPrefixRunes+5)} {
-		body := completeBody(text, 8)
-		if body["track_total_hits"] != false || body["size"] != 8 {
-			t.Errorf("completeBody(%q, 8): track_total_hits %v, size %v; want false, 8", text, body["track_total_hits"], body["size"])
+		for _, typo := range []bool{false, true} {
+			body := completeBody(text, 8, typo)
+			if body["track_total_hits"] != false || body["size"] != 8 {
+				t.Errorf("completeBody(%q, 8, %v): track_total_hits %v, size %v; want false, 8", text, typo, body["track_total_hits"], body["size"])
+			}
 		}
 	}
 }

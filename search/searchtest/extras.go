@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"mediagw/search"
 	"mediagw/search/spell"
@@ -179,6 +180,8 @@ var completions = []completion{
 	{"s", 10}, {"sun", 10}, {"SUNSET OV", 10}, {"harbour", 10}, {"the", 3}, {"the f", 10},
 	{"élan", 10}, {"ELAN V", 10}, {"keynote: the fut", 10}, {"untitled", 2}, {"zzzz", 10}, {"sunset zzzz", 10},
 	{`"(*`, 10},
+	// Through a typo in the last word: two letters swapped, one changed, dropped or added.
+	{"snuset", 10}, {"harbuor", 3}, {"sunset ovr", 10}, {"the fture", 10}, {"hrabour", 10},
 }
 
 func testComplete(t *testing.T, b search.Backend, items []search.Item, cases []completion) {
@@ -195,7 +198,9 @@ func testComplete(t *testing.T, b search.Backend, items []search.Item, cases []c
 }
 
 // modelComplete is what Complete must answer: titles holding every word of text, the last as a
-// prefix of a word, folded; the most downloaded first, then by id.
+// prefix of a word, folded; the most downloaded first, then by id; then, when those are fewer
+// than n and the last word may differ by an edit (search.CompleteTypo), the titles holding a word
+// a prefix of which is within an edit of it, in the same order.
 func modelComplete(items []search.Item, q string, n int) []search.Completion {
 	words := text.Words(q)
 	out := []search.Completion{}
@@ -205,28 +210,45 @@ func modelComplete(items []search.Item, q string, n int) []search.Completion {
 	for i := range words {
 		words[i] = text.Fold(words[i])
 	}
-	var hits []search.Item
+	last := words[len(words)-1]
+	var hits, near []search.Item
 	for _, it := range items {
 		title := text.Words(it.Title)
 		for i := range title {
 			title[i] = text.Fold(title[i])
 		}
 		ok := true
-		for i, w := range words {
-			last := i == len(words)-1
-			ok = ok && slices.ContainsFunc(title, func(tw string) bool { return tw == w || last && strings.HasPrefix(tw, w) })
+		for _, w := range words[:len(words)-1] {
+			ok = ok && slices.Contains(title, w)
 		}
-		if ok {
+		switch {
+		case !ok:
+		case slices.ContainsFunc(title, func(tw string) bool { return strings.HasPrefix(tw, last) }):
 			hits = append(hits, it)
+		case search.CompleteTypo(last) && slices.ContainsFunc(title, func(tw string) bool { return prefixWithinEdit(tw, last) }):
+			near = append(near, it)
 		}
 	}
-	slices.SortFunc(hits, func(a, b search.Item) int {
+	byDownloads := func(a, b search.Item) int {
 		return cmp.Or(-cmp.Compare(a.Downloads, b.Downloads), strings.Compare(a.ID, b.ID))
-	})
-	for _, it := range hits[:min(n, len(hits))] {
+	}
+	slices.SortFunc(hits, byDownloads)
+	slices.SortFunc(near, byDownloads)
+	for _, it := range append(hits, near...)[:min(n, len(hits)+len(near))] {
 		out = append(out, search.Completion{Text: it.Title, ID: it.ID})
 	}
 	return out
+}
+
+// prefixWithinEdit reports whether a prefix of w is within one edit of p.
+func prefixWithinEdit(w, p string) bool {
+	rs, n := []rune(w), utf8.RuneCountInString(p)
+	for l := max(n-1, 0); l <= min(n+1, len(rs)); l++ {
+		if search.EditsWithin(string(rs[:l]), p, 1) {
+			return true
+		}
+	}
+	return false
 }
 
 // testRelated checks the related items of each of sample, items of items.
@@ -335,8 +357,8 @@ func testWords(t *testing.T, b search.Backend, items []search.Item) {
 	}
 }
 
-// termItems counts, for each term of the searched fields (text.IndexTerms), the items holding it
-// in any of them.
+// termItems counts, for each term of the searched fields (text.IndexTerms) and stem of the stem
+// fields (search.StemField.Stems), the items holding it in any of them.
 func termItems(items []search.Item) map[string]int {
 	out := map[string]int{}
 	for _, it := range items {
@@ -346,6 +368,14 @@ func termItems(items []search.Item) map[string]int {
 				if !seen[tok.Term] {
 					seen[tok.Term] = true
 					out[tok.Term]++
+				}
+			}
+		}
+		for _, sf := range search.StemFields {
+			for _, stem := range sf.Stems(it) {
+				if !seen[stem] {
+					seen[stem] = true
+					out[stem]++
 				}
 			}
 		}

@@ -46,16 +46,29 @@ const (
 	// Other titles hold the word too and it scores alike in all of them, so it is the item's
 	// popularity that must put it first: success@1 is the figure.
 	KindPopular QueryKind = "a popular item's one distinctive title word"
+	// KindOtherForm: the title's rarest word in another form that the catalogue holds in the
+	// item's language (the same stem: "schnelle" for "schnelleren"), then its second rarest word
+	// as written; for titles of two words or more in a language with a stemmer.
+	KindOtherForm QueryKind = "another form of the rarest title word"
+	// KindOtherFormFar: KindOtherForm whose form is beyond the typo allowance of the word in the
+	// title ("gets" for "getting"): only the stems find it.
+	KindOtherFormFar QueryKind = "another form beyond the typo allowance"
+	// KindExactFirst: one title word that other titles hold in another form: an item holding it
+	// as typed must come first (ExactFirst), whichever item it is.
+	KindExactFirst QueryKind = "a word other titles hold in another form"
 )
 
-// QueryKinds are the kinds in the order reports list them.
-var QueryKinds = []QueryKind{KindTitle, KindRarest, KindTypo, KindShortTypo, KindPossessive, KindElision, KindPopular}
+// QueryKinds are the kinds in the order reports list them; KindExactFirst is measured apart
+// (ExactFirst), as it seeks no one item.
+var QueryKinds = []QueryKind{KindTitle, KindRarest, KindTypo, KindShortTypo, KindPossessive, KindElision, KindPopular, KindOtherForm, KindOtherFormFar}
 
-// KnownItem is a search a user makes for one item they know: Text should find the item ID.
+// KnownItem is a search a user makes for one item they know: Text should find the item ID,
+// whose language is Lang.
 type KnownItem struct {
 	Kind QueryKind
 	Text string
 	ID   string
+	Lang string
 }
 
 // knownItemWords caps the title words a known-item query types.
@@ -68,6 +81,7 @@ const knownItemWords = 6
 // relevance.
 func KnownItems(items []search.Item) []KnownItem {
 	df := documentFrequencies(items)
+	forms, titleForms := wordForms(items)
 	titles := map[string]int{}
 	for _, it := range items {
 		titles[text.Fold(it.Title)]++
@@ -102,6 +116,7 @@ func KnownItems(items []search.Item) []KnownItem {
 		if typo, ok := WithTypo(first, 4, 5); ok {
 			out = append(out, KnownItem{Kind: KindShortTypo, Text: strings.Join(typo, " "), ID: it.ID})
 		}
+		out = append(out, otherForms(it, words, df, forms, titleForms)...)
 	}
 	return append(out, popularWords(items, titles, df)...)
 }
@@ -222,6 +237,114 @@ func documentFrequencies(items []search.Item) map[string]int {
 	return df
 }
 
+// wordForms are, per stem (text.IndexStems, keyed by language), the folded words of that
+// language's items in any searched field with the number of items holding each (forms), and in a
+// title with the number of titles holding each (titleForms).
+func wordForms(items []search.Item) (forms, titleForms map[string]map[string]int) {
+	forms, titleForms = map[string]map[string]int{}, map[string]map[string]int{}
+	count := func(into map[string]map[string]int, lang string, texts []string) {
+		seen := map[string]bool{}
+		for _, s := range texts {
+			for _, w := range text.Words(s) {
+				f := text.Fold(w)
+				stems := text.IndexStems(lang, w)
+				if seen[f] || len(stems) != 1 {
+					continue
+				}
+				seen[f] = true
+				if into[stems[0]] == nil {
+					into[stems[0]] = map[string]int{}
+				}
+				into[stems[0]][f]++
+			}
+		}
+	}
+	for _, it := range items {
+		count(forms, it.Language, append([]string{it.Title, it.Summary, it.Description, it.Author}, append(it.Tags, it.Keywords...)...))
+		count(titleForms, it.Language, []string{it.Title})
+	}
+	return forms, titleForms
+}
+
+// otherForms are it's KindOtherForm, KindOtherFormFar and KindExactFirst queries, of its title's
+// words: its rarest word (df) in the other form the most items hold (the first in byte order on
+// a tie), which no word of the title is, then its second rarest word; and the rarest word alone
+// when another title holds another form of it.
+func otherForms(it search.Item, words []string, df map[string]int, forms, titleForms map[string]map[string]int) []KnownItem {
+	byRarity := slices.Clone(words)
+	slices.SortStableFunc(byRarity, func(a, b string) int { return cmp.Compare(df[text.Fold(a)], df[text.Fold(b)]) })
+	stems := text.IndexStems(it.Language, byRarity[0])
+	if len(stems) != 1 {
+		return nil
+	}
+	word := text.Fold(byRarity[0])
+	var out []KnownItem
+	for f, n := range titleForms[stems[0]] {
+		if f != word && (n > 1 || !slices.ContainsFunc(words, func(w string) bool { return text.Fold(w) == f })) {
+			out = append(out, KnownItem{Kind: KindExactFirst, Text: byRarity[0], ID: it.ID, Lang: it.Language})
+			break
+		}
+	}
+	if len(words) < 2 {
+		return out
+	}
+	pick, most := "", 0
+	for f, n := range forms[stems[0]] {
+		if slices.ContainsFunc(words, func(w string) bool { return text.Fold(w) == f }) {
+			continue
+		}
+		if n > most || n == most && f < pick {
+			pick, most = f, n
+		}
+	}
+	if pick == "" {
+		return out
+	}
+	q := pick + " " + byRarity[1]
+	out = append(out, KnownItem{Kind: KindOtherForm, Text: q, ID: it.ID, Lang: it.Language})
+	if !search.EditsWithin(pick, word, search.TypoAllowance(pick)) {
+		out = append(out, KnownItem{Kind: KindOtherFormFar, Text: q, ID: it.ID, Lang: it.Language})
+	}
+	return out
+}
+
+// ExactFirst is the share of the KindExactFirst queries whose first result (pages, in the order
+// of queries) holds the word as typed in a searched field, and how many there were.
+func ExactFirst(items []search.Item, queries []KnownItem, pages [][]string) (float64, int) {
+	byID := make(map[string]search.Item, len(items))
+	for _, it := range items {
+		byID[it.ID] = it
+	}
+	hits, n := 0, 0
+	for i, k := range queries {
+		if k.Kind != KindExactFirst {
+			continue
+		}
+		n++
+		if len(pages[i]) > 0 && holds(byID[pages[i][0]], text.Fold(k.Text)) {
+			hits++
+		}
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return float64(hits) / float64(n), n
+}
+
+// holds reports whether a searched field of it has the folded word w.
+func holds(it search.Item, w string) bool {
+	for _, s := range append([]string{it.Title, it.Summary, it.Description, it.Author}, append(it.Tags, it.Keywords...)...) {
+		if slices.Contains(text.QueryTerms(s), w) {
+			return true
+		}
+	}
+	return false
+}
+
+// exactFirstAim is the share of KindExactFirst queries whose first result must hold the word as
+// typed.
+const exactFirstAim = 0.98
+
 // rarest are the n words with the fewest items (the earlier on a tie), in words' order.
 func rarest(words []string, df map[string]int, n int) []string {
 	idx := make([]int, len(words))
@@ -329,6 +452,9 @@ var relevanceFloor = map[QueryKind]Relevance{
 	KindPossessive: {Success10: 0.995, MRR: 0.989},
 	KindElision:    {Success10: 0.999, MRR: 0.989},
 	KindPopular:    {Success1: 0.944, Success10: 0.999, MRR: 0.972},
+	// Stems find another form of a word (search.StemFields).
+	KindOtherForm:    {Success10: 0.995, MRR: 0.927},
+	KindOtherFormFar: {Success10: 0.985, MRR: 0.927},
 }
 
 // sameTenAim is the share of known-item queries whose first ten results the backends must agree
@@ -388,6 +514,89 @@ func RunRankingAgreement(t *testing.T, openA, openB Open) {
 			}
 		}
 	}
+	compareSwapped(t, a, b, queries)
+	for name, pages := range map[string][][]string{"A": pagesA, "B": pagesB} {
+		share, n := ExactFirst(items, queries, pages)
+		t.Logf("%s, %s: the word as typed first for %.3f (%d queries)", name, KindExactFirst, share, n)
+		if share < exactFirstAim {
+			t.Errorf("%s puts an item holding the word as typed first for %.3f of %q, want %.2f", name, share, KindExactFirst, exactFirstAim)
+		}
+		for lang, rel := range byLanguage(queries, pages, KindOtherForm) {
+			t.Logf("%s, %s, %s: %v", name, KindOtherForm, lang, rel)
+		}
+	}
+}
+
+// swappedAim is the share of title prefixes typed with two letters swapped that must still
+// complete to their title.
+const swappedAim = 0.80
+
+// compareSwapped completes the title prefix of each KindTitle query typed with two letters
+// swapped (Swapped) on both backends: the answers must be the same, and hold the title for
+// swappedAim of them.
+func compareSwapped(t *testing.T, a, b search.Backend, queries []KnownItem) {
+	found, n := 0, 0
+	for _, k := range queries {
+		typed, ok := Swapped(k.Text)
+		if k.Kind != KindTitle || !ok {
+			continue
+		}
+		n++
+		c, cancel := context.WithTimeout(t.Context(), callTimeout)
+		gotA, errA := a.Complete(c, typed, search.DefaultCompletions)
+		gotB, errB := b.Complete(c, typed, search.DefaultCompletions)
+		cancel()
+		if err := cmp.Or(errA, errB); err != nil {
+			t.Fatalf("Complete(%q): %v", typed, err)
+		}
+		if !slices.Equal(gotA, gotB) {
+			t.Errorf("Complete(%q) differs:\n  A %v\n  B %v", typed, gotA, gotB)
+		}
+		if slices.ContainsFunc(gotA, func(c search.Completion) bool { return c.ID == k.ID }) {
+			found++
+		}
+	}
+	share := float64(found) / float64(max(n, 1))
+	t.Logf("a title prefix with two letters swapped completes to its title for %.3f (%d prefixes)", share, n)
+	if share < swappedAim {
+		t.Errorf("a title prefix with two letters swapped completes to its title for %.3f, want %.2f", share, swappedAim)
+	}
+}
+
+// Swapped is what a person typing the start of a title (up to four words) makes of it with two
+// letters swapped: the last word cut to five letters, its second and third swapped ("Wlaki" of
+// "Walking"); false when that word is shorter than search.CompleteTypoFrom or the letters alike.
+func Swapped(title string) (string, bool) {
+	words := text.Words(title)
+	words = slices.Clone(words[:min(len(words), 4)])
+	if len(words) == 0 {
+		return "", false
+	}
+	rs := []rune(words[len(words)-1])
+	if len(rs) < search.CompleteTypoFrom || !unicode.IsLetter(rs[1]) || !unicode.IsLetter(rs[2]) || text.Fold(string(rs[1])) == text.Fold(string(rs[2])) {
+		return "", false
+	}
+	rs = rs[:min(len(rs), 5)]
+	rs[1], rs[2] = rs[2], rs[1]
+	words[len(words)-1] = string(rs)
+	return strings.Join(words, " "), true
+}
+
+// byLanguage is the Relevance of the queries of kind per language of their items.
+func byLanguage(queries []KnownItem, pages [][]string, kind QueryKind) map[string]Relevance {
+	var of []KnownItem
+	var ofPages [][]string
+	for i, k := range queries {
+		if k.Kind == kind {
+			k.Kind = QueryKind(k.Lang)
+			of, ofPages = append(of, k), append(ofPages, pages[i])
+		}
+	}
+	out := map[string]Relevance{}
+	for lang, rel := range Relevances(of, ofPages) {
+		out[string(lang)] = rel
+	}
+	return out
 }
 
 // RealKnownItems are the real catalogue's items (the lines the reader accepts) and their

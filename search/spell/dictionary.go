@@ -27,6 +27,9 @@ type Dictionary struct {
 	isWord []bool
 	items  []int
 	n      int
+	// stems are the held stems (search.StemFields, keyed by language) with the items holding
+	// each: no neighbour nor match, but a word whose stem is held is spelt right (Items).
+	stems map[string]int
 
 	// variants index the terms by what deleting up to maxEdits of their runes leaves (symmetric
 	// delete): each entry a variant's hash (seed) in the high 32 bits, the term's index in the
@@ -82,6 +85,14 @@ func NewDictionary(words []search.Word) (*Dictionary, error) {
 	if len(sorted) > 0 && sorted[0].Text == "" {
 		sorted = sorted[1:]
 	}
+	stems := map[string]int{}
+	sorted = slices.DeleteFunc(sorted, func(w search.Word) bool {
+		if strings.Contains(w.Text, ":") {
+			stems[w.Text] = w.Items
+			return true
+		}
+		return false
+	})
 	if len(sorted) > math.MaxInt32 {
 		return nil, fmt.Errorf("dictionary: %d terms, over %d", len(sorted), math.MaxInt32)
 	}
@@ -89,6 +100,7 @@ func NewDictionary(words []search.Word) (*Dictionary, error) {
 		terms:  make([]string, len(sorted)),
 		isWord: make([]bool, len(sorted)),
 		items:  make([]int, len(sorted)),
+		stems:  stems,
 		seed:   maphash.MakeSeed(),
 		memo:   memo.New[string, near](maxMemo),
 	}
@@ -242,7 +254,8 @@ func (d *Dictionary) Matches(words []string) (search.Matches, error) {
 }
 
 // Items maps each of words (text.Words) that is one term (text.Terms) to the number of items
-// holding that term: 0 when none does. A word of several terms is left out.
+// holding that term, or, when none does, holding another form of it (the most of its stems'
+// in any language, search.WordStems): 0 when none does. A word of several terms is left out.
 func (d *Dictionary) Items(words []string) map[string]int {
 	out := make(map[string]int, len(words))
 	for _, word := range words {
@@ -250,10 +263,16 @@ func (d *Dictionary) Items(words []string) map[string]int {
 		if len(terms) != 1 {
 			continue
 		}
+		out[word] = 0
 		if i, ok := slices.BinarySearch(d.terms, terms[0]); ok {
 			out[word] = d.items[i]
-		} else {
-			out[word] = 0
+			continue
+		}
+		if len(d.stems) == 0 {
+			continue
+		}
+		for _, stem := range search.WordStems(word, terms, nil) {
+			out[word] = max(out[word], d.stems[stem])
 		}
 	}
 	return out

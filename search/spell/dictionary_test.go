@@ -22,3 +22,23 @@ func TestVariantsSizedAtOnce(t *testing.T) {
 		t.Errorf("%d variants in room for %d", len(d.variants), cap(d.variants))
 	}
 }
+
+// TestStemsSpellRight: a word the index does not hold but another form of which it does counts
+// the items holding that form, so that it is left alone as spelt right; the stems are no
+// neighbours.
+func TestStemsSpellRight(t *testing.T) {
+	d, err := NewDictionary([]search.Word{{Text: "оды", Items: 2}, {Text: "ru:од", Items: 2}, {Text: "она", Items: 5000}, {Text: "en:act", Items: 9}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Items([]string{"ода", "оно", "она"}); got["ода"] != 2 || got["оно"] != 0 || got["она"] != 5000 {
+		t.Errorf("Items = %v, want ода 2 (its stem's), оно 0, она 5000", got)
+	}
+	if d.Len() != 2 {
+		t.Errorf("Len = %d, want the 2 words, no stem", d.Len())
+	}
+	near, err := d.Neighbours("enact")
+	if err != nil || len(near["enact"]) != 0 {
+		t.Errorf("Neighbours(enact) = %v, %v; want no stem", near, err)
+	}
+}

@@ -37,7 +37,7 @@ func TestItemsIsValid(t *testing.T) {
 		"id": "keyword", "type": "keyword", "category": "keyword", "category_name": "keyword",
 		"author": "keyword", "language": "keyword", "title_sort": "keyword",
 		"w_title": "text", "w_summary": "text", "w_description": "text", "w_tags": "text", "w_keywords": "text",
-		"w_author": "text", "words": "text", "title_prefixes": "text",
+		"w_author": "text", "words": "text", "title_prefixes": "text", "s_title": "text", "s_text": "text",
 		"date": "date", "downloads": "long",
 	}
 	for field, typ := range want {
@@ -51,7 +51,7 @@ func TestItemsIsValid(t *testing.T) {
 	}
 	// Terms made by the loader are indexed, not stored, but those related items' more_like_this
 	// reads from the item's _source: a hit carries little more than the item.
-	for _, f := range []string{"w_summary", "w_description", "w_author", "title_prefixes", "vocabulary", "author_key", "year"} {
+	for _, f := range []string{"w_summary", "w_description", "w_author", "title_prefixes", "s_title", "s_text", "vocabulary", "author_key", "year"} {
 		if !slices.Contains(def.Mappings.Source.Excludes, f) {
 			t.Errorf("_source.excludes %q lacks %s", def.Mappings.Source.Excludes, f)
 		}
