@@ -55,6 +55,13 @@ func TestMatched(t *testing.T) {
 			}
 		})
 	}
+	t.Run("another form of a synonym", func(t *testing.T) {
+		q := Query{Text: "fast", Curation: synonyms{"fast": {"fast", "schnelle"}}}
+		got := Matched(Item{Title: "Fast: Cython für schnelleren Python-Code", Language: "de"}, q)["title"]
+		if want := "<mark>Fast</mark>: Cython für <mark>schnelleren</mark> Python-Code"; got != want {
+			t.Errorf("Matched = %q, want %q", got, want)
+		}
+	})
 	t.Run("long text is cut around the match", func(t *testing.T) {
 		got := Matched(Item{Description: long}, Query{Text: "thames"})["description"]
 		plain := strings.NewReplacer("<mark>", "", "</mark>", "").Replace(got)
@@ -124,3 +131,10 @@ func FuzzMatched(f *testing.F) {
 		}
 	})
 }
+
+// synonyms searches each word it names as its alternatives, and pins nothing.
+type synonyms map[string][]string
+
+func (s synonyms) Alternatives(w string) []string { return s[w] }
+
+func (synonyms) Pinned(string) []string { return nil }
