@@ -321,13 +321,10 @@ func pinClauses(ids []string) []any {
 // those, so they are encoded once (wordTemplate) and the terms and stems set between their parts,
 // rather than building and encoding every clause's objects per word (BenchmarkSearchRequest).
 func wordQuery(termsOfW, stems []string, typo bool) json.RawMessage {
-	cached := &wordTemplates[0]
-	if typo {
-		cached = &wordTemplates[1]
-	}
+	cached := &wordTemplates[b2i(typo)][b2i(len(stems) > 0)]
 	t := cached.Load()
 	if t == nil || t.rule != typoRule {
-		t = newWordTemplate(typoRule, typo)
+		t = newWordTemplate(typoRule, typo, len(stems) > 0)
 		cached.Store(t)
 	}
 	terms, err := marshal(strings.Join(termsOfW, " "))
@@ -357,8 +354,17 @@ type wordTemplate struct {
 	stems []bool
 }
 
-// wordTemplates are the templates of exact words ([0]) and of words with a typo allowance ([1]).
-var wordTemplates [2]atomic.Pointer[wordTemplate]
+// wordTemplates are the templates of exact words ([0]) and of words with a typo allowance ([1]),
+// each without stems ([.][0]) and with them ([.][1]).
+var wordTemplates [2][2]atomic.Pointer[wordTemplate]
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
 
 // wordPlaceholder and stemsPlaceholder stand for a word's terms and stems in wordTemplate, whose
 // constant parts never hold them.
@@ -367,8 +373,12 @@ const (
 	stemsPlaceholder = "\x00stems\x00"
 )
 
-func newWordTemplate(rule fuzzyRule, typo bool) *wordTemplate {
-	encoded, err := marshal(wordClauses(wordPlaceholder, stemsPlaceholder, rule, typo))
+func newWordTemplate(rule fuzzyRule, typo, stemmed bool) *wordTemplate {
+	stems := ""
+	if stemmed {
+		stems = stemsPlaceholder
+	}
+	encoded, err := marshal(wordClauses(wordPlaceholder, stems, rule, typo))
 	termsAt, terr := marshal(wordPlaceholder)
 	stemsAt, serr := marshal(stemsPlaceholder)
 	if err != nil || terr != nil || serr != nil {
@@ -394,7 +404,8 @@ func newWordTemplate(rule fuzzyRule, typo bool) *wordTemplate {
 // wordClauses is wordQuery as objects, for the terms and the stems of a word, each joined by
 // spaces, under rule; an exact word (not typo) has no typo clauses, which would match what its
 // exact ones match, for less. A stem field's clause matches any of the stems: the field holds an
-// item's stems apart by spaces, which its analyzer splits at.
+// item's stems apart by spaces, which its analyzer splits at; a word of no stems has none, which
+// would match nothing and count against the engine's clause limit.
 func wordClauses(terms, stems string, rule fuzzyRule, typo bool) obj {
 	clauses := make([]any, 0, len(search.Clauses))
 	for _, c := range search.Clauses {
@@ -402,6 +413,9 @@ func wordClauses(terms, stems string, rule fuzzyRule, typo bool) obj {
 			continue
 		}
 		if c.Stem {
+			if stems == "" {
+				continue
+			}
 			clauses = append(clauses, obj{"constant_score": obj{
 				"filter": obj{"match": obj{indexFields[c.Field]: obj{"query": stems, "operator": "or"}}},
 				"boost":  c.Score,
