@@ -292,7 +292,7 @@ if [[ $EMBEDDED == 1 ]]; then
 		-save "$RESULTS/4-embedded.json" -label "both backends, closed loop"
 fi
 
-# The search-box extras (issue 12) on each backend through its gateway (caching off): the mix's
+# The search-box extras on each backend through its gateway (caching off): the mix's
 # searches with all four facets and highlight=true, as phrases (q in quotes), and with the reuse
 # filters and their facets, against the same searches without, closed loop in alternating rounds;
 # then completions as typed, open loop.
