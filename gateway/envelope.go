@@ -235,10 +235,14 @@ func (g *Gateway) itemsEnvelope(q search.Query, res search.Result) itemsBody {
 	strs := make(nullables, 0, summaryNullables*len(res.Items))
 	// Matches are marked as the search found them, its synonyms too.
 	q.Curation = res.Curation
+	var marks *search.Highlighter
+	if q.Highlight && q.Searches() {
+		marks = search.NewHighlighter(q)
+	}
 	for _, it := range res.Items {
 		sum := g.summary(it, &strs)
-		if q.Highlight && q.Searches() {
-			sum.Matched = search.Matched(it, q)
+		if marks != nil {
+			sum.Matched = marks.Matched(it)
 			if sum.Matched == nil {
 				sum.Matched = map[string]string{}
 			}

@@ -25,13 +25,31 @@ const snippetLead = 60
 // side (Phrases); a word q.Curation searches as its synonyms matches as each of them. It is
 // computed from the item alone, so both backends highlight alike. Lists (tags, keywords) are
 // joined with ", ".
-func Matched(it Item, q Query) map[string]string {
+func Matched(it Item, q Query) map[string]string { return NewHighlighter(q).Matched(it) }
+
+// Highlighter marks what one search matched in the items of its answer: the search is planned
+// once (PlanText, its synonyms, typo allowances), the stems once per item language.
+type Highlighter struct {
+	phrases [][]string
+	words   []highlightWord
+	// byLanguage are the words with their stems in a language, as items of it need them.
+	byLanguage map[string][]queryWord
+}
+
+// highlightWord is one alternative of a searched word, with what its stems are made from.
+type highlightWord struct {
+	queryWord
+	word, alt string
+	stemmed   bool
+}
+
+// NewHighlighter plans q's highlighting; its Matched is Matched for q.
+func NewHighlighter(q Query) *Highlighter {
 	words := text.Words(q.Text)
-	phrases := q.Phrases.Terms()
-	if len(words) == 0 && len(phrases) == 0 {
-		return nil
+	h := &Highlighter{phrases: q.Phrases.Terms(), byLanguage: map[string][]queryWord{}}
+	if len(words) == 0 && len(h.phrases) == 0 {
+		return h
 	}
-	query := make([]queryWord, 0, len(words))
 	plan := PlanText(q)
 	for i, w := range words {
 		var typo, stems bool
@@ -47,16 +65,39 @@ func Matched(it Item, q Query) map[string]string {
 			}
 		}
 		for _, a := range alts {
-			qw := queryWord{folded: []rune(text.Fold(a))}
+			hw := highlightWord{queryWord: queryWord{folded: []rune(text.Fold(a))}, word: w, alt: a, stemmed: stems}
 			if typo {
-				qw.allowance = TypoAllowance(string(qw.folded))
+				hw.allowance = TypoAllowance(string(hw.folded))
 			}
-			if stems && it.Language != "" {
-				qw.stems = WordStems(w, text.Terms(a), []string{it.Language})
-			}
-			query = append(query, qw)
+			h.words = append(h.words, hw)
 		}
 	}
+	return h
+}
+
+// query is the searched words as an item in lang matches them.
+func (h *Highlighter) query(lang string) []queryWord {
+	if q, ok := h.byLanguage[lang]; ok {
+		return q
+	}
+	q := make([]queryWord, len(h.words))
+	for i, hw := range h.words {
+		q[i] = hw.queryWord
+		if hw.stemmed && lang != "" {
+			q[i].stems = WordStems(hw.word, text.Terms(hw.alt), []string{lang})
+		}
+	}
+	h.byLanguage[lang] = q
+	return q
+}
+
+// Matched is Matched(it, q) for the q h was made for. Not for concurrent use.
+func (h *Highlighter) Matched(it Item) map[string]string {
+	if len(h.words) == 0 && len(h.phrases) == 0 {
+		return nil
+	}
+	query := h.query(it.Language)
+	phrases := h.phrases
 	var out map[string]string
 	stemmed := map[Field]bool{}
 	for _, sf := range StemFields {
