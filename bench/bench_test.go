@@ -25,7 +25,8 @@ import (
 	"mediagw/ratelimit"
 	"mediagw/search"
 	"mediagw/search/bleve"
-	"mediagw/search/engine"
+	"mediagw/search/chain"
+	"mediagw/search/elastic"
 )
 
 // fixture is a generated catalogue shared by the tests: its file, corpus and items.
@@ -168,16 +169,16 @@ func TestMixWithout(t *testing.T) {
 // recorder is the embedded backend, noting the last question the gateway asked it.
 type recorder struct {
 	search.Backend
-	mu    sync.Mutex
-	query search.Query
-	id    string
+	mu  sync.Mutex
+	req *search.Request
+	id  string
 }
 
-func (r *recorder) Search(ctx context.Context, q search.Query) (search.Result, error) {
+func (r *recorder) Search(ctx context.Context, req *search.Request) (search.Result, error) {
 	r.mu.Lock()
-	r.query = q
+	r.req = req
 	r.mu.Unlock()
-	return r.Backend.Search(ctx, q)
+	return r.Backend.Search(ctx, req)
 }
 
 func (r *recorder) Item(ctx context.Context, id string) (search.Item, error) {
@@ -188,7 +189,8 @@ func (r *recorder) Item(ctx context.Context, id string) (search.Item, error) {
 }
 
 // TestDirectRequestsAreWhatTheGatewayAsks checks that a mix request's direct form is exactly the
-// OpenSearch request the backend would send for what the gateway parsed from its query string.
+// OpenSearch request the backend would send for what the gateway parsed from its query string,
+// with what its chain adds (the languages held).
 func TestDirectRequestsAreWhatTheGatewayAsks(t *testing.T) {
 	_, c, items := testCatalogue(t)
 	ctx := context.Background()
@@ -198,7 +200,17 @@ func TestDirectRequestsAreWhatTheGatewayAsks(t *testing.T) {
 	}
 	t.Cleanup(func() { b.Close() })
 	rec := &recorder{Backend: b}
-	srv := newGateway(t, rec, 100000)
+	ch, err := chain.New(rec, chain.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ch.Live.Ask(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ch.Live.Asking() && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	srv := newGateway(t, ch, 100000)
 
 	m, err := BuildMix(c, MixOptions{Seed: 9, Distinct: 300, Length: 3000, Alias: "x"})
 	if err != nil {
@@ -221,15 +233,15 @@ func TestDirectRequestsAreWhatTheGatewayAsks(t *testing.T) {
 		var want []byte
 		switch r.Kind {
 		case KindItems:
-			var req engine.SearchRequest
-			req, err = engine.NewSearchRequest(rec.query)
+			var req elastic.SearchRequest
+			req, err = elastic.NewSearchRequest(rec.req)
 			want = req.Body
 		case KindItem:
-			want, err = engine.ItemRequest(rec.id)
+			want, err = elastic.ItemRequest(rec.id)
 		case KindCategories, KindAuthors:
-			want := engine.ListAuthors
+			want := elastic.ListAuthors
 			if r.Kind == KindCategories {
-				want = engine.ListCategories
+				want = elastic.ListCategories
 			}
 			if r.Direct.List == nil || *r.Direct.List != want || r.Direct.Body != nil {
 				t.Errorf("%s: direct list %v, body %q; want the %s exchange", r.Query, r.Direct.List, r.Direct.Body, want)
@@ -408,8 +420,8 @@ func TestOpenSearchTargetAndLoad(t *testing.T) {
 	u := servicetest.EngineURL(t)
 	path, c, items := testCatalogue(t)
 	ctx := context.Background()
-	b := servicetest.OpenEngine(t, func(e servicetest.Engine, url, alias string) (*engine.Backend, error) {
-		return engine.New(engine.Config{URLs: []string{url}, Product: engine.Product(e.Product), Alias: alias})
+	b := servicetest.OpenEngine(t, func(e servicetest.Engine, url, alias string) (*elastic.Backend, error) {
+		return elastic.New(elastic.Config{URLs: []string{url}, Product: elastic.Product(e.Product), Alias: alias})
 	})
 	alias := b.Alias()
 
@@ -454,7 +466,7 @@ func TestOpenSearchTargetAndLoad(t *testing.T) {
 		}
 	}
 	// The direct exchange reaches every author the backend lists, with the same counts.
-	authors, err := b.Authors(ctx)
+	authors, err := b.Authors(ctx, search.Query{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -462,7 +474,7 @@ func TestOpenSearchTargetAndLoad(t *testing.T) {
 	for _, a := range authors {
 		want[a.Name] = a.Count
 	}
-	counter := engine.NewCounter(engine.ListAuthors)
+	counter := elastic.NewCounter(elastic.ListAuthors)
 	for done := false; !done; {
 		body, err := counter.Request()
 		if err != nil {
@@ -546,4 +558,46 @@ func TestRunByCountReplaysTheSameRequests(t *testing.T) {
 	if len(fast.seqs) != 90 || !slices.Equal(fast.seqs, slow.seqs) {
 		t.Errorf("fast was sent %d requests, slow %d; want the same 90, a round's 30 to warm up", len(fast.seqs), len(slow.seqs))
 	}
+}
+
+// TestMixForms: a mix of Forms searches only words the catalogue also holds in another form.
+func TestMixForms(t *testing.T) {
+	_, c, _ := testCatalogue(t)
+	formed := c.Formed()
+	if len(formed) == 0 || len(formed) == len(c.Words) {
+		t.Fatalf("%d of %d words have another form: want some, not all", len(formed), len(c.Words))
+	}
+	m, err := BuildMix(c, MixOptions{Seed: 1, Length: 2000, Forms: true, Without: []Kind{KindItem, KindCategories, KindAuthors}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := 0
+	for _, r := range m.Seq {
+		v, err := url.ParseQuery(r.Query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range strings.Fields(v.Get("q")) {
+			texts++
+			// The mix's typos change a word's letters, not its length.
+			if !slices.ContainsFunc(formed, func(f string) bool { return f == w || len(f) == len(w) && typoOf(f, w) }) {
+				t.Fatalf("%q: %q has no other form in the catalogue", r.Query, w)
+			}
+		}
+	}
+	if texts == 0 {
+		t.Error("no search with words")
+	}
+}
+
+// typoOf reports whether w is word with two neighbouring letters swapped (typo).
+func typoOf(word, w string) bool {
+	a, b := []rune(word), []rune(w)
+	for i := 0; i+1 < len(a); i++ {
+		if a[i] != b[i] {
+			a[i], a[i+1] = a[i+1], a[i]
+			return string(a) == w
+		}
+	}
+	return false
 }

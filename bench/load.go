@@ -20,8 +20,8 @@ import (
 
 	"mediagw/catalogue"
 	"mediagw/search"
-	"mediagw/search/engine"
-	"mediagw/search/engine/mappings"
+	"mediagw/search/elastic"
+	"mediagw/search/elastic/mappings"
 )
 
 // LoadResult is one way of putting a catalogue into OpenSearch, timed.
@@ -94,7 +94,7 @@ func bulkDocs(items iter.Seq2[search.Item, error]) ([][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		src, err := json.Marshal(engine.NewDocument(it))
+		src, err := json.Marshal(elastic.NewDocument(it))
 		if err != nil {
 			return nil, err
 		}

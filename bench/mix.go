@@ -19,9 +19,10 @@ import (
 	"unicode/utf8"
 
 	"mediagw/catalogue"
-	"mediagw/query"
+	"mediagw/params"
 	"mediagw/search"
-	"mediagw/search/engine"
+	"mediagw/search/elastic"
+	"mediagw/search/text"
 )
 
 // Kind is the API resource a request asks for.
@@ -115,20 +116,20 @@ type Request struct {
 }
 
 // Direct is a request to OpenSearch: one HTTP request (Method, Path, Body), or for categories and
-// authors the backend's whole exchange for the list (engine.Counter), sent to Path as the
+// authors the backend's whole exchange for the list (elastic.Counter), sent to Path as the
 // backend would send it.
 type Direct struct {
 	Method, Path string
 	// Body is nil when List is set: the Counter makes the bodies.
 	Body []byte
 	// List is the list a categories or authors request counts; nil for the others.
-	List *engine.List
+	List *elastic.List
 }
 
 // MixOptions shape a mix. Zero values take the defaults.
 type MixOptions struct {
 	Seed uint64
-	// Alias is the OpenSearch alias direct requests go to; default engine.DefaultAlias.
+	// Alias is the OpenSearch alias direct requests go to; default elastic.DefaultAlias.
 	Alias string
 	// Distinct is the number of distinct searches and of distinct items the mix draws from
 	// (default 20,000 each): real traffic repeats its popular requests, and this sets how much.
@@ -138,11 +139,14 @@ type MixOptions struct {
 	// Without leaves these kinds out; the others keep their proportions to each other. It
 	// isolates a resource's share of a run's cost.
 	Without []Kind
+	// Forms draws the searches' words from those the catalogue also holds in another form
+	// (Corpus.Formed), so that each word matches through its stems as well as as typed.
+	Forms bool
 }
 
 func (o MixOptions) withDefaults() MixOptions {
 	if o.Alias == "" {
-		o.Alias = engine.DefaultAlias
+		o.Alias = elastic.DefaultAlias
 	}
 	if o.Distinct <= 0 {
 		o.Distinct = 20000
@@ -185,6 +189,9 @@ type Corpus struct {
 	IDs                               []string
 	types, categories, langs, authors []weighted
 	minYear, maxYear                  int
+	// stemLangs are, per word of Words, the languages with a stemmer of the items holding it, a
+	// bit per text.StemLanguages entry.
+	stemLangs map[string]uint16
 }
 
 // stopwords are function words of the catalogue's main languages: nobody searches for them alone.
@@ -214,6 +221,7 @@ func readCorpus(r io.Reader) (*Corpus, error) {
 	types, cats, langs, authors := map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}
 	c := &Corpus{minYear: 9999}
 	seen := map[string]bool{}
+	stemLangs := map[string]uint16{}
 	for {
 		it, err := cr.Next()
 		if errors.Is(err, io.EOF) {
@@ -237,11 +245,16 @@ func readCorpus(r io.Reader) (*Corpus, error) {
 			}
 		}
 		clear(seen)
+		bit := uint16(0)
+		if i, ok := slices.BinarySearch(text.StemLanguages, it.Language); ok {
+			bit = 1 << i
+		}
 		for _, s := range append([]string{it.Title}, append(it.Tags, it.Keywords...)...) {
 			for _, w := range words(s) {
 				if !seen[w] {
 					seen[w] = true
 					df[w]++
+					stemLangs[w] |= bit
 				}
 			}
 		}
@@ -253,14 +266,55 @@ func readCorpus(r io.Reader) (*Corpus, error) {
 		c.minYear, c.maxYear = 2000, 2025
 	}
 	ranked := byCount(df)
+	c.stemLangs = map[string]uint16{}
 	for _, w := range ranked[:min(len(ranked), vocabularyCap)] {
 		c.Words = append(c.Words, w.value)
+		c.stemLangs[w.value] = stemLangs[w.value]
 	}
 	if len(c.Words) == 0 {
 		return nil, errors.New("read catalogue: no words to search for")
 	}
 	c.types, c.categories, c.langs, c.authors = byCount(types), byCount(cats), byCount(langs), byCount(authors)
 	return c, nil
+}
+
+// held are the languages with a stemmer the catalogue's items are in.
+func (c *Corpus) held() search.List {
+	var out []string
+	for _, lang := range text.StemLanguages {
+		if slices.ContainsFunc(c.langs, func(w weighted) bool { return w.value == lang }) {
+			out = append(out, lang)
+		}
+	}
+	return search.ListOf(out...)
+}
+
+// Formed returns the words of Words, in their order, that share a stem with another of them in
+// the language of an item holding each (text.IndexStems): "houses" beside "house".
+func (c *Corpus) Formed() []string {
+	byStem := map[string][]int{}
+	for i, w := range c.Words {
+		for k, lang := range text.StemLanguages {
+			if c.stemLangs[w]&(1<<k) != 0 {
+				for _, s := range text.IndexStems(lang, w) {
+					byStem[s] = append(byStem[s], i)
+				}
+			}
+		}
+	}
+	formed := make([]bool, len(c.Words))
+	for _, words := range byStem {
+		for _, i := range words {
+			formed[i] = formed[i] || len(words) > 1
+		}
+	}
+	var out []string
+	for i, w := range c.Words {
+		if formed[i] {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 func count(m map[string]int, v string) {
@@ -304,7 +358,12 @@ type mixer struct {
 	rng   *rand.Rand
 	c     *Corpus
 	alias string
+	// vocab are the words searches are made of, words draws from them.
+	vocab []string
 	words *rand.Zipf
+	// held are the languages with a stemmer the catalogue holds, which the gateway's chain hands
+	// each search (search.Request.Held), so that the direct form is the same engine request.
+	held search.List
 }
 
 func (m *mixer) chance(perMille int) bool { return m.rng.IntN(1000) < perMille }
@@ -343,7 +402,7 @@ func (m *mixer) text() string {
 	}
 	ws := make([]string, n)
 	for i := range ws {
-		ws[i] = m.c.Words[m.words.Uint64()]
+		ws[i] = m.vocab[min(int(m.words.Uint64()), len(m.vocab)-1)]
 	}
 	if m.chance(typoRate) {
 		ws[0] = typo(m.rng, ws[0])
@@ -427,19 +486,21 @@ func (m *mixer) search() search.Query {
 func (m *mixer) searchPath() string { return "/" + url.PathEscape(m.alias) + "/_search" }
 
 func (m *mixer) itemsRequest(q search.Query) (*Request, error) {
-	req, err := engine.NewSearchRequest(q)
+	direct := search.NewRequest(q)
+	direct.Held = m.held
+	req, err := elastic.NewSearchRequest(direct)
 	if err != nil {
 		return nil, err
 	}
 	if req.Searches > 0 {
 		return nil, fmt.Errorf("bench: a search of %d engine searches (facets apart) is no direct request", req.Searches)
 	}
-	return &Request{Kind: KindItems, Query: query.Encode(q),
+	return &Request{Kind: KindItems, Query: params.Encode(&q),
 		Direct: Direct{Method: "POST", Path: m.searchPath(), Body: req.Body}}, nil
 }
 
 func (m *mixer) itemRequest(id string) (*Request, error) {
-	body, err := engine.ItemRequest(id)
+	body, err := elastic.ItemRequest(id)
 	if err != nil {
 		return nil, err
 	}
@@ -449,9 +510,9 @@ func (m *mixer) itemRequest(id string) (*Request, error) {
 
 // listRequest is resource=categories or resource=authors; directly, the exchange of its list.
 func (m *mixer) listRequest(k Kind) *Request {
-	l := engine.ListAuthors
+	l := elastic.ListAuthors
 	if k == KindCategories {
-		l = engine.ListCategories
+		l = elastic.ListCategories
 	}
 	return &Request{Kind: k, Query: "resource=" + k.String(),
 		Direct: Direct{Method: "POST", Path: m.searchPath(), List: &l}}
@@ -461,8 +522,14 @@ func (m *mixer) listRequest(k Kind) *Request {
 func BuildMix(c *Corpus, opt MixOptions) (*Mix, error) {
 	opt = opt.withDefaults()
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x6d656469616777)) // second word: "mediagw"
-	m := &mixer{rng: rng, c: c, alias: opt.Alias}
-	m.words = rand.NewZipf(rng, zipfExponent, 1, uint64(len(c.Words)-1))
+	m := &mixer{rng: rng, c: c, alias: opt.Alias, vocab: c.Words, held: c.held()}
+	if opt.Forms {
+		m.vocab = c.Formed()
+		if len(m.vocab) == 0 {
+			return nil, errors.New("bench: no word of the catalogue has another form in it")
+		}
+	}
+	m.words = rand.NewZipf(rng, zipfExponent, 1, uint64(max(len(m.vocab)-1, 1)))
 
 	// Pools of distinct requests; their order is their popularity rank.
 	searches := make([]*Request, 0, opt.Distinct)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -16,15 +17,33 @@ import (
 type ProbeResult struct {
 	Target string
 	Kind   Kind
-	Cold   time.Duration
-	Warm   Latency
+	// Query is what the request asks of the list beside its resource; "" for the whole list.
+	Query string
+	Cold  time.Duration
+	Warm  Latency
 	// Status counts the answers by status, 0 for none.
 	Status map[int]int64
 	Bytes  int64
 }
 
-// Probe asks each target for categories and authors once cold, then n times more, one request
-// at a time. Before each target's first request, clear (when not nil) empties the engine's own
+// ListQueries are the list queries Probe times beside the whole lists: pages a picker shows, by
+// name and by count, name searches as a person types, and a page counted within a filter.
+var ListQueries = []struct {
+	Kind  Kind
+	Query string
+}{
+	{KindAuthors, "per_page=50"},
+	{KindAuthors, "per_page=50&sort=count"},
+	{KindAuthors, "per_page=50&q=mar"},
+	{KindAuthors, "per_page=50&q=maria+s"},
+	{KindAuthors, "page=200&per_page=50"},
+	{KindAuthors, "per_page=50&sort=count&type=video"},
+	{KindCategories, "per_page=50&sort=count"},
+}
+
+// Probe asks each target for categories and authors, whole and as ListQueries asks, each once
+// cold, then n times more, one request at a time; a target that answers lists only whole (the
+// engine) answers the whole list's exchange for each. Before each target's first request, clear (when not nil) empties the engine's own
 // caches, so "cold" means what the first visitor after a reindex meets.
 func Probe(ctx context.Context, targets []Target, alias string, n int, timeout time.Duration, clear func(context.Context) error) ([]ProbeResult, error) {
 	var out []ProbeResult
@@ -38,9 +57,8 @@ func Probe(ctx context.Context, targets []Target, alias string, n int, timeout t
 				return out, err
 			}
 		}
-		for _, k := range []Kind{KindCategories, KindAuthors} {
-			r := m.listRequest(k)
-			pr := ProbeResult{Target: t.Name(), Kind: k, Status: map[int]int64{}}
+		for _, r := range m.probes() {
+			pr := ProbeResult{Target: t.Name(), Kind: r.Kind, Query: listQuery(r), Status: map[int]int64{}}
 			var warm []time.Duration
 			for i := 0; i <= n; i++ {
 				if err := ctx.Err(); err != nil {
@@ -69,12 +87,33 @@ func Probe(ctx context.Context, targets []Target, alias string, n int, timeout t
 	return out, nil
 }
 
+// probes are the requests Probe times: the whole lists, then ListQueries.
+func (m *mixer) probes() []*Request {
+	out := []*Request{m.listRequest(KindCategories), m.listRequest(KindAuthors)}
+	for _, lq := range ListQueries {
+		r := m.listRequest(lq.Kind)
+		r.Query += "&" + lq.Query
+		out = append(out, r)
+	}
+	return out
+}
+
+// listQuery is what r asks of its list beside the resource.
+func listQuery(r *Request) string {
+	_, q, _ := strings.Cut(r.Query, "&")
+	return q
+}
+
 // WriteProbeTable prints probe results.
 func WriteProbeTable(w io.Writer, results []ProbeResult) error {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "target\tresource\tcold ms\tcached n\tp50 ms\tp99 ms\tmax ms\tKiB\tstatuses\t")
+	fmt.Fprintln(tw, "target\tresource\tquery\tcold ms\tcached n\tp50 ms\tp99 ms\tmax ms\tKiB\tstatuses\t")
 	for _, r := range results {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%.1f\t%s\t\n", r.Target, r.Kind, ms(r.Cold), r.Warm.N,
+		query := r.Query
+		if query == "" {
+			query = "(whole)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%.1f\t%s\t\n", r.Target, r.Kind, query, ms(r.Cold), r.Warm.N,
 			ms(r.Warm.P50), ms(r.Warm.P99), ms(r.Warm.Max), float64(r.Bytes)/1024, statusSummary(r.Status))
 	}
 	return tw.Flush()

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"mediagw/search/engine"
+	"mediagw/search/elastic"
 )
 
 // Target is a service the mix is replayed against.
@@ -141,7 +141,7 @@ func (o *OpenSearch) Do(ctx context.Context, r *Request, seq uint64) (int, int64
 		status, raw, err := o.post(ctx, r.Direct, r.Direct.Body, from, false)
 		return status, int64(len(raw)), err
 	}
-	c := engine.NewCounter(*r.Direct.List)
+	c := elastic.NewCounter(*r.Direct.List)
 	var total int64
 	for page := 0; ; page++ {
 		body, err := c.Request()

@@ -6,7 +6,6 @@ package catalogue
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -18,12 +17,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/klauspost/compress/gzip"
 
 	"mediagw/search"
 	"mediagw/search/rights"
@@ -126,9 +126,18 @@ func (s Stats) UnknownKeyNames() []string {
 	return names
 }
 
-var (
-	hexPattern = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
-)
+// hexDigest: 64 hexadecimal digits, a SHA-256 written out.
+func hexDigest(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
 
 // Open opens a catalogue file, decompressing it when it is gzip.
 func Open(path string) (io.ReadCloser, error) {
@@ -157,6 +166,8 @@ func Decompress(r io.Reader) (io.ReadCloser, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	magic, _ := br.Peek(2)
 	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		// klauspost's gzip, which reads the same streams faster than the standard library's:
+		// decompressing is part of a load's own work.
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("gzip: %w", err)
@@ -183,6 +194,8 @@ type Reader struct {
 	// file may hold millions.
 	seen  map[idKey]int
 	stats Stats
+	// obj holds the keys of the line being read (splitObject).
+	obj map[string]json.RawMessage
 }
 
 // idKey is the first half of an id's SHA-256: two ids of a catalogue of 2^32 lines share one by
@@ -193,6 +206,15 @@ func keyOf(id string) idKey {
 	sum := sha256.Sum256([]byte(id))
 	return idKey(sum[:16])
 }
+
+// names maps each key of the format to itself.
+var names = func() map[string]string {
+	m := make(map[string]string, len(known))
+	for k := range known {
+		m[k] = k
+	}
+	return m
+}()
 
 // Media is what a line's media_path may name: a regular file under Dir (a link may not leave
 // it) of at most MaxBytes, hashed for the item's sha256. With Dir empty every media_path is
@@ -212,6 +234,7 @@ func NewReader(r io.Reader) *Reader {
 		maxLine: DefaultMaxLineBytes,
 		ctx:     context.Background(),
 		seen:    make(map[idKey]int),
+		obj:     make(map[string]json.RawMessage, len(known)),
 		stats:   Stats{UnknownKeys: make(map[string]int), Licenses: make(map[string]int), Unread: make(map[string]int)},
 	}
 }
@@ -343,10 +366,13 @@ func (r *Reader) parse(line []byte) (search.Item, error) {
 	if !utf8.Valid(line) {
 		return search.Item{}, bad("", "not valid UTF-8")
 	}
-	var obj map[string]json.RawMessage
-	// Unmarshal, unlike a Decoder, scans the line once and refuses anything after the value.
-	if err := json.Unmarshal(line, &obj); err != nil {
-		return search.Item{}, bad("", "not one JSON object: %v", err)
+	obj, ok := splitObject(line, r.obj)
+	if !ok {
+		obj = nil
+		// Unmarshal, unlike a Decoder, scans the line once and refuses anything after the value.
+		if err := json.Unmarshal(line, &obj); err != nil {
+			return search.Item{}, bad("", "not one JSON object: %v", err)
+		}
 	}
 	if obj == nil {
 		return search.Item{}, bad("", "not a JSON object")
@@ -400,7 +426,7 @@ func (r *Reader) parse(line []byte) (search.Item, error) {
 		return search.Item{}, bad("id", "required")
 	}
 	if err := search.CheckID(it.ID); err != nil {
-		return search.Item{}, bad("id", "%s; this one %v", search.IDRule, err)
+		return search.Item{}, bad("id", "%s; this one %v", search.IDLimits, err)
 	}
 	id := keyOf(it.ID)
 	if prev, dup := r.seen[id]; dup {
@@ -419,7 +445,7 @@ func (r *Reader) parse(line []byte) (search.Item, error) {
 		return search.Item{}, bad(key, "%v", err)
 	}
 	if it.Category != "" && !search.ValidSlug(it.Category) {
-		return search.Item{}, bad("category", "%q %s", it.Category, search.SlugRule)
+		return search.Item{}, bad("category", "%q %s", it.Category, search.SlugLimits)
 	}
 	if it.Category == "" && it.CategoryName != "" {
 		return search.Item{}, bad("category_name", "given without category")
@@ -445,7 +471,7 @@ func (r *Reader) parse(line []byte) (search.Item, error) {
 			return search.Item{}, bad(key, "%q is not an http or https URL with a host", v)
 		}
 	}
-	if it.SHA256 != "" && !hexPattern.MatchString(it.SHA256) {
+	if it.SHA256 != "" && !hexDigest(it.SHA256) {
 		return search.Item{}, bad("sha256", "must be 64 hexadecimal digits")
 	}
 	if it.SHA256 == "" && mediaPath != "" {
@@ -589,18 +615,20 @@ func (f *fields) strs(key string) []string {
 	if !ok {
 		return nil
 	}
-	var ss []*string
-	if err := json.Unmarshal(v, &ss); err != nil {
-		f.fail(key, "must be an array of strings")
-		return nil
-	}
-	out := make([]string, 0, len(ss))
-	for _, s := range ss {
-		if s == nil {
-			f.fail(key, "must be an array of strings (null element)")
+	ss, ok := splitStrings(v)
+	if !ok {
+		var ptrs []*string
+		if err := json.Unmarshal(v, &ptrs); err != nil {
+			f.fail(key, "must be an array of strings")
 			return nil
 		}
-		if t := strings.TrimSpace(*s); t != "" {
+		// splitStrings reads every array of strings: this one holds a null.
+		f.fail(key, "must be an array of strings (null element)")
+		return nil
+	}
+	out := ss[:0]
+	for _, s := range ss {
+		if t := strings.TrimSpace(s); t != "" {
 			out = append(out, t)
 		}
 	}
@@ -709,4 +737,131 @@ func ReadAll(path string, reject io.Writer) ([]search.Item, Stats, error) {
 		items = append(items, it)
 	}
 	return items, r.Stats(), nil
+}
+
+// splitObject is what json.Unmarshal makes of line, a JSON object, into a map of its keys' raw
+// values (the last of a repeated key), without its reflection: reading the object is most of
+// reading a line. It fills obj, emptied first, which the reader reuses from line to line. line is
+// valid UTF-8 (parse checks it first); the values share its bytes. ok is false for any other line
+// (not JSON, not an object), which Unmarshal then reads and explains.
+func splitObject(line []byte, obj map[string]json.RawMessage) (_ map[string]json.RawMessage, ok bool) {
+	if !json.Valid(line) {
+		return nil, false
+	}
+	// Valid JSON from here: every scan below ends within the line.
+	i := skipSpace(line, 0)
+	if line[i] != '{' {
+		return nil, false
+	}
+	clear(obj)
+	if i = skipSpace(line, i+1); line[i] == '}' {
+		return obj, true
+	}
+	for {
+		end := endOfString(line, i)
+		key, err := unquote(line[i:end])
+		if err != nil {
+			return nil, false
+		}
+		i = skipSpace(line, skipSpace(line, end)+1)
+		end = endOfValue(line, i)
+		obj[key] = line[i:end:end]
+		if i = skipSpace(line, end); line[i] == '}' {
+			return obj, true
+		}
+		i = skipSpace(line, i+1)
+	}
+}
+
+// splitStrings is what json.Unmarshal makes of v, a valid JSON value, into a []string, without
+// its reflection; ok is false when v is not an array of strings only.
+func splitStrings(v []byte) (ss []string, ok bool) {
+	if v[0] != '[' {
+		return nil, false
+	}
+	i := skipSpace(v, 1)
+	if v[i] == ']' {
+		return []string{}, true
+	}
+	for {
+		if v[i] != '"' {
+			return nil, false
+		}
+		end := endOfString(v, i)
+		s, err := unquote(v[i:end])
+		if err != nil {
+			return nil, false
+		}
+		ss = append(ss, s)
+		if i = skipSpace(v, end); v[i] == ']' {
+			return ss, true
+		}
+		i = skipSpace(v, i+1)
+	}
+}
+
+// unquote is the text of a JSON string, q with its quotes; a key of the format is the one string
+// known holds, not a copy made for every line.
+func unquote(q []byte) (string, error) {
+	if bytes.IndexByte(q, '\\') < 0 {
+		if k, ok := names[string(q[1:len(q)-1])]; ok {
+			return k, nil
+		}
+		return string(q[1 : len(q)-1]), nil
+	}
+	var s string
+	err := json.Unmarshal(q, &s)
+	return s, err
+}
+
+// skipSpace returns the first byte of b from i on that is not JSON's white space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// endOfString returns where the JSON string starting at b[i] ends, past its closing quote.
+func endOfString(b []byte, i int) int {
+	for i++; ; i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+}
+
+// endOfValue returns where the JSON value starting at b[i] ends.
+func endOfValue(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return endOfString(b, i)
+	case '{', '[':
+		depth := 0
+		for {
+			switch b[i] {
+			case '"':
+				i = endOfString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+	}
+	// A number, true, false or null: up to the next delimiter or white space.
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+	}
+	return i
 }

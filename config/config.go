@@ -42,6 +42,10 @@ type Config struct {
 	EngineIndex string
 	// EngineMapping is an operator's own index definition file; empty means the built-in one.
 	EngineMapping string
+	// EngineShards and EngineReplicas override the definition's number_of_shards (0 keeps it)
+	// and number_of_replicas (-1 keeps it) for new indices.
+	EngineShards   int
+	EngineReplicas int
 	// EngineDiscover is how often the client asks the cluster for its nodes; 0 never.
 	EngineDiscover time.Duration
 	// EngineAuth is the engine's credentials and CA file.
@@ -127,7 +131,7 @@ type Setting struct {
 
 // Settings lists every setting in the order the README documents them. Defaults are string
 // literals, which the README's table and deploy's tests read from this file; where a package owns
-// the value (the backend's name, engine.DefaultAlias, search.DefaultKeep, search.DefaultTimeout,
+// the value (the backend's name, elastic.DefaultAlias, search.DefaultKeep, search.DefaultTimeout,
 // ratelimit.DefaultPolicy, querylog.DefaultTop and DefaultWindow, breaker.DefaultFailures and DefaultOpenFor, cache.DefaultTTL,
 // admit.DefaultWait), TestDefaultsOfTheirOwners holds the literal equal to it.
 var Settings = []Setting{
@@ -147,7 +151,7 @@ var Settings = []Setting{
 		func(c *Config, v string) error { return positiveDuration(v, &c.ReadTimeout) }},
 	{"MEDIA_MAX_HEADER_BYTES", "max-header-bytes", "32768", "bytes of request line and headers read from one request (Go reads 4,096 more); past it the answer is 431. At least 24576, for the longest query the API reads",
 		func(c *Config, v string) error {
-			// The longest query the API reads (query.MaxBytes) must fit, with room for headers.
+			// The longest query the API reads (params.MaxBytes) must fit, with room for headers.
 			if err := positiveInt(v, &c.MaxHeaderBytes); err != nil || c.MaxHeaderBytes < 24<<10 {
 				return errors.New("must be a whole number >= 24576")
 			}
@@ -167,8 +171,18 @@ var Settings = []Setting{
 		func(c *Config, v string) error { c.EngineURL = v; return checkURLs(v) }},
 	{"MEDIA_ENGINE_INDEX", "engine-index", "media", "the engine's alias the API reads; loads create <alias>-<timestamp> behind it",
 		func(c *Config, v string) error { c.EngineIndex = v; return nonEmpty(v) }},
-	{"MEDIA_ENGINE_MAPPING", "engine-mapping", "", "index settings and mappings file for new indices; empty uses the built-in search/engine/mappings/items.json",
+	{"MEDIA_ENGINE_MAPPING", "engine-mapping", "", "index settings and mappings file for new indices; empty uses the built-in search/elastic/mappings/items.json",
 		func(c *Config, v string) error { c.EngineMapping = v; return nil }},
+	{"MEDIA_ENGINE_SHARDS", "engine-shards", "0", "primary shards of each new index (number_of_shards); 0 keeps the definition's (1 built in)",
+		func(c *Config, v string) error { return nonNegativeInt(v, &c.EngineShards) }},
+	{"MEDIA_ENGINE_REPLICAS", "engine-replicas", "", "replicas of each shard of a new index (number_of_replicas), such as 1 on a cluster of 2 or more nodes; empty keeps the definition's (0 built in)",
+		func(c *Config, v string) error {
+			if v == "" {
+				c.EngineReplicas = -1
+				return nil
+			}
+			return nonNegativeInt(v, &c.EngineReplicas)
+		}},
 	{"MEDIA_ENGINE_DISCOVER", "engine-discover", "0", "how often to ask the engine for its nodes (sniffing: at start, then at this interval) and spread requests over them; 0 uses only the URLs given. Only where the nodes' own addresses are reachable",
 		func(c *Config, v string) error { return nonNegativeDuration(v, &c.EngineDiscover) }},
 	{"MEDIA_ENGINE_USERNAME", "engine-username", "", "user name for HTTP basic authentication to the engine (Elasticsearch's users, OpenSearch's security plugin's internal users)",

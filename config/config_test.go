@@ -17,7 +17,7 @@ import (
 	"mediagw/search/admit"
 	"mediagw/search/breaker"
 	"mediagw/search/cache"
-	"mediagw/search/engine"
+	"mediagw/search/elastic"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -34,6 +34,27 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
+// TestShardsAndReplicas: unset, both keep the index definition's; set, they are what it gets.
+func TestShardsAndReplicas(t *testing.T) {
+	tests := []struct {
+		env              map[string]string
+		shards, replicas int
+	}{
+		{nil, 0, -1},
+		{map[string]string{"MEDIA_ENGINE_SHARDS": "3", "MEDIA_ENGINE_REPLICAS": "1"}, 3, 1},
+		{map[string]string{"MEDIA_ENGINE_REPLICAS": "0"}, 0, 0},
+	}
+	for _, tt := range tests {
+		c, _, err := Load("mediactl", nil, env(tt.env), io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.EngineShards != tt.shards || c.EngineReplicas != tt.replicas {
+			t.Errorf("%v: shards %d, replicas %d; want %d, %d", tt.env, c.EngineShards, c.EngineReplicas, tt.shards, tt.replicas)
+		}
+	}
+}
+
 // TestDefaultsOfTheirOwners: the defaults that another package owns are its values, so the two
 // cannot drift apart.
 func TestDefaultsOfTheirOwners(t *testing.T) {
@@ -46,7 +67,7 @@ func TestDefaultsOfTheirOwners(t *testing.T) {
 		got, want any
 	}{
 		{"MEDIA_BACKEND", c.Backend, BackendEmbedded},
-		{"MEDIA_ENGINE_INDEX", c.EngineIndex, engine.DefaultAlias},
+		{"MEDIA_ENGINE_INDEX", c.EngineIndex, elastic.DefaultAlias},
 		{"MEDIA_KEEP_INDICES", c.KeepIndices, search.DefaultKeep},
 		{"MEDIA_BACKEND_TIMEOUT", c.BackendTimeout, search.DefaultTimeout},
 		{"MEDIA_RATE_LIMIT", c.RateLimit, ratelimit.DefaultPolicy.Limit},
@@ -117,6 +138,9 @@ func TestInvalid(t *testing.T) {
 		{"MEDIA_CACHE_TTL", "0s"},
 		{"MEDIA_ENGINE_INDEX", " "},
 		{"MEDIA_ENGINE_DISCOVER", "-1s"},
+		{"MEDIA_ENGINE_SHARDS", "-1"},
+		{"MEDIA_ENGINE_REPLICAS", "-1"},
+		{"MEDIA_ENGINE_REPLICAS", "one"},
 		// A user name needs its password.
 		{"MEDIA_ENGINE_USERNAME", "mediagw-gateway"},
 		{"OPENSEARCH_PASSWORD", "s3cret"},

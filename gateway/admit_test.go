@@ -22,12 +22,13 @@ type holding struct {
 	started, release chan struct{}
 }
 
-func (h *holding) Search(ctx context.Context, q search.Query) (search.Result, error) {
+func (h *holding) Search(ctx context.Context, req *search.Request) (search.Result, error) {
+	q := req.Query
 	if q.Text == "hold" {
 		close(h.started)
 		<-h.release
 	}
-	return h.Backend.Search(ctx, q)
+	return h.Backend.Search(ctx, search.NewRequest(q))
 }
 
 // TestAdmission: with the engine's one slot taken, a search the cache cannot answer gets 503
@@ -59,7 +60,7 @@ func TestAdmission(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		// Down the chain, which the cache cannot answer: it takes the one slot.
-		_, err := h.backend.Search(context.Background(), search.Query{Text: "hold", Page: 1, PerPage: 1})
+		_, err := h.backend.Search(context.Background(), search.NewRequest(search.Query{Text: "hold", Page: 1, PerPage: 1}))
 		done <- err
 	}()
 	<-hold.started

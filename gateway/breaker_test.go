@@ -23,7 +23,7 @@ import (
 	"mediagw/search/breaker"
 	"mediagw/search/cache"
 	"mediagw/search/chain"
-	"mediagw/search/engine"
+	"mediagw/search/elastic"
 	"mediagw/search/live"
 	"mediagw/search/searchtest"
 )
@@ -62,10 +62,10 @@ func newFaultyEngine(t *testing.T) *faultyEngine {
 			t.Errorf("drop the test's indices: %v", err)
 		}
 	})
-	alias := loaded.(*engine.Backend).Alias()
+	alias := loaded.(*elastic.Backend).Alias()
 
 	f := &faultyEngine{proxy: startProxy(t, u.Host), reg: prometheus.NewRegistry(), openFor: 4 * time.Second}
-	engine, err := engine.New(engine.Config{URLs: []string{"http://" + f.proxy.addr()}, Product: engine.Product(e.Product), Alias: alias})
+	engine, err := elastic.New(elastic.Config{URLs: []string{"http://" + f.proxy.addr()}, Product: elastic.Product(e.Product), Alias: alias})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,9 +29,10 @@ func (c *calling) take() map[string]int {
 	return n
 }
 
-func (c *calling) Search(ctx context.Context, q search.Query) (search.Result, error) {
+func (c *calling) Search(ctx context.Context, req *search.Request) (search.Result, error) {
+	q := req.Query
 	c.count("search")
-	return c.Backend.Search(ctx, q)
+	return c.Backend.Search(ctx, search.NewRequest(q))
 }
 
 func (c *calling) Item(ctx context.Context, id string) (search.Item, error) {
@@ -39,14 +40,14 @@ func (c *calling) Item(ctx context.Context, id string) (search.Item, error) {
 	return c.Backend.Item(ctx, id)
 }
 
-func (c *calling) Categories(ctx context.Context) ([]search.Category, error) {
+func (c *calling) Categories(ctx context.Context, f search.Query) ([]search.Category, error) {
 	c.count("categories")
-	return c.Backend.Categories(ctx)
+	return c.Backend.Categories(ctx, f)
 }
 
-func (c *calling) Authors(ctx context.Context) ([]search.Author, error) {
+func (c *calling) Authors(ctx context.Context, f search.Query) ([]search.Author, error) {
 	c.count("authors")
-	return c.Backend.Authors(ctx)
+	return c.Backend.Authors(ctx, f)
 }
 
 func (c *calling) Complete(ctx context.Context, text string, n int) ([]search.Completion, error) {
@@ -59,16 +60,17 @@ func (c *calling) Related(ctx context.Context, id string, n int) ([]search.Item,
 	return c.Backend.Related(ctx, id, n)
 }
 
-func (c *calling) Totals(ctx context.Context, q search.Query, alts []search.Alternative, m search.Matches) ([]int, error) {
+func (c *calling) Totals(ctx context.Context, req *search.Request, alts []search.Alternative, m search.Matches) ([]int, error) {
+	q := req.Query
 	c.count("totals")
-	return c.Backend.Totals(ctx, q, alts, m)
+	return c.Backend.Totals(ctx, search.NewRequest(q), alts, m)
 }
 
 // TestEachResourceAsksOnce: every resource makes the backend calls its answer needs and no more:
 // a search with its facets and highlights is one call, not one per extra.
 func TestEachResourceAsksOnce(t *testing.T) {
 	var c *calling
-	h := newHarness(t, withBackend(func(b search.Backend) search.Backend {
+	h := newHarness(t, withChain(keepLists), withBackend(func(b search.Backend) search.Backend {
 		c = &calling{Backend: b, n: map[string]int{}}
 		return c
 	}))
@@ -88,8 +90,11 @@ func TestEachResourceAsksOnce(t *testing.T) {
 		// call, however many words.
 		{"/?resource=items&q=sunst+harbuor+talk+keynot+night", map[string]int{"search": 1, "totals": 1}},
 		{"/?resource=item&id=" + id, map[string]int{"item": 1}},
-		{"/?resource=categories", map[string]int{"categories": 1}},
-		{"/?resource=authors", map[string]int{"authors": 1}},
+		// The whole lists are held, counted as the replica started; a filtered one is counted.
+		{"/?resource=categories", map[string]int{}},
+		{"/?resource=authors&q=mar&per_page=5", map[string]int{}},
+		{"/?resource=categories&type=photo", map[string]int{"categories": 1}},
+		{"/?resource=authors&type=photo", map[string]int{"authors": 1}},
 		{"/?resource=suggest&q=har", map[string]int{"complete": 1}},
 		{"/?resource=related&id=" + id, map[string]int{"related": 1}},
 	}

@@ -53,7 +53,7 @@ type Config struct {
 	// subtracts what the backend's metering (search/meter) adds to each request's
 	// telemetry.EngineClock; nil records none.
 	Metrics prometheus.Registerer
-	// Queries, when not nil, is told each search with a text the API answers (queries.go); nil
+	// Queries, when not nil, is told each search with a text the API answers (querylog.go); nil
 	// records none.
 	Queries QueryLog
 }

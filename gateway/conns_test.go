@@ -50,15 +50,17 @@ func connGateway(t testing.TB) (*Gateway, net.Listener) {
 // emptyBackend holds no item; the calls it leaves out are not made.
 type emptyBackend struct{ search.Backend }
 
-func (emptyBackend) Search(context.Context, search.Query) (search.Result, error) {
+func (emptyBackend) Search(context.Context, *search.Request) (search.Result, error) {
 	return search.Result{}, nil
 }
 func (emptyBackend) Item(context.Context, string) (search.Item, error) {
 	return search.Item{}, search.ErrNotFound
 }
-func (emptyBackend) Categories(context.Context) ([]search.Category, error) { return nil, nil }
-func (emptyBackend) Authors(context.Context) ([]search.Author, error)      { return nil, nil }
-func (emptyBackend) Ping(context.Context) error                            { return nil }
+func (emptyBackend) Categories(context.Context, search.Query) ([]search.Category, error) {
+	return nil, nil
+}
+func (emptyBackend) Authors(context.Context, search.Query) ([]search.Author, error) { return nil, nil }
+func (emptyBackend) Ping(context.Context) error                                     { return nil }
 
 // raw sends request on a new connection and reads one response, or the error of reading it.
 func raw(t *testing.T, addr, request string) (*http.Response, []byte, net.Conn, error) {

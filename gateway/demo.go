@@ -13,7 +13,7 @@ import (
 
 	"github.com/labstack/echo/v5"
 
-	"mediagw/query"
+	"mediagw/params"
 )
 
 // demoMaxAge is how long the search page's files may be reused: short, so a new release shows
@@ -82,7 +82,7 @@ func (g *Gateway) demoPage(c *echo.Context) error {
 	}
 	f, ok := g.demo[name]
 	if !ok {
-		return notFound("the search page has no file " + query.Shorten(name))
+		return notFound("the search page has no file " + params.Shorten(name))
 	}
 	h := c.Response().Header()
 	h.Set("Content-Security-Policy", g.demoCSP)

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"mediagw/query"
+	"mediagw/params"
 	"mediagw/search"
 )
 
@@ -125,22 +125,20 @@ type media struct {
 	Height          *int64   `json:"height"`
 }
 
-type categoriesBody struct {
-	Data        []category `json:"data"`
-	Total       int        `json:"total"`
-	Attribution string     `json:"attribution"`
+// listBody is the body of a list: the whole list as the original service gives it, or with
+// pagination and links when paged.
+type listBody[T any] struct {
+	Data        []T         `json:"data"`
+	Total       int         `json:"total"`
+	Pagination  *pagination `json:"pagination,omitempty"`
+	Links       *links      `json:"links,omitempty"`
+	Attribution string      `json:"attribution"`
 }
 
 type category struct {
 	Slug  string `json:"slug"`
 	Name  string `json:"name"`
 	Count int    `json:"count"`
-}
-
-type authorsBody struct {
-	Data        []author `json:"data"`
-	Total       int      `json:"total"`
-	Attribution string   `json:"attribution"`
 }
 
 type author struct {
@@ -215,7 +213,8 @@ func (g *Gateway) detail(it search.Item, strs *nullables) itemDetail {
 }
 
 // itemsEnvelope is the body of one page of results, numbered or of a walk.
-func (g *Gateway) itemsEnvelope(q search.Query, res search.Result) itemsBody {
+func (g *Gateway) itemsEnvelope(r *search.Request, res search.Result) itemsBody {
+	q := &r.Query
 	totalPages := (res.Total + q.PerPage - 1) / q.PerPage
 	body := itemsBody{
 		Data:        make([]itemSummary, 0, len(res.Items)),
@@ -223,7 +222,7 @@ func (g *Gateway) itemsEnvelope(q search.Query, res search.Result) itemsBody {
 		Attribution: g.cfg.Attribution,
 	}
 	if q.Cursor != "" {
-		body.Pagination.Page = query.WalkPage(q)
+		body.Pagination.Page = params.WalkPage(r)
 		body.Links = g.walkLinks(q, res.Next)
 		body.Pagination.NextCursor = optionalString{set: true}
 		if res.Next != "" {
@@ -233,11 +232,10 @@ func (g *Gateway) itemsEnvelope(q search.Query, res search.Result) itemsBody {
 		body.Links = g.pageLinks(q, totalPages)
 	}
 	strs := make(nullables, 0, summaryNullables*len(res.Items))
-	// Matches are marked as the search found them, its synonyms too.
-	q.Curation = res.Curation
+	// Matches are marked as the search found them, its synonyms too (r.Curation).
 	var marks *search.Highlighter
 	if q.Highlight && q.Searches() {
-		marks = search.NewHighlighter(q)
+		marks = search.NewHighlighter(r)
 	}
 	for _, it := range res.Items {
 		sum := g.summary(it, &strs)
@@ -263,12 +261,12 @@ func (g *Gateway) itemsEnvelope(q search.Query, res search.Result) itemsBody {
 }
 
 // itemsPrefix starts every link of resource=items.
-func (g *Gateway) itemsPrefix() string { return g.baseURL + "?resource=" + query.ResourceItems + "&" }
+func (g *Gateway) itemsPrefix() string { return g.baseURL + "?resource=" + params.ResourceItems + "&" }
 
 // walkLinks builds the links of a walk's page: itself, the walk's start and the next page, by
 // their cursors. A walk has no way back and no last page to name.
-func (g *Gateway) walkLinks(q search.Query, next string) links {
-	v := query.Values(q, 0)
+func (g *Gateway) walkLinks(q *search.Query, next string) links {
+	v := params.Values(q, 0)
 	at := func(cursor string) string {
 		v.Set("cursor", cursor)
 		return g.itemsPrefix() + v.Encode()
@@ -283,12 +281,18 @@ func (g *Gateway) walkLinks(q search.Query, next string) links {
 
 // pageLinks builds the links of one numbered page. last is the last page a client may ask for:
 // the last page of results, but never past the paging depth limit; with no results it is page 1.
-func (g *Gateway) pageLinks(q search.Query, totalPages int) links {
+func (g *Gateway) pageLinks(q *search.Query, totalPages int) links {
 	last := min(max(totalPages, 1), search.DeepestPage(q.PerPage))
+	return numberedLinks(g.itemsPrefix(), params.Values(q, q.Page), q.Page, last)
+}
+
+// numberedLinks builds the links of page of a numbered list whose last page is last: prefix, then
+// v with each link's page.
+func numberedLinks(prefix string, v url.Values, page, last int) links {
 	// Only the page differs between the links: the rest is encoded once, either side of where
-	// url.Values.Encode puts page in its key order, so the links read as query.Values has them.
+	// url.Values.Encode puts page in its key order, so the links read as v has them.
 	before, after := url.Values{}, url.Values{}
-	for k, vs := range query.Values(q, q.Page) {
+	for k, vs := range v {
 		switch {
 		case k < "page":
 			before[k] = vs
@@ -296,7 +300,6 @@ func (g *Gateway) pageLinks(q search.Query, totalPages int) links {
 			after[k] = vs
 		}
 	}
-	prefix := g.itemsPrefix()
 	if enc := before.Encode(); enc != "" {
 		prefix += enc + "&"
 	}
@@ -305,13 +308,13 @@ func (g *Gateway) pageLinks(q search.Query, totalPages int) links {
 		return prefix + "page=" + strconv.Itoa(page) + suffix
 	}
 	lastLink := at(last)
-	l := links{Self: at(q.Page), First: at(1), Last: &lastLink}
-	if q.Page > 1 {
-		prev := at(min(q.Page-1, last))
+	l := links{Self: at(page), First: at(1), Last: &lastLink}
+	if page > 1 {
+		prev := at(min(page-1, last))
 		l.Prev = &prev
 	}
-	if q.Page < last {
-		next := at(q.Page + 1)
+	if page < last {
+		next := at(page + 1)
 		l.Next = &next
 	}
 	return l

@@ -3,11 +3,11 @@ package gateway
 import (
 	"testing"
 
-	"mediagw/query"
+	"mediagw/params"
 	"mediagw/search"
 )
 
-// TestPageLinks: every link is the canonical query of its page (query.Values), which clients
+// TestPageLinks: every link is the canonical query of its page (params.Values), which clients
 // and caches see as the same URL for the same page however the query was first written.
 func TestPageLinks(t *testing.T) {
 	g := &Gateway{baseURL: "https://media.example.org/media/"}
@@ -19,9 +19,9 @@ func TestPageLinks(t *testing.T) {
 	} {
 		for _, total := range []int{0, 1, 95, 100_000} {
 			totalPages := (total + q.PerPage - 1) / q.PerPage
-			l := g.pageLinks(q, totalPages)
+			l := g.pageLinks(&q, totalPages)
 			canonical := func(page int) string {
-				return g.baseURL + "?resource=items&" + query.Values(q, page).Encode()
+				return g.baseURL + "?resource=items&" + params.Values(&q, page).Encode()
 			}
 			last := min(max(totalPages, 1), search.MaxDepth/q.PerPage)
 			if l.Self != canonical(q.Page) || l.First != canonical(1) || l.Last == nil || *l.Last != canonical(last) {

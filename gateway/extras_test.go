@@ -34,7 +34,7 @@ func TestHighlight(t *testing.T) {
 			t.Errorf("%s: no matched", it.ID)
 			continue
 		}
-		want := search.Matched(h.items[it.ID], search.Query{Text: "harbour"})
+		want := search.Matched(h.items[it.ID], search.NewRequest(search.Query{Text: "harbour"}))
 		if !maps.Equal(*it.Matched, want) && (len(want) > 0 || len(*it.Matched) > 0) {
 			t.Errorf("%s: matched %q, want %q", it.ID, *it.Matched, want)
 		}

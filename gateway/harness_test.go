@@ -31,7 +31,7 @@ import (
 	"mediagw/search/breaker"
 	"mediagw/search/cache"
 	"mediagw/search/chain"
-	"mediagw/search/engine"
+	"mediagw/search/elastic"
 	"mediagw/search/live"
 	"mediagw/search/searchtest"
 	"mediagw/search/spell"
@@ -104,7 +104,7 @@ func engineBackend(ctx context.Context, e servicetest.Engine, items []search.Ite
 	if url == "" {
 		return nil, nil, fmt.Errorf("MEDIA_BACKEND=%s needs %s: %s", e.Name, e.Var, e.Start)
 	}
-	b, err := engine.New(engine.Config{URLs: []string{url}, Product: engine.Product(e.Product), Alias: servicetest.NewAlias()})
+	b, err := elastic.New(elastic.Config{URLs: []string{url}, Product: elastic.Product(e.Product), Alias: servicetest.NewAlias()})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -195,8 +195,17 @@ func newHarness(t *testing.T, opts ...option) *harness {
 	// (Ping) asks it; a test's failing backend leaves it unknown, as it would at a start.
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	if _, err := c.Live.Ask(ctx); err != nil {
+	_, err = c.Live.Ask(ctx)
+	if err != nil {
 		t.Logf("the index version is unknown at the start: %v", err)
+	}
+	known := err == nil
+	// And the languages the index holds and the whole lists, built in the background, before the
+	// calls tests count, as a replica is ready only once it holds the lists (unless its backend
+	// names no version, or cannot count them).
+	for (c.Live.Asking() || known && !c.ListsSettled()) && ctx.Err() == nil {
+		c.Lists()
+		time.Sleep(time.Millisecond)
 	}
 	if s.limiter == nil {
 		s.limiter = ratelimit.NewMemory(s.cfg.RatePolicy, fixedNow)
@@ -218,9 +227,13 @@ func newHarness(t *testing.T, opts ...option) *harness {
 // without a call) and no matches listed (it counts by its own terms); for an engine, its version
 // asked in the background and a breaker. Admission is wide enough that only a test of it refuses.
 func chainOptions() chain.Options {
-	o := chain.Options{Admit: admit.Options{Limit: 64, Wait: time.Second}, Spell: spell.Options{NoMatches: true}}
+	o := chain.Options{Admit: admit.Options{Limit: 64, Wait: time.Second}, Spell: spell.Options{NoMatches: true}, Lists: true}
 	if _, ok := engineOf(); ok {
-		o.Live.Every, o.Spell.NoMatches, o.Breaker = live.DefaultEvery, false, &breaker.Options{}
+		o.Lists = false
+		// One failure more than the default before the breaker opens: the live owner's background
+		// question of the languages held is an engine call too, which a failing backend fails.
+		o.Live.Every, o.Spell.NoMatches = live.DefaultEvery, false
+		o.Breaker = &breaker.Options{Failures: breaker.DefaultFailures + 1}
 	}
 	return o
 }
@@ -233,7 +246,7 @@ func quickLive(cached bool) func(*chain.Options) {
 			o.Live.Every = 20 * time.Millisecond
 		}
 		if cached {
-			o.Cache = &cache.Options{}
+			o.Cache, o.Lists = &cache.Options{}, true
 		}
 	}
 }
@@ -242,6 +255,12 @@ func quickLive(cached bool) func(*chain.Options) {
 // chain nothing more, so that no chain of one test has it read the version from its owner
 // (search.VersionReader, for a backend one chain owns).
 type sharedBackend struct{ search.Backend }
+
+// keepLists has the chain keep the whole lists, as a replica with a cache or the embedded index does.
+func keepLists(o *chain.Options) { o.Lists = true }
+
+// noLists has the chain keep no whole lists, so that each list request is an engine call of its own.
+func noLists(o *chain.Options) { o.Lists = false }
 
 // withChain changes the layers in front of the backend.
 func withChain(f func(*chain.Options)) option { return func(s *setup) { f(&s.chain) } }
@@ -269,7 +288,7 @@ func (h *harness) search(q search.Query) search.Result {
 	h.t.Helper()
 	ctx, cancel := context.WithTimeout(h.t.Context(), 30*time.Second)
 	defer cancel()
-	res, err := h.backend.Search(ctx, q)
+	res, err := h.backend.Search(ctx, search.NewRequest(q))
 	if err != nil {
 		h.t.Fatalf("backend search %+v: %v", q, err)
 	}

@@ -29,9 +29,10 @@ func (g *Gateway) healthz(c *echo.Context) error {
 
 // readyz fails only when the search engine does not answer (as checked within readyFresh), or its
 // circuit breaker is open, which only the engine's own failures open (search.ErrorKind.EngineFailed):
-// a query the engine refuses is the question's fault and leaves every replica ready. A limiter
-// problem never makes a replica unready, since the limiter falls back by itself, nor do rules it
-// cannot read (it serves those read before), which its detail says.
+// a query the engine refuses is the question's fault and leaves every replica ready; or while the
+// whole lists the backend keeps are not built yet (ListKeeper), so that no visitor waits on their
+// count. A limiter problem never makes a replica unready, since the limiter falls back by itself,
+// nor do rules it cannot read (it serves those read before), which its detail says.
 func (g *Gateway) readyz(c *echo.Context) error {
 	if g.draining.Load() {
 		return unavailable("this replica is shutting down", nil)
@@ -45,6 +46,9 @@ func (g *Gateway) readyz(c *echo.Context) error {
 			ae = unavailable("the search engine does not answer", err)
 		}
 		return ae
+	}
+	if g.lists != nil && g.lists.Lists() == nil {
+		return unavailable("the whole lists of the index served are still being counted", nil)
 	}
 	var detail string
 	if g.detailer != nil {

@@ -12,7 +12,7 @@ import (
 
 	"mediagw/internal/servicetest"
 	"mediagw/search"
-	"mediagw/search/engine"
+	"mediagw/search/elastic"
 )
 
 // pingCounter counts the engine calls /readyz makes, failing them while failing is set.
@@ -72,7 +72,7 @@ func TestReadyzFromLastCheck(t *testing.T) {
 // not an engine that cannot be reached.
 func TestReadyzNamesMissingIndex(t *testing.T) {
 	e := servicetest.TestEngine(t)
-	missing, err := engine.New(engine.Config{URLs: []string{e.URL(t)}, Product: engine.Product(e.Product), Alias: servicetest.NewAlias() + "-missing"})
+	missing, err := elastic.New(elastic.Config{URLs: []string{e.URL(t)}, Product: elastic.Product(e.Product), Alias: servicetest.NewAlias() + "-missing"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,32 +5,32 @@ import (
 
 	"github.com/labstack/echo/v5"
 
-	"mediagw/query"
+	"mediagw/params"
 	"mediagw/search"
 )
 
 // items serves resource=items: a page of search results, with its links in the Link header too.
-func (g *Gateway) items(c *echo.Context, rq query.Raw) error {
-	q, errs := query.ParseItems(rq)
+func (g *Gateway) items(c *echo.Context, rq params.Raw) error {
+	r, errs := params.ParseItems(rq)
 	if errs != nil {
 		return invalidParams(errs)
 	}
 	ctx, cancel := g.answerCtx(c)
 	defer cancel()
-	res, err := g.backend.Search(ctx, q)
+	res, err := g.backend.Search(ctx, r)
 	if err != nil {
-		return searchError(ctx, q, err)
+		return searchError(ctx, &r.Query, err)
 	}
-	g.noteSearch(state(c).visitor, q, res)
-	body := g.itemsEnvelope(q, res)
-	body.Suggestion = g.suggestion(ctx, q)
+	g.noteSearch(state(c).visitor, &r.Query, res)
+	body := g.itemsEnvelope(r, res)
+	body.Suggestion = g.suggestion(ctx, r)
 	c.Response().Header().Set("Link", linkHeader(body.Links))
 	return g.sendJSON(c, body, g.cfg.MaxAge.Items)
 }
 
 // item serves resource=item: one item by id.
-func (g *Gateway) item(c *echo.Context, rq query.Raw) error {
-	id, errs := query.ParseItemID(rq)
+func (g *Gateway) item(c *echo.Context, rq params.Raw) error {
+	id, errs := params.ParseItemID(rq)
 	if errs != nil {
 		return invalidParams(errs)
 	}
@@ -48,7 +48,7 @@ func (g *Gateway) lookup(c *echo.Context, id string) (search.Item, error) {
 	defer cancel()
 	it, err := g.backend.Item(ctx, id)
 	if errors.Is(err, search.ErrNotFound) {
-		return it, notFound("no item with id " + query.Shorten(id))
+		return it, notFound("no item with id " + params.Shorten(id))
 	}
 	if err != nil {
 		return it, backendError(ctx, err)

@@ -18,7 +18,7 @@ func TestListBodies(t *testing.T) {
 		t.Helper()
 		b, err := l.body(answer, func() any {
 			encoded.Add(1)
-			return authorsBody{Data: []author{}, Total: len(answer)}
+			return listBody[author]{Data: []author{}, Total: len(answer)}
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -9,47 +9,101 @@ import (
 
 	"github.com/labstack/echo/v5"
 
-	"mediagw/query"
+	"mediagw/params"
 	"mediagw/search"
+	"mediagw/search/telemetry"
 )
 
-// categories serves resource=categories: every category, ordered by slug.
-func (g *Gateway) categories(c *echo.Context, _ query.Raw) error {
-	return serveList(g, c, query.ResourceCategories, g.backend.Categories, &g.categoryBodies, func(cats []search.Category) any {
-		body := categoriesBody{Data: make([]category, 0, len(cats)), Total: len(cats), Attribution: g.cfg.Attribution}
+// categories serves resource=categories: every category, ordered by slug; or those a list query
+// asks for.
+func (g *Gateway) categories(c *echo.Context, rq params.Raw) error {
+	return serveList(g, c, rq, params.ResourceCategories, g.backend.Categories, heldCategories, &g.categoryBodies, func(cats []search.Category, total int) listBody[category] {
+		data := make([]category, 0, len(cats))
 		for _, ct := range cats {
-			body.Data = append(body.Data, category{Slug: ct.Slug, Name: ct.Name, Count: ct.Count})
+			data = append(data, category{Slug: ct.Slug, Name: ct.Name, Count: ct.Count})
 		}
-		return body
+		return listBody[category]{Data: data, Total: total, Attribution: g.cfg.Attribution}
 	}, g.cfg.MaxAge.Categories)
 }
 
-// authors serves resource=authors: every credited author, ordered by name.
-func (g *Gateway) authors(c *echo.Context, _ query.Raw) error {
-	return serveList(g, c, query.ResourceAuthors, g.backend.Authors, &g.authorBodies, func(as []search.Author) any {
-		body := authorsBody{Data: make([]author, 0, len(as)), Total: len(as), Attribution: g.cfg.Attribution}
+// authors serves resource=authors: every credited author, ordered by name; or those a list query
+// asks for.
+func (g *Gateway) authors(c *echo.Context, rq params.Raw) error {
+	return serveList(g, c, rq, params.ResourceAuthors, g.backend.Authors, heldAuthors, &g.authorBodies, func(as []search.Author, total int) listBody[author] {
+		data := make([]author, 0, len(as))
 		for _, a := range as {
-			body.Data = append(body.Data, author{Name: a.Name, Count: a.Count})
+			data = append(data, author{Name: a.Name, Count: a.Count})
 		}
-		return body
+		return listBody[author]{Data: data, Total: total, Attribution: g.cfg.Attribution}
 	}, g.cfg.MaxAge.Authors)
 }
 
-// serveList answers a list resource: the backend's answer, encoded (and compressed) once for as
-// long as the answer stays the same.
-func serveList[T comparable](g *Gateway, c *echo.Context, what string, fetch func(context.Context) ([]T, error),
-	bodies *listBodies[T], envelope func([]T) any, maxAge time.Duration) error {
+func heldCategories(l *search.Lists) ([]search.Category, *search.ListIndex[search.Category]) {
+	return l.Categories, l.CategoryIndex
+}
+
+func heldAuthors(l *search.Lists) ([]search.Author, *search.ListIndex[search.Author]) {
+	return l.Authors, l.AuthorIndex
+}
+
+// ListKeeper is a backend that keeps the whole lists of the version it serves, each with its
+// index, built before they are served (search/chain). The gateway asks for it once, in New.
+type ListKeeper interface {
+	// Lists returns the lists held, nil while none are built.
+	Lists() *search.Lists
+	// KeepsLists reports whether it keeps them at all.
+	KeepsLists() bool
+}
+
+// serveList answers a list resource. The whole list, which the original service asks for, is the
+// backend's answer encoded (and compressed) once for as long as the answer stays the same; a list
+// query selects from the backend's list of the items its filters find. Without filters, both come
+// from the lists the backend keeps (ListKeeper) when it holds them: no engine call, and the index
+// built before the first request.
+func serveList[T search.Entry, W any](g *Gateway, c *echo.Context, rq params.Raw, resource string,
+	fetch func(context.Context, search.Query) ([]T, error), held func(*search.Lists) ([]T, *search.ListIndex[T]),
+	bodies *listBodies[T], envelope func([]T, int) listBody[W], maxAge time.Duration) error {
+	lq, errs := params.ParseLists(rq, resource)
+	if errs != nil {
+		return invalidParams(errs)
+	}
+	var answer []T
+	var idx *search.ListIndex[T]
 	ctx, cancel := g.answerCtx(c)
 	defer cancel()
-	answer, err := fetch(ctx)
-	if err != nil {
-		return backendError(ctx, err)
+	if lq.Filter == (search.Query{}) && g.lists != nil {
+		if l := g.lists.Lists(); l != nil {
+			answer, idx = held(l)
+			telemetry.NoteOrigin(ctx, telemetry.Origin{Cached: true})
+		}
 	}
-	body, err := bodies.body(answer, func() any { return envelope(answer) })
-	if err != nil {
-		return internalError(fmt.Errorf("encode %s: %w", what, err))
+	if idx == nil {
+		var err error
+		if answer, err = fetch(ctx, lq.Filter); err != nil {
+			return backendError(ctx, err)
+		}
 	}
-	return g.send(c, body.reply(maxAge))
+	if lq.Plain() {
+		body, err := bodies.body(answer, func() any { return envelope(answer, len(answer)) })
+		if err != nil {
+			return internalError(fmt.Errorf("encode %s: %w", resource, err))
+		}
+		return g.send(c, body.reply(maxAge))
+	}
+	if idx == nil {
+		idx = search.NewListIndex(answer)
+	}
+	page, total := idx.Select(lq)
+	body := envelope(page, total)
+	if lq.PerPage > 0 {
+		totalPages := (total + lq.PerPage - 1) / lq.PerPage
+		body.Pagination = &pagination{Page: lq.Page, PerPage: lq.PerPage, Total: total, TotalPages: totalPages}
+		prefix := g.baseURL + "?resource=" + resource + "&"
+		l := numberedLinks(prefix, params.ListValues(resource, lq, lq.Page), lq.Page, max(totalPages, 1))
+		body.Links = &l
+		c.Response().Header().Set("Link", linkHeader(l))
+	}
+	return g.sendJSON(c, body, maxAge)
 }
 
 // listBodies keeps the encoded response to a list resource (categories or authors) for the last
@@ -64,12 +118,13 @@ func serveList[T comparable](g *Gateway, c *echo.Context, what string, fetch fun
 // comparison), and a backend that builds a new slice per call (caching off) costs an element-wise
 // comparison, far below the encoding it saves. It relies on search.Backend's rule that an answer
 // is never modified once returned.
-type listBodies[T comparable] struct {
+type listBodies[T search.Entry] struct {
 	mu   sync.Mutex
-	last *listBody[T]
+	last *listAnswer[T]
 }
 
-type listBody[T comparable] struct {
+// listAnswer is one answer of the backend and what is made of it, each when first asked for.
+type listAnswer[T search.Entry] struct {
 	// src is the answer encoded. Holding it also keeps its memory from being reused for another
 	// answer, which would make the pointer comparison lie.
 	src  []T
@@ -81,6 +136,13 @@ type listBody[T comparable] struct {
 // body returns the encoded envelope of answer, from the last one when the answer is the same;
 // envelope builds the value to encode when it is not.
 func (l *listBodies[T]) body(answer []T, envelope func() any) (*encodedBody, error) {
+	last := l.answer(answer)
+	last.once.Do(func() { last.body, last.err = encodeBody(envelope()) })
+	return last.body, last.err
+}
+
+// answer is the last answer when it is the same as answer, else answer made the last.
+func (l *listBodies[T]) answer(answer []T) *listAnswer[T] {
 	l.mu.Lock()
 	last := l.last
 	l.mu.Unlock()
@@ -89,19 +151,18 @@ func (l *listBodies[T]) body(answer []T, envelope func() any) (*encodedBody, err
 			last = l.replace(answer)
 		}
 	}
-	last.once.Do(func() { last.body, last.err = encodeBody(envelope()) })
-	return last.body, last.err
+	return last
 }
 
 // replace makes answer the last one, unless a concurrent request with the same slice did so
 // first: callers sharing one answer (a cache's) then share one encoding.
-func (l *listBodies[T]) replace(answer []T) *listBody[T] {
+func (l *listBodies[T]) replace(answer []T) *listAnswer[T] {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.last != nil && sameSlice(l.last.src, answer) {
 		return l.last
 	}
-	l.last = &listBody[T]{src: answer}
+	l.last = &listAnswer[T]{src: answer}
 	return l.last
 }
 

@@ -7,8 +7,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"mediagw/query"
-	"mediagw/search"
+	"mediagw/params"
+	"mediagw/search/telemetry"
 )
 
 // Resource labels besides the base path's resources. Anything else (a bad resource parameter, an
@@ -24,7 +24,7 @@ const (
 )
 
 var (
-	metricResources = append(slices.Clone(query.Resources), resQR, resOpenAPI, resProblem, resDemo, resHealthz, resReadyz, resOther)
+	metricResources = append(slices.Clone(params.Resources), resQR, resOpenAPI, resProblem, resDemo, resHealthz, resReadyz, resOther)
 	// ownBuckets resolve the gateway's own time and the limiter's around the millisecond its aim
 	// is (docs/performance.md), where percentiles read from the histogram need narrow buckets.
 	ownBuckets = []float64{.00005, .0001, .0002, .0003, .0004, .0005, .00075, .001, .0015, .002, .003, .005,
@@ -55,7 +55,7 @@ func newMetrics() *metrics {
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "mediagw_http_request_duration_seconds",
 			Help:    "Time from receiving a request to finishing its response, by resource.",
-			Buckets: search.LatencyBuckets,
+			Buckets: telemetry.LatencyBuckets,
 		}, []string{"resource"}),
 		notModified: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mediagw_http_not_modified_total",
@@ -85,7 +85,7 @@ func newMetrics() *metrics {
 		}, []string{"policy", "result"}),
 	}
 	// Series that exist from the start make rate() and absent-alerts work before the first event.
-	for _, r := range []string{query.ResourceItems, query.ResourceItem, query.ResourceCategories, query.ResourceAuthors, resQR, resOpenAPI} {
+	for _, r := range []string{params.ResourceItems, params.ResourceItem, params.ResourceCategories, params.ResourceAuthors, resQR, resOpenAPI} {
 		m.notModified.WithLabelValues(r)
 	}
 	for _, r := range []string{"allowed", "limited", "failed"} {

@@ -13,7 +13,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
-	"mediagw/search"
+	"mediagw/search/admit"
 	"mediagw/search/telemetry"
 )
 
@@ -36,7 +36,7 @@ func (g *Gateway) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		st.visitor, st.policy = g.visitor(req)
 		c.Set(stateKey, st)
 		// The backend's admission shares its slots out by visitor (search/admit).
-		ctx := search.WithVisitor(req.Context(), st.visitor)
+		ctx := admit.WithVisitor(req.Context(), st.visitor)
 		if g.metrics != nil {
 			ctx, st.engine = telemetry.WithEngineClock(ctx)
 		}

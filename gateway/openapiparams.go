@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"mediagw/query"
+	"mediagw/params"
 	"mediagw/search"
 )
 
 // OpenAPIParameters is the OpenAPI document doc with the schema of each parameter under
-// components.parameters stated by the query codec's table (query.Parameters: its type, enum values, bounds and default), each
+// components.parameters stated by the query codec's table (params.Parameters: its type, enum values, bounds and default), each
 // listed on the base path's operations, and the item types (ItemType) search.Types. The
 // prose (descriptions, examples) and every other key stay as written, in their order. The
 // committed openapi/openapi.json is its own image (go generate ./openapi/ writes it).
@@ -28,9 +28,9 @@ func OpenAPIParameters(doc []byte) ([]byte, error) {
 		if err != nil {
 			return err
 		}
-		return components.edit("parameters", func(params *jsonObject) error {
-			for _, qp := range query.Parameters() {
-				err := params.edit(qp.Name, func(p *jsonObject) error {
+		return components.edit("parameters", func(defs *jsonObject) error {
+			for _, qp := range params.Parameters() {
+				err := defs.edit(qp.Name, func(p *jsonObject) error {
 					p.set("name", mustJSON(qp.Name))
 					p.set("in", mustJSON("query"))
 					if qp.Required {
@@ -82,7 +82,7 @@ func listParameters(op *jsonObject) error {
 			has[ref.Ref] = true
 		}
 	}
-	for _, qp := range query.Parameters() {
+	for _, qp := range params.Parameters() {
 		if ref := "#/components/parameters/" + qp.Name; !has[ref] {
 			refs = append(refs, mustJSON(map[string]string{"$ref": ref}))
 		}

@@ -15,7 +15,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
-	"mediagw/query"
+	"mediagw/params"
 	"mediagw/ratelimit"
 	"mediagw/search"
 )
@@ -57,7 +57,7 @@ var (
 		"Start the walk again with cursor=*; a walk sees every item exactly once while the index version stays the same.", "Gone"}
 	problemURITooLong = &problemType{"uri-too-long", http.StatusRequestURITooLong, "URI too long",
 		number.Sprintf("The query string is longer than any request the API reads (%d bytes) or has more than %d parameters; the longest legal query, every byte percent-encoded, is %d bytes.",
-			query.MaxBytes, query.MaxParams, 3*query.Longest),
+			params.MaxBytes, params.MaxParams, 3*params.Longest),
 		"Send only the parameters the API reads; the longest legal request is well within the bound.", "URITooLong"}
 	problemHeadersTooLarge = &problemType{"headers-too-large", http.StatusRequestHeaderFieldsTooLarge, "Request headers too large",
 		"The request line and headers together are longer than the server reads. The connection is closed after the answer; no rate-limit headers, as the request was never read.",
@@ -102,7 +102,7 @@ const unavailableRetryAfter = 5 * time.Second
 type apiError struct {
 	Type   *problemType
 	Detail string
-	Errors []query.FieldError
+	Errors []params.FieldError
 	// RetryAfter, when positive, becomes the Retry-After header.
 	RetryAfter time.Duration
 	Cause      error
@@ -122,7 +122,7 @@ func (e *apiError) Unwrap() error { return e.Cause }
 // StatusCode lets echo's helpers (echo.ResolveResponseStatus) see the status.
 func (e *apiError) StatusCode() int { return e.Type.Status }
 
-func invalidParams(errs []query.FieldError) *apiError {
+func invalidParams(errs []params.FieldError) *apiError {
 	details := make([]string, len(errs))
 	for i, fe := range errs {
 		details[i] = fe.Parameter + " " + fe.Message
@@ -130,12 +130,12 @@ func invalidParams(errs []query.FieldError) *apiError {
 	return &apiError{Type: problemInvalidParameter, Detail: strings.Join(details, "; "), Errors: errs}
 }
 
-// queryTooLong refuses a query string past query.MaxBytes or query.MaxParams. 414 and not 400:
+// queryTooLong refuses a query string past params.MaxBytes or params.MaxParams. 414 and not 400:
 // the bound is on the URI as a whole, not on one parameter that errors[] could name, and 414 is
 // what HTTP (RFC 9110, 15.5.15) and proxies answer for a URI longer than the server will read.
 func queryTooLong() *apiError {
 	return &apiError{Type: problemURITooLong,
-		Detail: fmt.Sprintf("the query string may hold at most %d bytes and %d parameters", query.MaxBytes, query.MaxParams)}
+		Detail: fmt.Sprintf("the query string may hold at most %d bytes and %d parameters", params.MaxBytes, params.MaxParams)}
 }
 
 // bodyRefused refuses a request that comes with a body, unread: the API reads none, and a body
@@ -180,18 +180,18 @@ func internalError(cause error) *apiError {
 // when it knows better (a circuit breaker knows when it next asks the engine).
 func unavailable(detail string, cause error) *apiError {
 	retry := unavailableRetryAfter
-	var hint interface{ RetryAfter() time.Duration }
-	if errors.As(cause, &hint) {
-		retry = max(hint.RetryAfter(), time.Second)
+	var e *search.Error
+	if errors.As(cause, &e) && e.RetryAfter > 0 {
+		retry = max(e.RetryAfter, time.Second)
 	}
 	return &apiError{Type: problemUnavailable, Detail: detail, RetryAfter: retry, Cause: cause}
 }
 
 // searchError maps the failure of a search for q: a cursor the backend refuses is the client's
 // (400 naming it), anything else is backendError.
-func searchError(ctx context.Context, q search.Query, err error) *apiError {
+func searchError(ctx context.Context, q *search.Query, err error) *apiError {
 	if search.Kind(err) == search.KindCursorInvalid {
-		return invalidParams([]query.FieldError{query.Invalid("cursor", q.Cursor, query.CursorRule)})
+		return invalidParams([]params.FieldError{params.Invalid("cursor", q.Cursor, params.CursorRule)})
 	}
 	return backendError(ctx, err)
 }
@@ -254,12 +254,12 @@ func (e *apiError) logLevel() zapcore.Level {
 
 // problem is the RFC 9457 body.
 type problem struct {
-	Type      string             `json:"type"`
-	Title     string             `json:"title"`
-	Status    int                `json:"status"`
-	Detail    string             `json:"detail"`
-	Errors    []query.FieldError `json:"errors,omitempty"`
-	RequestID string             `json:"request_id"`
+	Type      string              `json:"type"`
+	Title     string              `json:"title"`
+	Status    int                 `json:"status"`
+	Detail    string              `json:"detail"`
+	Errors    []params.FieldError `json:"errors,omitempty"`
+	RequestID string              `json:"request_id"`
 }
 
 // problem is e's body; problemURL is the prefix of the problem type URIs.

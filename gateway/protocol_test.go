@@ -369,7 +369,7 @@ func TestHealthAndReadiness(t *testing.T) {
 	}
 	// An engine that answers without the index: readyz says which is missing and how to load it.
 	none := newHarness(t, withBackend(func(b search.Backend) search.Backend {
-		return searchtest.Failing{Backend: b, Err: &search.NoIndexError{Name: "items"}}
+		return searchtest.Failing{Backend: b, Err: search.NoIndex("items", nil)}
 	}))
 	if p := expectProblem(t, none.get("/readyz"), http.StatusServiceUnavailable, "unavailable"); !strings.Contains(p.Detail, `index "items" does not exist`) ||
 		!strings.Contains(p.Detail, "mediactl load") {
@@ -388,7 +388,7 @@ func TestBackendFailures(t *testing.T) {
 		detail string
 	}{
 		{"unavailable", searchtest.Failing{Err: fmt.Errorf("connect 10.0.0.5:9200: %w", search.ErrUnavailable)}, http.StatusServiceUnavailable, "unavailable", "cannot be reached"},
-		{"no index", searchtest.Failing{Err: &search.NoIndexError{Name: "items", Err: errors.New("secret 404")}}, http.StatusServiceUnavailable, "unavailable",
+		{"no index", searchtest.Failing{Err: search.NoIndex("items", errors.New("secret 404"))}, http.StatusServiceUnavailable, "unavailable",
 			`the search index "items" does not exist: no catalogue is loaded (an operator loads one with mediactl load FILE)`},
 		{"too slow", searchtest.Failing{}, http.StatusGatewayTimeout, "timeout", ""},
 		{"deadline error", searchtest.Failing{Err: fmt.Errorf("query: %w", context.DeadlineExceeded)}, http.StatusGatewayTimeout, "timeout", ""},

@@ -9,7 +9,7 @@ import (
 	"github.com/labstack/echo/v5"
 	"rsc.io/qr"
 
-	"mediagw/query"
+	"mediagw/params"
 	"mediagw/search"
 )
 
@@ -23,7 +23,7 @@ func (g *Gateway) qrCode(c *echo.Context) error {
 	if c.Request().URL.RawPath != "" {
 		var err error
 		if file, err = url.PathUnescape(file); err != nil {
-			return invalidParams([]query.FieldError{query.Invalid("id", strings.TrimSuffix(c.Param("file"), ".png"), "is not valid percent-encoding")})
+			return invalidParams([]params.FieldError{params.Invalid("id", strings.TrimSuffix(c.Param("file"), ".png"), "is not valid percent-encoding")})
 		}
 	}
 	id, ok := strings.CutSuffix(file, ".png")
@@ -31,7 +31,7 @@ func (g *Gateway) qrCode(c *echo.Context) error {
 		return notFound("QR codes are at " + g.cfg.BasePath + "qr/{id}.png")
 	}
 	if err := search.CheckID(id); err != nil {
-		return invalidParams([]query.FieldError{query.IDError(id, err)})
+		return invalidParams([]params.FieldError{params.IDError(id, err)})
 	}
 	it, err := g.lookup(c, id)
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 	"github.com/labstack/echo/v5"
 	"go.uber.org/zap"
 
-	"mediagw/query"
+	"mediagw/params"
 	"mediagw/ratelimit"
 	"mediagw/search"
 	"mediagw/search/telemetry"
@@ -30,7 +30,9 @@ type Gateway struct {
 	corrector Corrector
 	// detailer says what /readyz adds of the backend's state; nil when it says nothing.
 	detailer Detailer
-	limiter  ratelimit.Decider
+	// lists are the whole lists the backend keeps; nil when it keeps none.
+	lists   ListKeeper
+	limiter ratelimit.Decider
 	// inspector is limiter, when it can inspect; nil otherwise.
 	inspector ratelimit.Inspector
 	// speculator is limiter, when its decisions leave the process and it can tell which requests
@@ -69,18 +71,18 @@ type Gateway struct {
 // gets the decoded query string.
 type apiResource struct {
 	name  string
-	serve func(g *Gateway, c *echo.Context, rq query.Raw) error
+	serve func(g *Gateway, c *echo.Context, rq params.Raw) error
 }
 
 // apiResources are the base path's resources, in the order a 400 lists them: a new resource is
 // one entry here and its handler.
 var apiResources = []apiResource{
-	{query.ResourceItems, (*Gateway).items},
-	{query.ResourceItem, (*Gateway).item},
-	{query.ResourceCategories, (*Gateway).categories},
-	{query.ResourceAuthors, (*Gateway).authors},
-	{query.ResourceSuggest, (*Gateway).suggest},
-	{query.ResourceRelated, (*Gateway).related},
+	{params.ResourceItems, (*Gateway).items},
+	{params.ResourceItem, (*Gateway).item},
+	{params.ResourceCategories, (*Gateway).categories},
+	{params.ResourceAuthors, (*Gateway).authors},
+	{params.ResourceSuggest, (*Gateway).suggest},
+	{params.ResourceRelated, (*Gateway).related},
 }
 
 // New returns the API's HTTP handler. The limiter counts every API request (not OPTIONS,
@@ -115,6 +117,9 @@ func New(cfg Config, backend search.Backend, limiter ratelimit.Decider, logger *
 	}
 	g.corrector, _ = backend.(Corrector)
 	g.detailer, _ = backend.(Detailer)
+	if k, ok := backend.(ListKeeper); ok && k.KeepsLists() {
+		g.lists = k
+	}
 	if len(cfg.OpenAPI) > 0 {
 		doc, err := servedOpenAPI(cfg)
 		if err != nil {
@@ -189,8 +194,8 @@ func tag(resource string) echo.MiddlewareFunc {
 func tagAPI(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c *echo.Context) error {
 		st := state(c)
-		st.query = query.Split(c.Request().URL.RawQuery)
-		st.apiResource, st.resourceErrs = query.ParseResource(st.query)
+		st.query = params.Split(c.Request().URL.RawQuery)
+		st.apiResource, st.resourceErrs = params.ParseResource(st.query)
 		if st.resourceErrs == nil {
 			st.resource = st.apiResource
 		}

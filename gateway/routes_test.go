@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"mediagw/query"
+	"mediagw/params"
 )
 
 // TestResourcesInRouteOrder: the route table serves the codec's resources, in its order.
@@ -13,7 +13,7 @@ func TestResourcesInRouteOrder(t *testing.T) {
 	for _, r := range apiResources {
 		got = append(got, r.name)
 	}
-	if !slices.Equal(got, query.Resources) {
-		t.Errorf("apiResources %q, query.Resources %q", got, query.Resources)
+	if !slices.Equal(got, params.Resources) {
+		t.Errorf("apiResources %q, params.Resources %q", got, params.Resources)
 	}
 }

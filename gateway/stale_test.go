@@ -27,11 +27,12 @@ func newSwitchable(b search.Backend) *switchable {
 
 var errDown = fmt.Errorf("dial tcp 10.0.0.5:9200: connection refused: %w", search.ErrUnavailable)
 
-func (s *switchable) Search(ctx context.Context, q search.Query) (search.Result, error) {
+func (s *switchable) Search(ctx context.Context, req *search.Request) (search.Result, error) {
+	q := req.Query
 	if s.down.Load() {
 		return search.Result{}, errDown
 	}
-	return s.Backend.Search(ctx, q)
+	return s.Backend.Search(ctx, search.NewRequest(q))
 }
 
 func (s *switchable) Item(ctx context.Context, id string) (search.Item, error) {
@@ -41,18 +42,18 @@ func (s *switchable) Item(ctx context.Context, id string) (search.Item, error) {
 	return s.Backend.Item(ctx, id)
 }
 
-func (s *switchable) Categories(ctx context.Context) ([]search.Category, error) {
+func (s *switchable) Categories(ctx context.Context, f search.Query) ([]search.Category, error) {
 	if s.down.Load() {
 		return nil, errDown
 	}
-	return s.Backend.Categories(ctx)
+	return s.Backend.Categories(ctx, f)
 }
 
-func (s *switchable) Authors(ctx context.Context) ([]search.Author, error) {
+func (s *switchable) Authors(ctx context.Context, f search.Query) ([]search.Author, error) {
 	if s.down.Load() {
 		return nil, errDown
 	}
-	return s.Backend.Authors(ctx)
+	return s.Backend.Authors(ctx, f)
 }
 
 func (s *switchable) Complete(ctx context.Context, text string, n int) ([]search.Completion, error) {
@@ -88,12 +89,12 @@ func TestStaleIfError(t *testing.T) {
 	clock := func() time.Time { return time.Unix(0, now.Load()) }
 	h := newHarness(t, withBackend(func(search.Backend) search.Backend { return engine }), withChain(func(o *chain.Options) {
 		o.Cache = &cache.Options{TTL: 10 * time.Second, StaleMax: time.Minute, Now: clock}
-		o.Live.Now = clock
+		o.Live.Now, o.Lists = clock, true
 	}))
 	id := url.QueryEscape(items[0].ID)
 	targets := []string{
-		"/?resource=items&q=harbour&per_page=5", "/?resource=item&id=" + id, "/?resource=categories",
-		"/?resource=authors", "/?resource=suggest&q=har", "/?resource=related&id=" + id, "/qr/" + url.PathEscape(items[1].ID) + ".png",
+		"/?resource=items&q=harbour&per_page=5", "/?resource=item&id=" + id, "/?resource=categories&type=photo",
+		"/?resource=authors&type=photo", "/?resource=suggest&q=har", "/?resource=related&id=" + id, "/qr/" + url.PathEscape(items[1].ID) + ".png",
 	}
 	bodies := map[string]string{}
 	for _, target := range targets {
@@ -130,6 +131,12 @@ func TestStaleIfError(t *testing.T) {
 			t.Errorf("%s: the stale body differs from the one served before", target)
 		}
 	}
+	// The whole lists the chain keeps need no engine: served as ever, while it is down too.
+	for _, target := range []string{"/?resource=categories", "/?resource=authors&q=mar&per_page=5"} {
+		if rec := h.get(target); rec.Code != http.StatusOK || rec.Header().Get("Cache-Status") != "mediagw; hit" {
+			t.Errorf("%s: engine down: %d, Cache-Status %q; want 200, mediagw; hit", target, rec.Code, rec.Header().Get("Cache-Status"))
+		}
+	}
 	rec := h.get("/?resource=items&q=never+asked")
 	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" ||
 		rec.Header().Get("Cache-Status") != "mediagw; fwd=miss" {
@@ -146,7 +153,7 @@ func TestStaleIfError(t *testing.T) {
 // TestCacheStatusWithoutCache: without a cache, every answer says it bypassed one.
 func TestCacheStatusWithoutCache(t *testing.T) {
 	h := newHarness(t)
-	for _, target := range []string{"/?resource=items&q=harbour", "/?resource=categories"} {
+	for _, target := range []string{"/?resource=items&q=harbour", "/?resource=categories&type=photo"} {
 		if got := h.get(target).Header().Get("Cache-Status"); got != "mediagw; fwd=bypass" {
 			t.Errorf("%s: Cache-Status %q, want mediagw; fwd=bypass", target, got)
 		}

@@ -3,7 +3,7 @@ package gateway
 import (
 	"github.com/labstack/echo/v5"
 
-	"mediagw/query"
+	"mediagw/params"
 	"mediagw/search/telemetry"
 )
 
@@ -19,11 +19,11 @@ type requestState struct {
 	// resource labels the log line and the metrics; "" until a route names it.
 	resource string
 	// query is the base path's decoded query string, kept by tagAPI for api.
-	query query.Raw
+	query params.Raw
 	// apiResource is the query's resource parameter as tagAPI read it for api, or
 	// resourceErrs what is wrong with it.
 	apiResource  string
-	resourceErrs []query.FieldError
+	resourceErrs []params.FieldError
 	// cause is the error the response answers, set by handleError.
 	cause *apiError
 	// origin, when the response carries a search engine's answer, notes where the answer came

@@ -120,7 +120,7 @@ func parseAddr(s string) (netip.Addr, bool) {
 }
 
 // addrKey is a's visitor key: the address, or an IPv6 one's /64 written as a prefix, which
-// search.VisitorRanges reads to put the visitor in its /56 and /48.
+// admit.VisitorRanges reads to put the visitor in its /56 and /48.
 func addrKey(a netip.Addr) string {
 	if a.Is6() {
 		return netip.PrefixFrom(a, 64).Masked().String()

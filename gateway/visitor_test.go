@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"mediagw/search"
+	"mediagw/search/admit"
 )
 
 func TestVisitorKey(t *testing.T) {
@@ -58,7 +58,7 @@ func TestVisitorKey(t *testing.T) {
 }
 
 // TestVisitorKeyRanges: the admission reads an IPv6 visitor's /56 and /48 from its key
-// (search.VisitorRanges); an IPv4 visitor has none.
+// (admit.VisitorRanges); an IPv4 visitor has none.
 func TestVisitorKeyRanges(t *testing.T) {
 	for _, tc := range []struct {
 		remote string
@@ -70,7 +70,7 @@ func TestVisitorKeyRanges(t *testing.T) {
 		{"@", nil},
 	} {
 		var got []string
-		for _, p := range search.VisitorRanges(visitorKey(tc.remote, nil, "", nil)) {
+		for _, p := range admit.VisitorRanges(visitorKey(tc.remote, nil, "", nil)) {
 			got = append(got, p.String())
 		}
 		if !slices.Equal(got, tc.want) {
@@ -145,7 +145,7 @@ func FuzzVisitorKey(f *testing.F) {
 			t.Fatalf("key %q is neither an IPv4 address nor an IPv6 /64", key)
 		}
 		// The admission puts an IPv6 visitor in its /56 and /48, and any other in none.
-		ranges := search.VisitorRanges(key)
+		ranges := admit.VisitorRanges(key)
 		if p, err := netip.ParsePrefix(key); err == nil {
 			if len(ranges) != 2 || ranges[0].Bits() != 56 || ranges[1].Bits() != 48 || !ranges[0].Contains(p.Addr()) || !ranges[1].Contains(p.Addr()) {
 				t.Fatalf("key %q lies in %v, want its /56 and /48", key, ranges)

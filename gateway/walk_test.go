@@ -90,7 +90,7 @@ func TestCursorErrors(t *testing.T) {
 	}
 	next := *b.Pagination.NextCursor
 	q := search.Query{Sort: search.SortNewest, PerPage: 5}
-	at, err := search.ParseCursor(next, q)
+	at, err := search.ParseCursor(next, &q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestCursorErrors(t *testing.T) {
 		{"other per_page", "per_page=6&cursor=" + next},
 		{"other sort", "per_page=5&sort=oldest&cursor=" + next},
 		{"other text", "per_page=5&q=harbour&sort=newest&cursor=" + next},
-		{"forged position", "per_page=5&cursor=" + search.EncodeCursor(q, search.Cursor{Version: at.Version, Seen: 5, After: []any{"2020", 5}})},
+		{"forged position", "per_page=5&cursor=" + search.EncodeCursor(&q, search.Cursor{Version: at.Version, Seen: 5, After: []any{"2020", 5}})},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := expectProblem(t, h.get("/?resource=items&"+tt.query), http.StatusBadRequest, "invalid-parameter")
@@ -114,7 +114,7 @@ func TestCursorErrors(t *testing.T) {
 		})
 	}
 	t.Run("another index version", func(t *testing.T) {
-		gone := search.EncodeCursor(q, search.Cursor{Version: "media-19700101", Seen: 5, After: at.After})
+		gone := search.EncodeCursor(&q, search.Cursor{Version: "media-19700101", Seen: 5, After: at.After})
 		rec := h.get("/?resource=items&per_page=5&cursor=" + gone)
 		p := expectProblem(t, rec, http.StatusGone, "cursor-expired")
 		if !strings.Contains(p.Detail, "cursor=*") {

@@ -27,8 +27,9 @@ func TestDocumentStatesTheDefaults(t *testing.T) {
 		fmt.Sprintf("at most %d requests per %d seconds per visitor", p.Limit, secs(p.Window)),
 		fmt.Sprintf("items %d, item,\\ncategories and authors %d, QR codes %d by default", secs(ages.Items), secs(ages.Item), secs(ages.QR)),
 		// The page sizes the parameters' schemas take from the gateway's query table.
-		fmt.Sprintf("1 to %d (default %d); `resource=suggest` 1 to %d (default %d); `resource=related` 1 to %d (default %d).",
-			search.MaxPerPage, search.DefaultPerPage, search.MaxCompletions, search.DefaultCompletions, search.MaxPerPage, search.DefaultRelated),
+		fmt.Sprintf("1 to %d (default %d); `resource=suggest` 1 to %d (default %d); `resource=related` 1 to %d (default %d); `resource=categories` and `resource=authors` 1 to %d (default %d once",
+			search.MaxPerPage, search.DefaultPerPage, search.MaxCompletions, search.DefaultCompletions, search.MaxPerPage, search.DefaultRelated,
+			search.MaxListPerPage, search.DefaultListPerPage),
 		fmt.Sprintf("`per_page` (1 to %d, default %d). The items most like", search.MaxPerPage, search.DefaultRelated),
 	} {
 		if !strings.Contains(string(openapi.Document), want) {

@@ -6,7 +6,8 @@
 # builds the embedded index, starts mediagw on loopback (OpenSearch with caching off, with caching
 # on, and embedded), and replays the same request mix against each gateway and straight against
 # OpenSearch (and, caching off, through the floor: proxies that forward it unchanged), printing
-# the ratios and what each gateway's metrics say of its own time; then the search-box extras (all
+# the ratios and what each gateway's metrics say of its own time; searches of words the catalogue
+# also holds in another form, gateway against OpenSearch; then the search-box extras (all
 # facets and highlighting, and phrases, against plain searches; completions) on both backends. It keeps each
 # section's results in var/bench/results and draws them as SVG charts. It stops every process it
 # started. docs/performance.md explains the method and records the figures.
@@ -24,7 +25,13 @@
 # ports (18080 to 18086, admin 19081 to 19084), BENCH_CHARTS where the charts go (docs/charts; empty skips them),
 # BENCH_GOMEMLIMIT the gateways' Go memory limit, as a container's (512MiB), BENCH_GOMAXPROCS the
 # CPUs the Go scheduler of a gateway in front of the engine runs on, as in deploy/k8s's container
-# (limits.cpu: 1, which Go reads as GOMAXPROCS=1; 0 leaves Go's default, every CPU of the machine).
+# (limits.cpu: 1, which Go reads as GOMAXPROCS=1; 0 leaves Go's default, every CPU of the machine),
+# BENCH_ONLY (empty; lists stops after the lists' section, the gateways just started).
+# BENCH_KILL_NODE the pid file of an engine node (a cluster's: OPENSEARCH_URL naming several nodes,
+# make cluster) to kill with SIGKILL during the caching-off section, which then measures the gateway
+# alone in three timed phases of BENCH_DURATION, before, during (the kill BENCH_KILL_AFTER seconds,
+# 5, after its first engine call) and after, with the engine calls in flight at the kill; the node
+# stays down for the rest.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -49,6 +56,9 @@ ALIAS=${BENCH_ALIAS:-bench-items}
 PORT=${BENCH_PORT:-18080}
 CHARTS=${BENCH_CHARTS-$REPO/docs/charts}
 LOAD=${BENCH_LOAD:-1}
+ONLY=${BENCH_ONLY:-}
+KILL_NODE=${BENCH_KILL_NODE:-}
+KILL_AFTER=${BENCH_KILL_AFTER:-5}
 ENGINE=${BENCH_ENGINE:-opensearch}
 case $ENGINE in
 opensearch) ENGINE_URL=${OPENSEARCH_URL:-http://127.0.0.1:9200} ;;
@@ -58,7 +68,9 @@ elasticsearch) ENGINE_URL=${ELASTICSEARCH_URL:-http://127.0.0.1:9202} ;;
 	exit 2
 	;;
 esac
-# Every part (gateways, mediactl, mediabench, the direct baseline) reads the engine MEDIA_BACKEND names.
+# Every part (gateways, mediactl, mediabench, the direct baseline) reads the engine MEDIA_BACKEND names;
+# the script's own requests go to its first node.
+NODE=${ENGINE_URL%%,*}
 export MEDIA_BACKEND=$ENGINE OPENSEARCH_URL=$ENGINE_URL OPENSEARCH_INDEX=$ALIAS ELASTICSEARCH_URL=$ENGINE_URL ELASTICSEARCH_INDEX=$ALIAS
 DIR=$REPO/var/bench
 CATALOGUE=$DIR/catalogue-$ITEMS-$SEED.ndjson.gz
@@ -96,7 +108,7 @@ fi
 export REDIS_URL
 
 # Elasticsearch's integration-test build answers GET / with 405: ask the node itself.
-engine_version() { curl -fsS -m 5 "$ENGINE_URL/_nodes/_local/version" | grep -o '"version":"[^"]*"' | head -n 1 | cut -d'"' -f4; }
+engine_version() { curl -fsS -m 5 "$NODE/_nodes/_local/version" | grep -o '"version":"[^"]*"' | head -n 1 | cut -d'"' -f4; }
 [[ -n $(engine_version 2>/dev/null) ]] || die "$ENGINE does not answer at $ENGINE_URL: start it with \`make services\` (MEDIA_ENGINE=elasticsearch:9.2.0 for Elasticsearch)"
 mkdir -p "$DIR" "$RESULTS"
 rm -f "$RESULTS"/*.json
@@ -121,7 +133,7 @@ listener_pid() { command -v ss >/dev/null && ss -Hltnp "sport = :$1" 2>/dev/null
 # engine_pid prints the pid of the local engine that answers at ENGINE_URL (other nodes may run
 # on the machine), or nothing when it is not a local process.
 engine_pid() {
-	local port=${ENGINE_URL##*:} f=$REPO/var/services/opensearch/opensearch.pid
+	local port=${NODE##*:} f=$REPO/var/services/opensearch/opensearch.pid
 	port=${port%%/*}
 	if command -v ss >/dev/null; then
 		listener_pid "$port"
@@ -152,7 +164,7 @@ if [[ $LOAD == 1 ]]; then
 	echo "== load into $ENGINE: mediactl load vs plain _bulk of the same documents, then mediactl reindex vs load"
 	loadavg
 	"$MEDIABENCH" run -mode load -catalogue "$CATALOGUE" -log-level warn ${OS_PID:+-cpu $ENGINE=$OS_PID}
-elif [[ $(curl -fsS "$ENGINE_URL/$ALIAS/_count" 2>/dev/null | grep -o '"count":[0-9]*' | cut -d: -f2) != "$ITEMS" ]] || outdated; then
+elif [[ $(curl -fsS "$NODE/$ALIAS/_count" 2>/dev/null | grep -o '"count":[0-9]*' | cut -d: -f2) != "$ITEMS" ]] || outdated; then
 	log "loading $ITEMS items into $ENGINE (BENCH_LOAD=0: not timed)"
 	"$MEDIACTL" load -log-level warn "$CATALOGUE" >/dev/null
 fi
@@ -221,9 +233,10 @@ if [[ $EMBEDDED == 1 ]]; then
 fi
 
 echo
-echo "== categories and authors: first request (engine caches cleared, gateways just started), then cached"
+echo "== categories and authors, whole and as a picker asks them (pages of 50 by name and by count, name searches): first request (engine caches cleared, gateways just started), then cached"
 loadavg
 "$MEDIABENCH" run -mode probe -gateway "$GATEWAYS" -n 50 -log-level warn
+[[ $ONLY == lists ]] && exit 0
 
 # The floor: what any gateway costs on this machine. mediabench passthrough forwards the direct
 # requests to the engine unchanged (one more HTTP hop, nothing parsed), on a gateway's CPU
@@ -261,10 +274,42 @@ mix() { loadavg; "$MEDIABENCH" run -catalogue "$CATALOGUE" -seed "$SEED" -durati
 # 0.92x and 0.91x in 6.
 same=(-requests "$REQUESTS" -rounds "$ROUNDS")
 
+# in_flight prints the gateway's engine calls in flight (caching off) as its metrics give them.
+in_flight() { curl -fsS -m 2 "$M_OFF" | awk '$1 == "mediagw_admission_in_flight" {n = $2} END {print n + 0}'; }
+
 echo
-echo "== gateway (caching off) vs $ENGINE direct, closed loop, beside the floor: a pass-through proxy (proxy), and one that asks the rate limit first (proxy+limit)"
-mix "${same[@]}" -gateway "gateway=$GW_OFF" -via "$VIA" -metrics "gateway=$M_OFF" -rss "gateway=$OFF" -cpu "$(cpu "gateway=$OFF,$VIA_CPU")" \
-	-save "$RESULTS/1-closed-off.json" -label "closed loop, caching off"
+if [[ -n $KILL_NODE ]]; then
+	victim=$(cat "$KILL_NODE") || die "BENCH_KILL_NODE=$KILL_NODE: no pid file"
+	kill -0 "$victim" || die "BENCH_KILL_NODE=$KILL_NODE: pid $victim is not running"
+	echo "== gateway (caching off) on $ENGINE, closed loop, a node killed: $DURATION before, $DURATION during (pid $victim killed after ${KILL_AFTER}s), $DURATION after"
+	for phase in before during after; do
+		echo "-- $phase"
+		killer=
+		if [[ $phase == during ]]; then
+			{
+				# The phase's mix takes a while to build: the clock starts at its first engine call.
+				until (($(in_flight) > 0)); do sleep 0.2; done
+				sleep "$KILL_AFTER"
+				calls=$(in_flight)
+				kill -KILL "$victim"
+				echo "killed node pid $victim ($KILL_NODE) with $calls engine calls of the gateway in flight"
+			} &
+			killer=$!
+		fi
+		mix -direct=false -gateway "gateway=$GW_OFF" -metrics "gateway=$M_OFF" -rounds 1 -requests 0 \
+			-warmup "$([[ $phase == before ]] && echo "$WARMUP" || echo 0s)" -save "$RESULTS/1-kill-$phase.json" -label "caching off, a node killed: $phase"
+		[[ -z $killer ]] || wait "$killer"
+	done
+else
+	echo "== gateway (caching off) vs $ENGINE direct, closed loop, beside the floor: a pass-through proxy (proxy), and one that asks the rate limit first (proxy+limit)"
+	mix "${same[@]}" -gateway "gateway=$GW_OFF" -via "$VIA" -metrics "gateway=$M_OFF" -rss "gateway=$OFF" -cpu "$(cpu "gateway=$OFF,$VIA_CPU")" \
+		-save "$RESULTS/1-closed-off.json" -label "closed loop, caching off"
+fi
+
+echo
+echo "== searches of words the catalogue also holds in another form: gateway (caching off) vs $ENGINE direct, closed loop"
+mix "${same[@]}" -mode forms -gateway "gateway=$GW_OFF" -metrics "gateway=$M_OFF" -cpu "$(cpu "gateway=$OFF")" \
+	-save "$RESULTS/1-forms.json" -label "searches of words with other forms"
 
 if [[ $QPS != 0 ]]; then
 	echo

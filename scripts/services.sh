@@ -12,7 +12,7 @@
 # moves one). Elasticsearch's security is off, and `start` exports ELASTICSEARCH_URL for it.
 # MEDIA_ENGINE_SECURITY=on (Elasticsearch only) starts a second node of that line on port + 40 with
 # security on: HTTPS with the CA and node certificate in MEDIA_ENGINE_CERTS (ca.crt, node.crt,
-# node.key; the search/engine tests make them with Go's crypto), the least-privilege roles of the
+# node.key; the search/elastic tests make them with Go's crypto), the least-privilege roles of the
 # README (roles.yml) and two file-realm users, mediagw-gateway and mediagw-admin, whose passwords
 # it makes once and exports with the URL and CA file.
 #
@@ -43,7 +43,7 @@ SECURE=${MEDIA_ENGINE_SECURITY:-off}
 if ((OPENSEARCH_NODES > 1)); then
 	ENGINE=opensearch ENGINE_VERSION=$OPENSEARCH_VERSION
 fi
-# The supported lines (search/engine refuses others) and the port each gets by default.
+# The supported lines (search/elastic refuses others) and the port each gets by default.
 case $ENGINE:${ENGINE_VERSION%%.*} in
 opensearch:3) ENGINE_PORT=${OPENSEARCH_PORT:-9200} ;;
 opensearch:2) ENGINE_PORT=${OPENSEARCH_PORT:-9201} ;;
@@ -320,7 +320,7 @@ secure_setup() {
 	local home=$1 conf="$OS_DIR/config" user pass
 	if [[ ! -f $conf/certs/ca.crt ]]; then
 		[[ -n ${MEDIA_ENGINE_CERTS:-} && -f $MEDIA_ENGINE_CERTS/ca.crt && -f $MEDIA_ENGINE_CERTS/node.crt && -f $MEDIA_ENGINE_CERTS/node.key ]] ||
-			die "MEDIA_ENGINE_SECURITY=on needs MEDIA_ENGINE_CERTS=DIR holding ca.crt, node.crt and node.key (the search/engine security test makes them)"
+			die "MEDIA_ENGINE_SECURITY=on needs MEDIA_ENGINE_CERTS=DIR holding ca.crt, node.crt and node.key (the search/elastic security test makes them)"
 		mkdir -p "$conf/certs"
 		cp "$MEDIA_ENGINE_CERTS"/{ca.crt,node.crt,node.key} "$conf/certs/"
 	fi
@@ -383,6 +383,12 @@ start_cluster() {
 		use_node "$i"
 		if opensearch_up; then
 			log "cluster node $i already answering on $OS_URL"
+			continue
+		fi
+		# A busy machine can keep a live node from answering in time: a second one on its data
+		# directory would only fail on the node lock, and take its pid file.
+		if pid_alive "$OS_PID"; then
+			log "cluster node $i running (pid $(cat "$OS_PID")) but not answering yet"
 			continue
 		fi
 		write_opensearch_config "$home" "$CLUSTER_DIR/node-$i" <<EOF

@@ -12,8 +12,8 @@ import (
 // IndexVersion is the version of the index layout (fields, how they are analysed, what is stored
 // beside them) this code reads; both backends build indices of it. A change that indices built
 // before lack bumps it: the embedded index then refuses an older one with advice, and status
-// reports older ones as outdated on both. search/engine/mappings/items.json carries it as
-// _meta.mapping_version (a test in search/engine holds them equal).
+// reports older ones as outdated on both. search/elastic/mappings/items.json carries it as
+// _meta.mapping_version (a test in search/elastic holds them equal).
 const IndexVersion = 10
 
 // DefaultKeep is how many replaced index versions a load keeps for rollback when the operator
@@ -50,7 +50,7 @@ type IndexInfo struct {
 
 // Admin is the operators' side of a backend (mediactl): it loads new index versions, keeping
 // the newest replaced ones for rollback, lists them, rolls back and makes any kept one live. Both backends implement it
-// alike. Keep counts (search/bleve.NewLoader, search/engine.Config.Keep) mean the same in
+// alike. Keep counts (search/bleve.NewLoader, search/elastic.Config.Keep) mean the same in
 // both: how many replaced versions a load keeps besides the live one, 0 or less keeping none.
 type Admin interface {
 	Loader

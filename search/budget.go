@@ -61,13 +61,18 @@ func (p Plan) Degraded() bool { return p.Clauses+p.Unstemmed < p.Wanted }
 // to fewer (the first kept); a long CJK run keeps only the bigrams that cover its characters (AB
 // CD DE for ABCDE, a superset of its matches); the last words are left out (only a text longer
 // than MaxTextRunes gets there).
-func PlanText(q Query) Plan {
-	words := text.Words(q.Text)
+// Callers take it from the request (Request.Plan), which plans once.
+func PlanText(r *Request) Plan {
+	q := &r.Query
+	words := r.Words()
 	typos := TypoWords(words)
 	langs := q.Language.Values()
+	if len(langs) == 0 {
+		langs = r.Held.Values()
+	}
 	p := Plan{Words: make([][]Variant, len(words))}
 	for i, w := range words {
-		alts := text.Alternatives(w, q.Curation)
+		alts := text.Alternatives(w, r.Curation)
 		p.Words[i] = make([]Variant, len(alts))
 		for k, terms := range alts {
 			p.Words[i][k] = Variant{Terms: terms, Typo: typos[i] && slices.ContainsFunc(terms, func(t string) bool {
@@ -75,13 +80,13 @@ func PlanText(q Query) Plan {
 			}), Stems: WordStems(w, terms, langs)}
 		}
 	}
-	if q.Curation != nil && q.Sort == SortRelevance && q.Searches() {
-		p.Pins = q.Curation.Pinned(q.Text)
+	if r.Curation != nil && q.Sort == SortRelevance && q.Searches() {
+		p.Pins = r.Curation.Pinned(q.Text)
 	}
 	p.Wanted = PlanCost(q, p)
 	p.Clauses = p.Wanted
-	for _, step := range []func(*Plan, Query) bool{dropStems, fewerPins, dropTypos, fewerAlternatives, thinRuns, fewerWords} {
-		for p.Clauses > MaxClauses && step(&p, q) {
+	for _, step := range []func(*Plan, *Request) bool{dropStems, fewerPins, dropTypos, fewerAlternatives, thinRuns, fewerWords} {
+		for p.Clauses > MaxClauses && step(&p, r) {
 			p.Clauses = PlanCost(q, p)
 		}
 	}
@@ -92,7 +97,7 @@ func PlanText(q Query) Plan {
 // (a term, a phrase, a fuzzy term, which its expansion does not multiply) in each searched field
 // it is asked of, each stem in each of StemFields (a match of any stem is a leaf per stem), and
 // each filter and pin.
-func PlanCost(q Query, p Plan) int {
+func PlanCost(q *Query, p Plan) int {
 	n := len(p.Pins)
 	if q.Author != "" {
 		n++
@@ -123,8 +128,8 @@ func PlanCost(q Query, p Plan) int {
 }
 
 // dropTypos takes the allowance of the typo word TypoWords would choose last; false when none has one.
-func dropTypos(p *Plan, q Query) bool {
-	words := text.Words(q.Text)
+func dropTypos(p *Plan, r *Request) bool {
+	words := r.Words()
 	var typo []int
 	for i, alts := range p.Words {
 		if Typo(alts) {
@@ -145,7 +150,7 @@ func dropTypos(p *Plan, q Query) bool {
 
 // dropStems takes the stems of the last word that has any; false when none has. It comes first:
 // another form counts at most what a typo does, and the engines spend a clause per stem and field.
-func dropStems(p *Plan, _ Query) bool {
+func dropStems(p *Plan, _ *Request) bool {
 	for i := len(p.Words) - 1; i >= 0; i-- {
 		dropped := false
 		for k, a := range p.Words[i] {
@@ -163,7 +168,7 @@ func dropStems(p *Plan, _ Query) bool {
 
 // fewerAlternatives cuts every word to one alternative fewer than the most any has; false when
 // each has one.
-func fewerAlternatives(p *Plan, _ Query) bool {
+func fewerAlternatives(p *Plan, _ *Request) bool {
 	most := 0
 	for _, alts := range p.Words {
 		most = max(most, len(alts))
@@ -179,7 +184,7 @@ func fewerAlternatives(p *Plan, _ Query) bool {
 
 // thinRuns leaves out, in every alternative, each CJK bigram whose two characters the terms
 // kept beside it hold (the second of ABC's AB BC CD is covered by AB and CD); false when none is.
-func thinRuns(p *Plan, _ Query) bool {
+func thinRuns(p *Plan, _ *Request) bool {
 	thinned := false
 	for _, alts := range p.Words {
 		for k, a := range alts {
@@ -209,7 +214,7 @@ func covered(before, t, next string) bool {
 }
 
 // fewerPins cuts the pins to what the rest of the query leaves; false when there are none.
-func fewerPins(p *Plan, q Query) bool {
+func fewerPins(p *Plan, _ *Request) bool {
 	if len(p.Pins) == 0 {
 		return false
 	}
@@ -218,7 +223,7 @@ func fewerPins(p *Plan, q Query) bool {
 }
 
 // fewerWords leaves the last word out; false when there is none.
-func fewerWords(p *Plan, _ Query) bool {
+func fewerWords(p *Plan, _ *Request) bool {
 	if len(p.Words) == 0 {
 		return false
 	}

@@ -54,31 +54,34 @@ func TestPlanKeepsTheBudget(t *testing.T) {
 	tests := []struct {
 		name     string
 		q        Query
+		rules    Curation
 		degraded bool
 		// typos is how many words keep their allowance.
 		typos int
 	}{
-		{"a plain search", Query{Text: "winter harbour"}, false, 2},
-		{"190 random CJK ideographs", Query{Text: ideographs(1, 190)}, true, 0},
-		{"200 hiragana", Query{Text: strings.Repeat("あいうえおかきくけこ", 20)}, false, 0},
+		{"a plain search", Query{Text: "winter harbour"}, nil, false, 2},
+		{"190 random CJK ideographs", Query{Text: ideographs(1, 190)}, nil, true, 0},
+		{"200 hiragana", Query{Text: strings.Repeat("あいうえおかきくけこ", 20)}, nil, false, 0},
 		{"200 scattered hiragana", Query{Text: func() string {
 			var b strings.Builder
 			for i := range 200 {
 				b.WriteRune(rune(0x3041 + ((i*7919)/7+i*131*i/3)%86))
 			}
 			return b.String()
-		}()}, true, 0},
-		{"28 typo words", Query{Text: long}, false, MaxTypoWords},
-		{"28 words of 16 alternatives", Query{Text: long, Curation: fakeCuration{alts: 15}, Sort: SortRelevance}, true, 0},
-		{"4 words of 16 alternatives", Query{Text: "tv lamp desk sofa", Curation: fakeCuration{alts: 15}, Sort: SortRelevance}, false, 3},
-		{"a pin line of 1,100 ids", Query{Text: "winter", Curation: fakeCuration{ids: ids}, Sort: SortRelevance}, true, 1},
-		{"a text past MaxTextRunes", Query{Text: strings.Repeat(long+" ", 10) + ideographs(3, 400)}, true, 0},
+		}()}, nil, true, 0},
+		{"28 typo words", Query{Text: long}, nil, false, MaxTypoWords},
+		{"28 words of 16 alternatives", Query{Text: long, Sort: SortRelevance}, fakeCuration{alts: 15}, true, 0},
+		{"4 words of 16 alternatives", Query{Text: "tv lamp desk sofa", Sort: SortRelevance}, fakeCuration{alts: 15}, false, 3},
+		{"a pin line of 1,100 ids", Query{Text: "winter", Sort: SortRelevance}, fakeCuration{ids: ids}, true, 1},
+		{"a text past MaxTextRunes", Query{Text: strings.Repeat(long+" ", 10) + ideographs(3, 400)}, nil, true, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := PlanText(tt.q)
-			if p.Clauses > MaxClauses || p.Clauses != PlanCost(tt.q, p) {
-				t.Errorf("plan costs %d (PlanCost %d), want at most %d", p.Clauses, PlanCost(tt.q, p), MaxClauses)
+			r := NewRequest(tt.q)
+			r.Curation = tt.rules
+			p := PlanText(r)
+			if p.Clauses > MaxClauses || p.Clauses != PlanCost(&tt.q, p) {
+				t.Errorf("plan costs %d (PlanCost %d), want at most %d", p.Clauses, PlanCost(&tt.q, p), MaxClauses)
 			}
 			if p.Degraded() != tt.degraded {
 				t.Errorf("Degraded() = %v (%d of %d wanted), want %v", p.Degraded(), p.Clauses, p.Wanted, tt.degraded)
@@ -95,7 +98,7 @@ func TestPlanKeepsTheBudget(t *testing.T) {
 			if utf8.RuneCountInString(tt.q.Text) <= MaxTextRunes && len(p.Words) != len(text.Words(tt.q.Text)) {
 				t.Errorf("%d words planned of %d", len(p.Words), len(text.Words(tt.q.Text)))
 			}
-			if tt.q.Curation != nil && len(tt.q.Curation.Pinned("")) > 0 && len(p.Pins) == 0 {
+			if tt.rules != nil && len(tt.rules.Pinned("")) > 0 && len(p.Pins) == 0 {
 				t.Error("every pin left out")
 			}
 		})
@@ -103,7 +106,7 @@ func TestPlanKeepsTheBudget(t *testing.T) {
 }
 
 // TestPlanDropsStemsFirst: a long search loses the stems of its last words before anything else,
-// and a language filter leaves every word its stems.
+// and a language filter, else the languages held, leaves every word the stems of its languages.
 func TestPlanDropsStemsFirst(t *testing.T) {
 	words := make([]string, 28)
 	for i := range words {
@@ -119,20 +122,33 @@ func TestPlanDropsStemsFirst(t *testing.T) {
 		}
 		return n
 	}
-	p := PlanText(Query{Text: long})
+	p := PlanText(NewRequest(Query{Text: long}))
 	if n := stemmed(p); n == 0 || n == len(words) || len(p.Words[0][0].Stems) == 0 {
 		t.Errorf("every language: %d of %d words keep their stems (the first %q), want the first ones only", n, len(words), p.Words[0][0].Stems)
 	}
 	if p.Degraded() || p.Unstemmed == 0 || p.Clauses+p.Unstemmed != p.Wanted {
 		t.Errorf("every language: Degraded() = %v, %d + %d unstemmed of %d wanted, want only stems left out", p.Degraded(), p.Clauses, p.Unstemmed, p.Wanted)
 	}
-	p = PlanText(Query{Text: long, Language: "de,fr"})
-	if p.Unstemmed != 0 {
-		t.Errorf("language=de,fr: %d stem clauses left out, want none", p.Unstemmed)
-	}
-	for i, w := range words {
-		if want := WordStems(w, text.Terms(w), []string{"de", "fr"}); !slices.Equal(p.Words[i][0].Stems, want) {
-			t.Errorf("language=de,fr: %q has stems %q, want %q", w, p.Words[i][0].Stems, want)
+	for _, tt := range []struct {
+		name  string
+		q     Query
+		held  List
+		langs []string
+	}{
+		{"language=de,fr", Query{Text: long, Language: "de,fr"}, "", []string{"de", "fr"}},
+		{"de and fr held", Query{Text: long}, "de,fr", []string{"de", "fr"}},
+		{"language=de, en and fr held", Query{Text: long, Language: "de"}, "en,fr", []string{"de"}},
+	} {
+		r := NewRequest(tt.q)
+		r.Held = tt.held
+		p = PlanText(r)
+		if p.Unstemmed != 0 {
+			t.Errorf("%s: %d stem clauses left out, want none", tt.name, p.Unstemmed)
+		}
+		for i, w := range words {
+			if want := WordStems(w, text.Terms(w), tt.langs); !slices.Equal(p.Words[i][0].Stems, want) {
+				t.Errorf("%s: %q has stems %q, want %q", tt.name, w, p.Words[i][0].Stems, want)
+			}
 		}
 	}
 }
@@ -143,7 +159,7 @@ func TestThinRunsCoverEveryCharacter(t *testing.T) {
 	for _, n := range []int{3, 4, 5, 190} {
 		run := ideographs(n, n)
 		p := Plan{Words: [][]Variant{{{Terms: text.Terms(run)}}}}
-		thinRuns(&p, Query{})
+		thinRuns(&p, NewRequest(Query{}))
 		kept := p.Words[0][0].Terms
 		var covered strings.Builder
 		for _, t := range kept {
@@ -167,10 +183,11 @@ func FuzzPlanText(f *testing.F) {
 		f.Add(s, 3)
 	}
 	f.Fuzz(func(t *testing.T, s string, alts int) {
-		q := Query{Text: s, Sort: SortRelevance, Curation: fakeCuration{alts: min(max(alts, 0), 15)}}
-		p := PlanText(q)
-		if p.Clauses > MaxClauses || p.Clauses != PlanCost(q, p) || p.Clauses > p.Wanted {
-			t.Fatalf("%q: plan costs %d (PlanCost %d, wanted %d), budget %d", s, p.Clauses, PlanCost(q, p), p.Wanted, MaxClauses)
+		r := NewRequest(Query{Text: s, Sort: SortRelevance})
+		r.Curation = fakeCuration{alts: min(max(alts, 0), 15)}
+		p := PlanText(r)
+		if p.Clauses > MaxClauses || p.Clauses != PlanCost(&r.Query, p) || p.Clauses > p.Wanted {
+			t.Fatalf("%q: plan costs %d (PlanCost %d, wanted %d), budget %d", s, p.Clauses, PlanCost(&r.Query, p), p.Wanted, MaxClauses)
 		}
 		words := text.Words(s)
 		for i, alts := range p.Words {

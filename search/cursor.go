@@ -42,10 +42,10 @@ type Cursor struct {
 var (
 	// ErrCursorInvalid means a cursor is malformed, was changed, or was made for another query
 	// (other text, filters, sort or per_page).
-	ErrCursorInvalid = errors.New("cursor is malformed, changed, or made for another query")
+	ErrCursorInvalid error = &Error{Kind: KindCursorInvalid, Err: errors.New("cursor is malformed, changed, or made for another query")}
 	// ErrCursorExpired means a cursor was made on an index version no longer served: the walk
 	// must start again.
-	ErrCursorExpired = errors.New("cursor is from an index version no longer served")
+	ErrCursorExpired error = &Error{Kind: KindCursorExpired, Err: errors.New("cursor is from an index version no longer served")}
 )
 
 // cursorFormat is the first byte of an encoded cursor; a change of layout bumps it.
@@ -55,20 +55,16 @@ const cursorFormat = 1
 const sumLen = 8
 
 // walkKey is what binds a cursor to its query: everything that decides which items a walk gives
-// and in which order. Facets and highlighting do not, so a walk may change them. q is normalized
-// (Normalize) by whoever reads or makes the cursor: the gateway, or a backend's Search.
-func walkKey(q Query) []byte {
-	return []byte(strings.Join(append([]string{
-		strings.Join(strings.Fields(q.Text), " "), string(q.Phrases), string(q.Exclude), q.Author, q.From, q.To,
-		string(q.Sort), strconv.Itoa(q.PerPage),
-	}, q.Filters()...), "\x00"))
+// and in which order. Facets and highlighting do not, so a walk may change them.
+func walkKey(q *Query) []byte {
+	return []byte(strings.Join(append(append(q.textParts(), string(q.Sort), strconv.Itoa(q.PerPage)), q.Filters()...), "\x00"))
 }
 
 // cursorSum is the checksum of a cursor's payload for the query q: an integrity check (a
 // tampered or truncated cursor fails it) that also binds the cursor to q. It is no secret: the
 // API is public and read-only, and a forged position can only skip to another place of the
 // same walk, which backends check for shape.
-func cursorSum(q Query, payload []byte) []byte {
+func cursorSum(q *Query, payload []byte) []byte {
 	h := sha256.New()
 	key := walkKey(q)
 	_ = binary.Write(h, binary.BigEndian, uint32(len(key)))
@@ -79,7 +75,7 @@ func cursorSum(q Query, payload []byte) []byte {
 
 // EncodeCursor is the opaque form of c for q: base64url of the format byte, the checksum and the
 // JSON array [version, seen, after].
-func EncodeCursor(q Query, c Cursor) string {
+func EncodeCursor(q *Query, c Cursor) string {
 	payload, err := json.Marshal([]any{c.Version, c.Seen, c.After})
 	if err != nil {
 		// After holds strings and numbers from the engine's own answer; they always encode.
@@ -95,7 +91,7 @@ func EncodeCursor(q Query, c Cursor) string {
 // ParseCursor reads a cursor made by EncodeCursor for q. Anything else, StartCursor included, is
 // an error wrapping ErrCursorInvalid. It does not know which version is served: the backend
 // checks that (ErrCursorExpired).
-func ParseCursor(s string, q Query) (Cursor, error) {
+func ParseCursor(s string, q *Query) (Cursor, error) {
 	invalid := func(why string) (Cursor, error) { return Cursor{}, fmt.Errorf("%w: %s", ErrCursorInvalid, why) }
 	if len(s) > MaxCursorBytes {
 		return invalid("too long")
@@ -173,24 +169,24 @@ func CheckAfter(after []any, kinds []SortValue) error {
 	return nil
 }
 
-// Walk reports whether q pages by cursor, and from where: the zero Cursor at the walk's start.
-func (q Query) Walk() (Cursor, bool, error) {
-	switch q.Cursor {
+// Walk reports whether r pages by cursor, and from where: the zero Cursor at the walk's start.
+func (r *Request) Walk() (Cursor, bool, error) {
+	switch r.Query.Cursor {
 	case "":
 		return Cursor{}, false, nil
 	case StartCursor:
 		return Cursor{}, true, nil
 	}
-	if q.Position != nil {
-		return *q.Position, true, nil
+	if r.Position != nil {
+		return *r.Position, true, nil
 	}
-	c, err := ParseCursor(q.Cursor, q)
+	c, err := ParseCursor(r.Query.Cursor, &r.Query)
 	return c, true, err
 }
 
-// Next is the cursor of the page after this one of a walk on version, where the page gave n
+// Next is the cursor of the page after this one of a walk of q on version, where the page gave n
 // items, the last at after, of total: "" when the walk has given every item.
-func (c Cursor) Next(q Query, version string, n, total int, after []any) string {
+func (c Cursor) Next(q *Query, version string, n, total int, after []any) string {
 	seen := c.Seen + n
 	if n == 0 || seen >= total {
 		return ""

@@ -179,9 +179,9 @@ func TitleBonus(title string) float64 {
 
 // WordStems are the stems (text.QueryStems) a word of a search is matched against when searched
 // as the terms terms (text.Alternatives: its own, or a synonym's, whose folded term is then
-// stemmed), in the languages langs (the language filter's values), or in every language with a
-// stemmer when it is empty: a language the catalogue does not hold has no stems to match. Nil
-// for terms of several terms (bigrams).
+// stemmed), in the languages langs (the language filter's values, else those the index holds:
+// Request.Held), or in every language with a stemmer when it is empty. Nil for terms of several
+// terms (bigrams).
 func WordStems(word string, terms, langs []string) []string {
 	if len(terms) != 1 {
 		return nil

@@ -16,19 +16,19 @@ const MaxSnippetRunes = 200
 // snippetLead is how much text a snippet shows before its first match when it must be cut.
 const snippetLead = 60
 
-// Matched returns, for each searched field of it that a word or a phrase of q matches, the
+// Matched returns, for each searched field of it that a word or a phrase of r matches, the
 // field's text HTML-escaped with every matching word in <mark>…</mark>, cut to MaxSnippetRunes
 // around the first match; nil when nothing matches. A word matches as the engines match it: folded
 // (text.Fold), equal or within its typo allowance (TypoAllowance) if its search's Plan gives it one,
 // or in a field of StemFields as another form of it in the item's language (text.IndexStems) if
 // the Plan keeps its stems; a phrase marks the words of each place a value holds its terms side by
-// side (Phrases); a word q.Curation searches as its synonyms matches as each of them. It is
+// side (Phrases); a word r.Curation searches as its synonyms matches as each of them. It is
 // computed from the item alone, so both backends highlight alike. Lists (tags, keywords) are
 // joined with ", ".
-func Matched(it Item, q Query) map[string]string { return NewHighlighter(q).Matched(it) }
+func Matched(it Item, r *Request) map[string]string { return NewHighlighter(r).Matched(it) }
 
 // Highlighter marks what one search matched in the items of its answer: the search is planned
-// once (PlanText, its synonyms, typo allowances), the stems once per item language.
+// once (Request.Plan, its synonyms, typo allowances), the stems once per item language.
 type Highlighter struct {
 	phrases [][]string
 	words   []highlightWord
@@ -43,24 +43,24 @@ type highlightWord struct {
 	stemmed   bool
 }
 
-// NewHighlighter plans q's highlighting; its Matched is Matched for q.
-func NewHighlighter(q Query) *Highlighter {
-	words := text.Words(q.Text)
-	h := &Highlighter{phrases: q.Phrases.Terms(), byLanguage: map[string][]queryWord{}}
+// NewHighlighter plans r's highlighting; its Matched is Matched for r.
+func NewHighlighter(r *Request) *Highlighter {
+	words := r.Words()
+	h := &Highlighter{phrases: r.Query.Phrases.Terms(), byLanguage: map[string][]queryWord{}}
 	if len(words) == 0 && len(h.phrases) == 0 {
 		return h
 	}
-	plan := PlanText(q)
+	plan := r.Plan()
 	for i, w := range words {
 		var typo, stems bool
 		if i < len(plan.Words) {
 			typo = Typo(plan.Words[i])
 			stems = slices.ContainsFunc(plan.Words[i], func(v Variant) bool { return len(v.Stems) > 0 })
 		}
-		// A word is searched as its synonyms (q.Curation), each with the word's typo allowance.
+		// A word is searched as its synonyms (r.Curation), each with the word's typo allowance.
 		alts := []string{w}
-		if q.Curation != nil {
-			if a := q.Curation.Alternatives(w); len(a) > 0 {
+		if r.Curation != nil {
+			if a := r.Curation.Alternatives(w); len(a) > 0 {
 				alts = a
 			}
 		}
@@ -91,7 +91,7 @@ func (h *Highlighter) query(lang string) []queryWord {
 	return q
 }
 
-// Matched is Matched(it, q) for the q h was made for. Not for concurrent use.
+// Matched is Matched(it, r) for the r h was made for. Not for concurrent use.
 func (h *Highlighter) Matched(it Item) map[string]string {
 	if len(h.words) == 0 && len(h.phrases) == 0 {
 		return nil

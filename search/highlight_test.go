@@ -44,7 +44,7 @@ func TestMatched(t *testing.T) {
 		{"a phrase has no typo allowance", Item{Title: "forest path"}, "", Phrases("").With("forrest path"), nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Matched(tt.it, Query{Text: tt.text, Phrases: tt.phrases})
+			got := Matched(tt.it, NewRequest(Query{Text: tt.text, Phrases: tt.phrases}))
 			if len(got) != len(tt.want) {
 				t.Fatalf("Matched = %q, want %q", got, tt.want)
 			}
@@ -56,14 +56,15 @@ func TestMatched(t *testing.T) {
 		})
 	}
 	t.Run("another form of a synonym", func(t *testing.T) {
-		q := Query{Text: "fast", Curation: synonyms{"fast": {"fast", "schnelle"}}}
+		q := NewRequest(Query{Text: "fast"})
+		q.Curation = synonyms{"fast": {"fast", "schnelle"}}
 		got := Matched(Item{Title: "Fast: Cython für schnelleren Python-Code", Language: "de"}, q)["title"]
 		if want := "<mark>Fast</mark>: Cython für <mark>schnelleren</mark> Python-Code"; got != want {
 			t.Errorf("Matched = %q, want %q", got, want)
 		}
 	})
 	t.Run("long text is cut around the match", func(t *testing.T) {
-		got := Matched(Item{Description: long}, Query{Text: "thames"})["description"]
+		got := Matched(Item{Description: long}, NewRequest(Query{Text: "thames"}))["description"]
 		plain := strings.NewReplacer("<mark>", "", "</mark>", "").Replace(got)
 		if n := utf8.RuneCountInString(plain); n != MaxSnippetRunes || !strings.HasPrefix(plain, "…") || !strings.HasSuffix(plain, "…") {
 			t.Errorf("%d runes: %q", n, got)
@@ -74,7 +75,7 @@ func TestMatched(t *testing.T) {
 	})
 	t.Run("a match near the end", func(t *testing.T) {
 		text := strings.Repeat("x ", 150) + "Thames"
-		plain := strings.NewReplacer("<mark>", "", "</mark>", "").Replace(Matched(Item{Title: text}, Query{Text: "thames"})["title"])
+		plain := strings.NewReplacer("<mark>", "", "</mark>", "").Replace(Matched(Item{Title: text}, NewRequest(Query{Text: "thames"}))["title"])
 		if utf8.RuneCountInString(plain) != MaxSnippetRunes || !strings.HasPrefix(plain, "…") || !strings.HasSuffix(plain, "Thames") {
 			t.Errorf("%q", plain)
 		}
@@ -120,7 +121,7 @@ func FuzzMatched(f *testing.F) {
 	f.Add("The <Thames> & co", "thames")
 	f.Add(strings.Repeat("é ", 300)+"x", "x")
 	f.Fuzz(func(t *testing.T, text, q string) {
-		for field, s := range Matched(Item{Title: text}, Query{Text: q}) {
+		for field, s := range Matched(Item{Title: text}, NewRequest(Query{Text: q})) {
 			plain := strings.NewReplacer("<mark>", "", "</mark>", "").Replace(s)
 			if utf8.RuneCountInString(plain) > MaxSnippetRunes && utf8.ValidString(text) {
 				t.Fatalf("%s: %d runes", field, utf8.RuneCountInString(plain))

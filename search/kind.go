@@ -4,12 +4,30 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // ErrorKind is what a backend's error means to its callers: the one classification the
 // gateway's answer (problem type and status), its log level, the engine call metrics, the cache's
 // stale answers and the circuit breaker all read.
 type ErrorKind uint8
+
+// Error is a failure classified where it is born (a backend's boundary with its engine, the
+// layer that refuses a call: admission, the breaker) and carried up unchanged: its kind, and when
+// a client may ask again. The layers and the gateway read it (Kind, errors.As) and never classify
+// again.
+type Error struct {
+	Kind ErrorKind
+	// RetryAfter is how long a client should wait before asking again, when the one that refused
+	// knows; 0 when it does not.
+	RetryAfter time.Duration
+	// Err says what failed, for the log.
+	Err error
+}
+
+func (e *Error) Error() string { return e.Err.Error() }
+
+func (e *Error) Unwrap() error { return e.Err }
 
 // The kinds of error, the question's first, then the caller's, then the engine's.
 const (
@@ -27,7 +45,7 @@ const (
 	KindRefused
 	// KindCanceled is context.Canceled: the caller went away before the answer.
 	KindCanceled
-	// KindNoIndex is a *NoIndexError: the engine answers, but no index is behind the name it
+	// KindNoIndex is NoIndex's error: the engine answers, but no index is behind the name it
 	// serves (nothing loaded yet, or removed): a load, not a wait, fixes it. It is no failure of
 	// the engine's (EngineFailed): a circuit breaker that opened on it would hide it.
 	KindNoIndex
@@ -38,8 +56,8 @@ const (
 	KindUnavailable
 	// KindOverloaded is ErrOverloaded: the call was refused before reaching the engine (search/admit).
 	KindOverloaded
-	// KindEngineFault is a failure on the engine's side, an error whose EngineFault method says so
-	// (a 5xx of OpenSearch).
+	// KindEngineFault is a failure on the engine's side (a 5xx of OpenSearch), as its backend
+	// classified it.
 	KindEngineFault
 	// KindInternal is any other error: a bug, an engine answer no other kind explains.
 	KindInternal
@@ -58,35 +76,25 @@ func (k ErrorKind) String() string {
 	return "internal"
 }
 
-// Kind classifies err. An error that is several things at once is the first of: an answer to the
-// question (not found, a bad cursor, a query the engine refused), a timeout, the caller gone, no index, the engine
-// unavailable, overloaded, at fault.
+// Kind is the kind err was classified as where it was born (the outermost *Error it wraps). An
+// answer to the question (not found, a bad cursor, a query the engine refused) is that answer; a
+// failure that wraps the end of its context (which no boundary classifies: the standard library
+// makes it) is a timeout, or the caller gone; any other error is internal.
 func Kind(err error) ErrorKind {
-	switch {
-	case err == nil:
+	if err == nil {
 		return KindNone
-	case errors.Is(err, ErrNotFound):
-		return KindNotFound
-	case errors.Is(err, ErrCursorInvalid):
-		return KindCursorInvalid
-	case errors.Is(err, ErrCursorExpired):
-		return KindCursorExpired
-	case errors.Is(err, ErrRefused):
-		return KindRefused
+	}
+	var e *Error
+	carried := errors.As(err, &e)
+	switch {
+	case carried && !e.Kind.Failed():
+		return e.Kind
 	case errors.Is(err, context.DeadlineExceeded):
 		return KindTimeout
 	case errors.Is(err, context.Canceled):
 		return KindCanceled
-	case errors.As(err, new(*NoIndexError)):
-		return KindNoIndex
-	case errors.Is(err, ErrUnavailable):
-		return KindUnavailable
-	case errors.Is(err, ErrOverloaded):
-		return KindOverloaded
-	}
-	var f interface{ EngineFault() bool }
-	if errors.As(err, &f) && f.EngineFault() {
-		return KindEngineFault
+	case carried:
+		return e.Kind
 	}
 	return KindInternal
 }
@@ -111,9 +119,15 @@ func (k ErrorKind) Failed() bool { return k >= KindCanceled }
 // them, and a circuit breaker must not count them.
 func (k ErrorKind) EngineFailed() bool { return k >= KindTimeout && k <= KindEngineFault }
 
-// NoIndexError is the error of a backend whose engine answers but holds no index under Name (an
-// alias, the embedded index's directory): nothing was loaded there yet, or it was removed. It is
-// an ErrUnavailable too, for those that only tell failures of the engine apart.
+// NoIndex is the error of a backend whose engine answers but holds no index under name (an alias,
+// the embedded index's directory), classified KindNoIndex; err is what the engine said, or nil.
+func NoIndex(name string, err error) error {
+	return &Error{Kind: KindNoIndex, Err: &NoIndexError{Name: name, Err: err}}
+}
+
+// NoIndexError is what NoIndex carries: the name with no index behind it (nothing was loaded there
+// yet, or it was removed). It is an ErrUnavailable too, for those that only tell failures of the
+// engine apart.
 type NoIndexError struct {
 	Name string
 	Err  error

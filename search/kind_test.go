@@ -10,7 +10,7 @@ import (
 	"mediagw/search"
 	"mediagw/search/admit"
 	"mediagw/search/breaker"
-	"mediagw/search/engine"
+	"mediagw/search/elastic"
 )
 
 func TestKind(t *testing.T) {
@@ -29,13 +29,16 @@ func TestKind(t *testing.T) {
 		{"deadline and cancel", errors.Join(context.Canceled, context.DeadlineExceeded), search.KindTimeout},
 		{"cancel beats unavailable", errors.Join(context.Canceled, search.ErrUnavailable), search.KindCanceled},
 		{"unreachable", fmt.Errorf("dial: %w", search.ErrUnavailable), search.KindUnavailable},
-		{"no index", fmt.Errorf("search: %w", &search.NoIndexError{Name: "items"}), search.KindNoIndex},
-		{"no index, wrapping", fmt.Errorf("search: %w", &search.NoIndexError{Name: "items", Err: errors.New("404")}), search.KindNoIndex},
+		{"no index", fmt.Errorf("search: %w", search.NoIndex("items", nil)), search.KindNoIndex},
+		{"no index, wrapping", fmt.Errorf("search: %w", search.NoIndex("items", errors.New("404"))), search.KindNoIndex},
+		{"an unclassified no index", fmt.Errorf("search: %w", &search.NoIndexError{Name: "items"}), search.KindUnavailable},
 		{"breaker open", fmt.Errorf("search: %w", &breaker.OpenError{Retry: time.Second}), search.KindUnavailable},
 		{"admission refused", fmt.Errorf("search: %w", &admit.OverloadedError{Limit: 2}), search.KindOverloaded},
-		{"engine 5xx", fmt.Errorf("search: %w", &engine.EngineError{Op: "search", Status: 500}), search.KindEngineFault},
-		{"engine 4xx", fmt.Errorf("search: %w", &engine.EngineError{Op: "search", Status: 400}), search.KindInternal},
-		{"engine timeout", fmt.Errorf("%w: %w", &engine.EngineError{Op: "search", Status: 504}, context.DeadlineExceeded), search.KindTimeout},
+		{"carried", fmt.Errorf("search: %w", &search.Error{Kind: search.KindEngineFault, Err: errors.New("status 500")}), search.KindEngineFault},
+		{"the outermost carrier", &search.Error{Kind: search.KindNoIndex, Err: search.ErrUnavailable}, search.KindNoIndex},
+		{"an answer beats a deadline", errors.Join(context.DeadlineExceeded, search.ErrNotFound), search.KindNotFound},
+		{"a deadline beats a carried failure", errors.Join(search.ErrUnavailable, context.DeadlineExceeded), search.KindTimeout},
+		{"engine 4xx", fmt.Errorf("search: %w", &elastic.EngineError{Op: "search", Status: 400}), search.KindInternal},
 		{"anything else", errors.New("index corrupt"), search.KindInternal},
 	}
 	for _, tt := range tests {

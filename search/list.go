@@ -106,7 +106,7 @@ func (q *Query) lists() []*List {
 
 // Filters is q's filters of lists, as one string each: what binds a cursor or a cached answer to
 // the items q finds, together with its text, author and dates.
-func (q Query) Filters() []string {
+func (q *Query) Filters() []string {
 	out := make([]string, 0, 8)
 	for _, l := range q.lists() {
 		out = append(out, string(*l))

@@ -53,4 +53,4 @@ func (p Phrases) Terms() [][]string {
 
 // Searches reports whether q asks for text: words or phrases an item must hold, which relevance
 // orders by. Exclusions alone only leave items out.
-func (q Query) Searches() bool { return q.Text != "" || q.Phrases != "" }
+func (q *Query) Searches() bool { return q.Text != "" || q.Phrases != "" }

@@ -1,5 +1,5 @@
 // Package search defines what the gateway asks of a search engine: the item model, a typed query,
-// and the Backend interface that each engine (search/bleve, search/engine) implements.
+// and the Backend interface that each engine (search/bleve, search/elastic) implements.
 package search
 
 import (
@@ -81,7 +81,8 @@ const (
 // Sorts lists every order in the contract.
 var Sorts = []Sort{SortRelevance, SortNewest, SortOldest, SortDownloads, SortAZ}
 
-// Query is a validated search. Empty filters mean "any".
+// Query is a validated search as the client asked it, and nothing else: what the chain derives
+// from it is in its Request. Empty filters mean "any".
 type Query struct {
 	// Text is the user's free text outside its operators (q less its phrases and exclusions, as the
 	// query codec reads them), matched against title, summary, description, tags, keywords and
@@ -111,19 +112,13 @@ type Query struct {
 	Page    int
 	PerPage int
 	// Cursor, when set, asks for a page of a walk instead of a numbered page: StartCursor for
-	// the first, then the Result.Next of the page before (see Walk).
+	// the first, then the Result.Next of the page before (see Request.Walk).
 	Cursor string
-	// Position is Cursor decoded, when whoever read it (the gateway) kept it, so that no one
-	// decodes it again; nil otherwise, and always at the walk's start.
-	Position *Cursor
 	// Facets asks for the counts of these facets' values (Result.Facets).
 	Facets FacetSet
 	// Highlight asks to show each item's matched fields (Matched). Matched needs only the item,
 	// so backends ignore it and caches need not tell queries apart by it.
 	Highlight bool
-	// Curation is the synonyms and pins a backend applies to the query, set by the chain from the
-	// set served (search/chain, search/live; nil: none); the API never sets it.
-	Curation Curation
 }
 
 // Result is one page of a search.
@@ -164,24 +159,28 @@ const DefaultTimeout = 5 * time.Second
 
 // Backend answers the API's questions from one index: the original service's, the search-box
 // extras, and the words and version of the index it serves. Every backend (search/bleve,
-// search/engine) and every layer of the chain in front of one (search/chain) answers all of them.
+// search/elastic) and every layer of the chain in front of one (search/chain) answers all of them.
 // Implementations must be safe for concurrent use, honour the context's deadline, and return the
 // errors below where they apply. Callers must not modify what they get back (slices, and the
 // slices and pointers inside items): a caching layer (search/cache) shares answers between
 // callers. Nor may an implementation change an answer after returning it: the gateway keeps
 // encoded lists while the answer stays the same.
 type Backend interface {
-	// Search returns one page of the items matching q, in q.Sort order, with the exact total.
-	// q is normalized (Query.Normalize, which the query codec applies): no backend does it again.
-	// A walk's cursor that does not fit q is an error wrapping ErrCursorInvalid; one from an
-	// index version no longer served, ErrCursorExpired.
-	Search(ctx context.Context, q Query) (Result, error)
+	// Search returns one page of the items matching r.Query, in its Sort order, with the exact
+	// total, under r.Curation. The query is normalized (Query.Normalize, which the query codec
+	// applies): no backend does it again, and each builds its engine query from what r derives
+	// (Request.Words, Request.Plan). A walk's cursor that does not fit the query is an error
+	// wrapping ErrCursorInvalid; one from an index version no longer served, ErrCursorExpired.
+	Search(ctx context.Context, r *Request) (Result, error)
 	// Item returns the item with the given id, or ErrNotFound.
 	Item(ctx context.Context, id string) (Item, error)
-	// Categories returns every category with its item count, ordered by slug.
-	Categories(ctx context.Context) ([]Category, error)
-	// Authors returns every credited author with its item count, ordered by AuthorLess.
-	Authors(ctx context.Context) ([]Author, error)
+	// Categories returns every category with its count of the items f's filters find, ordered by
+	// slug, leaving out those with none; f holds filters only (ListQuery.Filter), the zero Query
+	// counting every item.
+	Categories(ctx context.Context, f Query) ([]Category, error)
+	// Authors returns every credited author with its count of the items f's filters find, as
+	// Categories does, ordered by AuthorLess.
+	Authors(ctx context.Context, f Query) ([]Author, error)
 	// Ping reports whether the engine can answer.
 	Ping(ctx context.Context) error
 	// Complete returns up to n completions of text: the items whose title holds every word of
@@ -192,11 +191,11 @@ type Backend interface {
 	// keywords, category and author, never that item itself, most alike first; ErrNotFound when
 	// no item has the id.
 	Related(ctx context.Context, id string, n int) ([]Item, error)
-	// Totals returns, in one call, the Total of q with each alternative text: alts[i]'s total is
-	// that of q with every occurrence of alts[i].Word among the words of q.Text (text.Words)
-	// replaced by alts[i].With, whatever q's page, sort and facets. m holds what some of those
-	// words match, which the backend may count by (nil: none).
-	Totals(ctx context.Context, q Query, alts []Alternative, m Matches) ([]int, error)
+	// Totals returns, in one call, the Total of r with each alternative text: alts[i]'s total is
+	// that of r with every occurrence of alts[i].Word among its words (Request.Words) replaced by
+	// alts[i].With, whatever its page, sort and facets. m holds what some of those words match,
+	// which the backend may count by (nil: none).
+	Totals(ctx context.Context, r *Request, alts []Alternative, m Matches) ([]int, error)
 	// Words returns every word the index holds, folded, in any order, each once with the number
 	// of items holding it in a searched field, and so every stem (StemFields, keyed by language:
 	// no word holds a colon): the did-you-mean's dictionary (search/spell).
@@ -216,7 +215,7 @@ type LiveVersion interface {
 }
 
 // VersionReader is a backend that would otherwise ask for the version it serves on a request's
-// path (search/engine: which index a walk's page without hits came from). The chain that owns
+// path (search/elastic: which index a walk's page without hits came from). The chain that owns
 // the version (search/chain) hands it over once, when it is built and before any request.
 type VersionReader interface {
 	ReadVersionFrom(v LiveVersion)
@@ -225,15 +224,15 @@ type VersionReader interface {
 // Errors a caller branches on.
 var (
 	// ErrNotFound means the requested item does not exist.
-	ErrNotFound = errors.New("not found")
+	ErrNotFound error = &Error{Kind: KindNotFound, Err: errors.New("not found")}
 	// ErrRefused means the engine refused the query itself (too many clauses, a query it cannot
 	// parse): the question's fault, which asking again would not change.
-	ErrRefused = errors.New("the search engine refused the query")
+	ErrRefused error = &Error{Kind: KindRefused, Err: errors.New("the search engine refused the query")}
 	// ErrUnavailable means the engine cannot be reached or has no index to serve.
-	ErrUnavailable = errors.New("search engine unavailable")
+	ErrUnavailable error = &Error{Kind: KindUnavailable, Err: errors.New("search engine unavailable")}
 	// ErrOverloaded means the call was refused before it reached the engine: as much engine work
 	// as the process takes on was in progress (search/admit).
-	ErrOverloaded = errors.New("at the limit of engine work in progress")
+	ErrOverloaded error = &Error{Kind: KindOverloaded, Err: errors.New("at the limit of engine work in progress")}
 	// ErrPrune means a load made its new index live but could not remove the old ones beyond those
 	// kept: the load succeeded, and the next one tries the removal again.
 	ErrPrune = errors.New("removing old indices failed")

@@ -9,10 +9,10 @@ import (
 // The typo allowance: how many edits (a letter inserted, deleted or changed, or two adjacent
 // letters swapped: the optimal string alignment distance, EditsWithin) a word of a search may
 // differ by and still match, by its length in runes. It is OpenSearch's fuzziness AUTO:3,6 with
-// fuzzy_transpositions, which search/engine asks for from these two numbers, while search/bleve
+// fuzzy_transpositions, which search/elastic asks for from these two numbers, while search/bleve
 // (whose fuzzy automaton counts a swap as one edit too), the did-you-mean and the highlighter
 // compute TypoAllowance. Stricter rules cost the engine less but lose typos in short
-// words: docs/relevance.md, "Typo allowance: cost vs precision" (TestTypoCost in search/engine).
+// words: docs/relevance.md, "Typo allowance: cost vs precision" (TestTypoCost in search/elastic).
 const (
 	// OneTypoFrom is the shortest word that may differ by one edit; shorter ones must match exactly.
 	OneTypoFrom = 3

@@ -17,7 +17,7 @@ import (
 const usage = `usage: mediabench COMMAND [flags]
 
 commands:
-  run         [-mode mix|extras|suggest|probe|load|charts] -gateway URL -catalogue FILE
+  run         [-mode mix|forms|extras|suggest|probe|load|charts] -gateway URL -catalogue FILE
                                      measure the gateway against the engine itself (see run -h)
   passthrough [-listen ADDR] [-limit]
                                      forward requests to the engine unchanged (with the rate limit

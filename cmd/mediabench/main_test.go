@@ -12,7 +12,7 @@ import (
 
 	"mediagw/catalogue/gen"
 	"mediagw/internal/servicetest"
-	"mediagw/search/engine"
+	"mediagw/search/elastic"
 	"mediagw/search/searchtest"
 )
 
@@ -36,7 +36,7 @@ func TestUsage(t *testing.T) {
 		{args: nil, want: "no command given", usage: true},
 		{args: []string{"bench"}, want: `unknown command "bench"`, usage: true},
 		{args: []string{"run", "x"}, want: "run takes flags only", usage: true},
-		{args: []string{"run", "-mode", "soak"}, want: "-mode must be mix, extras, suggest, probe, load or charts", usage: true},
+		{args: []string{"run", "-mode", "soak"}, want: "-mode must be mix, forms, extras, suggest, probe, load or charts", usage: true},
 		{args: []string{"run", "-mode", "extras", "-catalogue", fixture}, want: "measures gateways: give -gateway URL", usage: true},
 		{args: []string{"run", "-mode", "charts", "-results", "x"}, want: "needs -results DIR and -charts DIR", usage: true},
 		{args: []string{"run", "-mode", "mix", "-catalogue", fixture, "-metrics", "gateway"}, want: "want NAME=URL", usage: true},
@@ -77,8 +77,8 @@ func TestRunModes(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The alias's indices are dropped when the test ends.
-	b := servicetest.OpenEngine(t, func(e servicetest.Engine, url, alias string) (*engine.Backend, error) {
-		return engine.New(engine.Config{URLs: []string{url}, Product: engine.Product(e.Product), Alias: alias})
+	b := servicetest.OpenEngine(t, func(e servicetest.Engine, url, alias string) (*elastic.Backend, error) {
+		return elastic.New(elastic.Config{URLs: []string{url}, Product: elastic.Product(e.Product), Alias: alias})
 	})
 	e := servicetest.TestEngine(t)
 	envs := map[string]string{"MEDIA_BACKEND": e.Name, e.Var: servicetest.EngineURL(t), e.IndexVar(): b.Alias()}

@@ -16,7 +16,7 @@ import (
 	"mediagw/cmd/internal/backends"
 	"mediagw/ratelimit"
 	"mediagw/redisconn"
-	"mediagw/search/engine"
+	"mediagw/search/elastic"
 )
 
 // passthroughFlags are the flags of `mediabench passthrough`.
@@ -31,7 +31,7 @@ func passthroughFlagSet(fs *flag.FlagSet, e *env) {
 }
 
 // runPassthrough serves bench.Passthrough in front of the engine until ctx ends, over the
-// connections the gateway's engine backend makes (engine.NewTransport).
+// connections the gateway's engine backend makes (elastic.NewTransport).
 func runPassthrough(ctx context.Context, e *env, args []string) error {
 	if len(args) != 0 {
 		return fmt.Errorf("%w: passthrough takes flags only, got %q", errUsage, args)
@@ -44,7 +44,7 @@ func runPassthrough(ctx context.Context, e *env, args []string) error {
 	if err != nil || upstream.Host == "" {
 		return fmt.Errorf("%w: engine URL %q: want an http(s) URL", errUsage, ec.URLs[0])
 	}
-	transport, err := engine.NewTransport(ec)
+	transport, err := elastic.NewTransport(ec)
 	if err != nil {
 		return fmt.Errorf("passthrough: %w", err)
 	}

@@ -16,8 +16,7 @@ import (
 	"mediagw/cmd/internal/backends"
 	"mediagw/config"
 	"mediagw/search"
-	"mediagw/search/engine"
-	"mediagw/search/engine/mappings"
+	"mediagw/search/elastic"
 )
 
 // benchFlags are the flags of `mediabench run`.
@@ -54,7 +53,7 @@ type benchFlags struct {
 
 func benchFlagSet(fs *flag.FlagSet, e *env) {
 	b := &e.bench
-	fs.StringVar(&b.mode, "mode", "mix", "mix: replay the request mix; extras: its searches with all facets and highlight=true, and as phrases (q in quotes), against the same without; suggest: completions as typed; probe: categories and authors cold, then cached; load: mediactl load against a plain _bulk, then mediactl reindex of what it loaded; charts: draw -results as SVG into -charts")
+	fs.StringVar(&b.mode, "mode", "mix", "mix: replay the request mix; forms: its searches alone, of words the catalogue also holds in another form, against the engine direct; extras: its searches with all facets and highlight=true, and as phrases (q in quotes), against the same without; suggest: completions as typed; probe: categories and authors cold, then cached; load: mediactl load against a plain _bulk, then mediactl reindex of what it loaded; charts: draw -results as SVG into -charts")
 	fs.StringVar(&b.gateways, "gateway", "", "gateway base URLs to measure, comma-separated, each URL or NAME=URL (e.g. gateway=http://127.0.0.1:8080/)")
 	fs.StringVar(&b.via, "via", "", "proxies in front of the engine (mediabench passthrough) to send the direct requests through, comma-separated NAME=URL, visitors as for -gateway: the floor of what any gateway costs")
 	fs.BoolVar(&b.direct, "direct", true, "also send the mix straight to the engine MEDIA_BACKEND names (OpenSearch unless elasticsearch; its URL and alias settings): the baseline")
@@ -78,7 +77,7 @@ func benchFlagSet(fs *flag.FlagSet, e *env) {
 	fs.IntVar(&b.batch, "batch", 1000, "load: documents per bulk request, both ways (1000 is what mediactl load sends)")
 	fs.IntVar(&b.workers, "workers", 2, "load: bulk requests in flight, both ways (2 is what mediactl load sends)")
 	fs.StringVar(&b.metrics, "metrics", "", "gateways' metrics URLs (admin listener), comma-separated NAME=URL by -gateway name: their own time, GC and cache figures per run")
-	fs.StringVar(&b.save, "save", "", "mix, extras, suggest: also write the results as JSON to this file, for -mode charts")
+	fs.StringVar(&b.save, "save", "", "mix, forms, extras, suggest: also write the results as JSON to this file, for -mode charts")
 	fs.StringVar(&b.label, "label", "", "name of the run in charts (default: the mode)")
 	fs.StringVar(&b.results, "results", "", "charts: directory of the JSON files -save wrote")
 	fs.StringVar(&b.charts, "charts", "", "charts: directory to write the SVG charts to")
@@ -90,7 +89,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	}
 	b := e.bench
 	switch b.mode {
-	case "mix", "extras", "suggest":
+	case "mix", "forms", "extras", "suggest":
 		return benchMix(ctx, e)
 	case "charts":
 		return benchCharts(e)
@@ -99,7 +98,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	case "load":
 		return benchLoad(ctx, e)
 	}
-	return fmt.Errorf("%w: -mode must be mix, extras, suggest, probe, load or charts", errUsage)
+	return fmt.Errorf("%w: -mode must be mix, forms, extras, suggest, probe, load or charts", errUsage)
 }
 
 // benchTargets are the direct baseline (first, when asked for), the gateways and the proxies.
@@ -163,7 +162,7 @@ func visitors(b benchFlags) int {
 	return b.visitors
 }
 
-// benchMix runs the mix, extras and suggest modes: the targets of -mode, the requests it replays, the run, and its
+// benchMix runs the mix, forms, extras and suggest modes: the targets of -mode, the requests it replays, the run, and its
 // tables (and saved results).
 func benchMix(ctx context.Context, e *env) error {
 	b := e.bench
@@ -216,19 +215,19 @@ func benchMix(ctx context.Context, e *env) error {
 	if b.save != "" && runErr == nil {
 		label := cmp.Or(b.label, b.mode)
 		if err := (bench.Saved{Label: label, Mode: b.mode, QPS: b.qps,
-			Direct: b.mode == "mix" && b.direct, Results: results, RSS: reports}).Save(b.save); err != nil {
+			Direct: b.mode != "extras" && b.mode != "suggest" && b.direct, Results: results, RSS: reports}).Save(b.save); err != nil {
 			return err
 		}
 	}
 	return runErr
 }
 
-// modeTargets are the targets -mode measures: the gateways and the engine for the mix; the
+// modeTargets are the targets -mode measures: the gateways and the engine for the mix and forms; the
 // gateways alone otherwise (the engine has no direct form of the extras), each beside itself
 // with the extras and with phrases for -mode extras, whose metrics they share.
 func modeTargets(e *env, metrics map[string]string) ([]bench.Target, error) {
 	b := e.bench
-	if b.mode == "mix" {
+	if b.mode == "mix" || b.mode == "forms" {
 		return benchTargets(e)
 	}
 	if b.via != "" {
@@ -309,6 +308,8 @@ func benchRequests(e *env, corpus *bench.Corpus) (*bench.Mix, error) {
 	switch b.mode {
 	case "extras":
 		opt.Without = []bench.Kind{bench.KindItem, bench.KindCategories, bench.KindAuthors}
+	case "forms":
+		opt.Without, opt.Forms = []bench.Kind{bench.KindItem, bench.KindCategories, bench.KindAuthors}, true
 	case "suggest":
 		return bench.BuildCompletions(corpus, bench.CompletionOptions{Seed: b.seed, Distinct: b.distinct})
 	default:
@@ -425,11 +426,9 @@ func benchLoad(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	mapping := mappings.Items
-	if e.cfg.EngineMapping != "" {
-		if mapping, err = mappings.Read(e.cfg.EngineMapping); err != nil {
-			return err
-		}
+	mapping, err := backends.Definition(e.cfg, e.cfg.EngineMapping)
+	if err != nil {
+		return err
 	}
 	url, alias := backends.EngineAddress(e.cfg)
 	fmt.Fprintf(e.stdout, "load: %d items from %s into %s, %d per bulk request, %d in flight, both ways\n",
@@ -446,7 +445,7 @@ func benchLoad(ctx context.Context, e *env) error {
 		return err
 	}
 	// The backend as mediactl load makes it (cmd/internal/backends), with the same bulk sizes.
-	backend, err := backends.Engine(e.cfg, func(c *engine.Config) { c.BatchSize, c.Workers = b.batch, b.workers })
+	backend, err := backends.Engine(e.cfg, func(c *elastic.Config) { c.BatchSize, c.Workers = b.batch, b.workers })
 	if err != nil {
 		return err
 	}

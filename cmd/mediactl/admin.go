@@ -9,7 +9,7 @@ import (
 
 	"mediagw/cmd/internal/backends"
 	"mediagw/search"
-	"mediagw/search/engine"
+	"mediagw/search/elastic"
 )
 
 func runStatus(ctx context.Context, e *env, args []string) error {
@@ -17,10 +17,10 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("%w: status takes no arguments", errUsage)
 	}
 	var infos []search.IndexInfo
-	var eng interface{ Engine() engine.Engine }
+	var eng interface{ Engine() elastic.Engine }
 	err := withAdmin(ctx, e, func(b search.Admin) (err error) {
 		// An engine backend knows what it talks to (it checked at open); the embedded index is ours.
-		eng, _ = b.(interface{ Engine() engine.Engine })
+		eng, _ = b.(interface{ Engine() elastic.Engine })
 		infos, err = b.Status(ctx)
 		return err
 	})

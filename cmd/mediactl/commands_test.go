@@ -14,7 +14,7 @@ import (
 	"mediagw/catalogue"
 	"mediagw/catalogue/gen"
 	"mediagw/internal/servicetest"
-	"mediagw/search/engine"
+	"mediagw/search/elastic"
 )
 
 // TestUsage: every way of calling a command wrongly is an error that says so (wrapping errUsage
@@ -241,8 +241,8 @@ func testCatalogue(t *testing.T, n int) string {
 // openSearchEnv is the settings of the real engine under test (servicetest.TestEngine) under an
 // alias of the test's own, whose indices are removed when the test ends.
 func openSearchEnv(t *testing.T) map[string]string {
-	b := servicetest.OpenEngine(t, func(e servicetest.Engine, url, alias string) (*engine.Backend, error) {
-		return engine.New(engine.Config{URLs: []string{url}, Product: engine.Product(e.Product), Alias: alias})
+	b := servicetest.OpenEngine(t, func(e servicetest.Engine, url, alias string) (*elastic.Backend, error) {
+		return elastic.New(elastic.Config{URLs: []string{url}, Product: elastic.Product(e.Product), Alias: alias})
 	})
 	e := servicetest.TestEngine(t)
 	return map[string]string{"MEDIA_BACKEND": e.Name, e.Var: servicetest.EngineURL(t), e.IndexVar(): b.Alias()}

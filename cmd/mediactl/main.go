@@ -34,7 +34,7 @@ commands:
                                      every replica (from Redis) over the query log's window: a
                                      visitor counted once, only texts 3 visitors or more sent
   rules     [-synonyms FILE] [-pins FILE] apply|show
-                                     apply the synonyms and pins files (mappings/) on every
+                                     apply the synonyms and pins files (rules/) on every
                                      replica within seconds, or show the set served
 
 mediactl -version prints the build (module version, VCS revision, Go version).

@@ -20,7 +20,7 @@ import (
 	"mediagw/catalogue"
 	"mediagw/gateway"
 	"mediagw/internal/servicetest"
-	"mediagw/query"
+	"mediagw/params"
 	"mediagw/querylog"
 	"mediagw/ratelimit"
 	"mediagw/redisconn"
@@ -118,11 +118,15 @@ func TestQueriesAfterTheBenchMix(t *testing.T) {
 		if r.Kind != bench.KindItems {
 			continue
 		}
-		q, errs := query.ParseItems(query.Split(r.Query))
-		if errs != nil || q.Given == "" || q.Page != 1 || (q.Cursor != "" && q.Cursor != search.StartCursor) {
+		req, errs := params.ParseItems(params.Split(r.Query))
+		if errs != nil {
+			continue
+		}
+		q := req.Query
+		if q.Given == "" || q.Page != 1 || (q.Cursor != "" && q.Cursor != search.StartCursor) {
 			continue // not a search with a text, or not its first page
 		}
-		res, err := backend.Search(ctx, q)
+		res, err := backend.Search(ctx, req)
 		if err != nil {
 			t.Fatal(err)
 		}

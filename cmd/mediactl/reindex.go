@@ -10,7 +10,6 @@ import (
 
 	"mediagw/cmd/internal/backends"
 	"mediagw/search"
-	"mediagw/search/engine/mappings"
 )
 
 // runReindex builds a new index version from the live one and makes it live, as load does from
@@ -26,7 +25,7 @@ func runReindex(ctx context.Context, e *env, args []string) error {
 	var def []byte
 	if e.mapping != "" {
 		var err error
-		if def, err = mappings.Read(e.mapping); err != nil {
+		if def, err = backends.Definition(e.cfg, e.mapping); err != nil {
 			return err
 		}
 	}

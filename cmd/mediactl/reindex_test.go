@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"mediagw/search"
-	"mediagw/search/engine/mappings"
+	"mediagw/search/elastic/mappings"
 )
 
 // loadCatalogue loads a generated catalogue of n items with envs.

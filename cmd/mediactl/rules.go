@@ -22,8 +22,8 @@ import (
 type rulesFlags struct{ synonyms, pins string }
 
 func rulesFlagSet(fs *flag.FlagSet, e *env) {
-	fs.StringVar(&e.rules.synonyms, "synonyms", "mappings/synonyms.txt", "synonyms file (Solr's format)")
-	fs.StringVar(&e.rules.pins, "pins", "mappings/pins.txt", "pins file (query => id1, id2)")
+	fs.StringVar(&e.rules.synonyms, "synonyms", "rules/synonyms.txt", "synonyms file (Solr's format)")
+	fs.StringVar(&e.rules.pins, "pins", "rules/pins.txt", "pins file (query => id1, id2)")
 }
 
 // runRules applies the synonyms and pins files (apply), refusing them whole with their bad lines'

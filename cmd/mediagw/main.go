@@ -153,13 +153,15 @@ func newRegistry() *prometheus.Registry {
 
 // warm learns what the first answers need before serving: the index version, so that they are
 // cached (an engine not up yet is left to /readyz, whose Ping learns it too), and, in the
-// background, the did-you-mean's words (a failure leaves them to the first search with a typo).
+// background, the whole lists the chain keeps (which /readyz waits for) and the did-you-mean's
+// words (a failure leaves them to the first search with a typo).
 func warm(ctx context.Context, cfg config.Config, c *chain.Chain, log *zap.Logger) {
 	pingCtx, cancel := context.WithTimeout(ctx, cfg.BackendTimeout)
 	if err := c.Ping(pingCtx); err != nil {
 		log.Warn("search engine not ready at start", zap.Error(err))
 	}
 	cancel()
+	c.Lists()
 	go func() {
 		warmCtx, cancel := context.WithTimeout(ctx, spell.DefaultLoadTimeout)
 		defer cancel()

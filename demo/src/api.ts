@@ -380,25 +380,69 @@ export interface components {
             data: components["schemas"]["ItemDetail"];
             attribution: components["schemas"]["Attribution"];
         };
-        /** @description `resource=categories`: every category, ordered by slug. Counts cover all items and agree with `resource=items&category=<slug>`. */
+        /** @description `resource=categories`: every category, ordered by slug. Counts cover all items and agree with `resource=items&category=<slug>`. With `q`, `sort`, items filters, `page` or `per_page`: the entries they ask for. */
         CategoryList: {
             data: {
                 slug: string;
                 name: string;
                 count: number;
             }[];
-            /** @description Number of categories. */
+            /** @description Number of categories that match (all of them without `q` or filters). */
             total: number;
+            pagination?: {
+                page: number;
+                per_page: number;
+                /** @description Exact number of matching items. */
+                total: number;
+                total_pages: number;
+                /** @description On a walk's pages (`cursor`) only: the cursor of the next page, `null` after the last. `page` then counts the walk's pages. */
+                next_cursor?: string | null;
+            };
+            /** @description Given when `page` or `per_page` is: absolute URLs of pages of the same list query, `prev` and `next` null at the ends. The same links go in the `Link` header. */
+            links?: {
+                /** Format: uri */
+                self: string;
+                /** Format: uri */
+                first: string;
+                /** Format: uri */
+                prev: string | null;
+                /** Format: uri */
+                next: string | null;
+                /** Format: uri */
+                last: string | null;
+            };
             attribution: components["schemas"]["Attribution"];
         };
-        /** @description `resource=authors`: every credited author, ordered by name ignoring case and accents, then exactly. Counts agree with `resource=items&author=<name>`. */
+        /** @description `resource=authors`: every credited author, ordered by name ignoring case and accents, then exactly. Counts agree with `resource=items&author=<name>`. With `q`, `sort`, items filters, `page` or `per_page`: the entries they ask for. */
         AuthorList: {
             data: {
                 name: string;
                 count: number;
             }[];
-            /** @description Number of authors. */
+            /** @description Number of authors that match (all of them without `q` or filters). */
             total: number;
+            pagination?: {
+                page: number;
+                per_page: number;
+                /** @description Exact number of matching items. */
+                total: number;
+                total_pages: number;
+                /** @description On a walk's pages (`cursor`) only: the cursor of the next page, `null` after the last. `page` then counts the walk's pages. */
+                next_cursor?: string | null;
+            };
+            /** @description Given when `page` or `per_page` is: absolute URLs of pages of the same list query, `prev` and `next` null at the ends. The same links go in the `Link` header. */
+            links?: {
+                /** Format: uri */
+                self: string;
+                /** Format: uri */
+                first: string;
+                /** Format: uri */
+                prev: string | null;
+                /** Format: uri */
+                next: string | null;
+                /** Format: uri */
+                last: string | null;
+            };
             attribution: components["schemas"]["Attribution"];
         };
         /** @description The body of a successful API request; which one follows from `resource`. `anyOf` rather than `oneOf`: an empty category list and an empty author list look alike. */
@@ -1395,17 +1439,17 @@ export interface components {
          */
         id: string;
         /**
-         * @description `resource=items`: free text, trimmed, at most 200 characters. Finds the items holding every word, each in any of title, summary, description, tags, keywords and author; typos of one or two letters in longer words still match. Never parsed as query syntax. Empty means no search. `resource=suggest`: the text typed so far (required, 1 to 100 characters): completions hold every word, the last as a prefix.
+         * @description `resource=items`: free text, trimmed, at most 200 characters. Finds the items holding every word, each in any of title, summary, description, tags, keywords and author; typos of one or two letters in longer words still match. Never parsed as query syntax. Empty means no search. `resource=suggest`: the text typed so far (required, 1 to 100 characters): completions hold every word, the last as a prefix. `resource=categories` and `resource=authors` (at most 100 characters): the entries whose name (authors) or slug and name (categories) hold every word, the last as a prefix, anywhere in the name, case and accents ignored.
          * @example harbour
          */
         q: string;
         /**
-         * @description `resource=items`: only items of this type, or of any type of a comma list (`photo,video`). An empty value in a list (`photo,`) or an unknown type: 400.
+         * @description `resource=items`: only items of this type, or of any type of a comma list (`photo,video`). An empty value in a list (`photo,`) or an unknown type: 400. `resource=categories` and `resource=authors`: the counts are of the items this filter finds, and entries with none are left out.
          * @example photo
          */
         type: string;
         /**
-         * @description `resource=items`: only items in this category (a slug), or in any category of a comma list of slugs (at most 200 characters). A well-formed slug that no item has gives an empty page, not an error.
+         * @description `resource=items`: only items in this category (a slug), or in any category of a comma list of slugs (at most 200 characters). A well-formed slug that no item has gives an empty page, not an error. `resource=authors`: the counts are of the items in these categories, and authors with none are left out.
          * @example nature
          */
         category: string;
@@ -1415,32 +1459,32 @@ export interface components {
          */
         author: string;
         /**
-         * @description `resource=items`: only items in this language: an ISO 639-1 code (`en`), a BCP 47 tag whose primary subtag is one (`en-GB`), or the English name (`English`); case-insensitive; or in any language of a comma list of them (at most 200 characters). Unrecognised: 400.
+         * @description `resource=items`: only items in this language: an ISO 639-1 code (`en`), a BCP 47 tag whose primary subtag is one (`en-GB`), or the English name (`English`); case-insensitive; or in any language of a comma list of them (at most 200 characters). Unrecognised: 400. `resource=categories` and `resource=authors`: the counts are of the items this filter finds, and entries with none are left out.
          * @example en
          */
         language: string;
         /**
-         * @description `resource=items`: only items dated on or after this day: a real calendar date `YYYY-MM-DD` (not `2023-02-30`). `from` after `to` is a 400. Items without a date never match a bound.
+         * @description `resource=items`: only items dated on or after this day: a real calendar date `YYYY-MM-DD` (not `2023-02-30`). `from` after `to` is a 400. Items without a date never match a bound. `resource=categories` and `resource=authors`: the counts are of the items this filter finds, and entries with none are left out.
          * @example 2021-05-04
          */
         from: string;
         /**
-         * @description `resource=items`: only items dated on or before this day: a real calendar date `YYYY-MM-DD` (not `2023-02-30`). `from` after `to` is a 400. Items without a date never match a bound.
+         * @description `resource=items`: only items dated on or before this day: a real calendar date `YYYY-MM-DD` (not `2023-02-30`). `from` after `to` is a 400. Items without a date never match a bound. `resource=categories` and `resource=authors`: the counts are of the items this filter finds, and entries with none are left out.
          * @example 2021-05-04
          */
         to: string;
         /**
-         * @description `resource=items`: the order. `newest` date descending, `oldest` date ascending (items without a date last in both), `downloads` count descending then date descending, `az` title ascending ignoring case and accents, `relevance` the engine's score then `newest`. Every order ends with id ascending, so pages never overlap or skip. Default: `relevance` with `q`, else `newest`.
+         * @description `resource=items`: the order. `newest` date descending, `oldest` date ascending (items without a date last in both), `downloads` count descending then date descending, `az` title ascending ignoring case and accents, `relevance` the engine's score then `newest`. Every order ends with id ascending, so pages never overlap or skip. Default: `relevance` with `q`, else `newest`. `resource=categories` and `resource=authors`: `name` (the list's order, the default) or `count` (most items first, then by name).
          * @example newest
          */
-        sort: "relevance" | "newest" | "oldest" | "downloads" | "az";
+        sort: "relevance" | "newest" | "oldest" | "downloads" | "az" | "name" | "count";
         /**
-         * @description `resource=items`: the page, from 1 (the default). `page × per_page` may not pass 10,000; to read further, walk with `cursor` instead. Not with `cursor`.
+         * @description `resource=items`: the page, from 1 (the default). `page × per_page` may not pass 10,000; to read further, walk with `cursor` instead. Not with `cursor`. `resource=categories` and `resource=authors`: the page of the list, from 1, with no depth limit; without `page` or `per_page` the answer holds every matching entry.
          * @example 1
          */
         page: number;
         /**
-         * @description Items per page, never silently clamped: `resource=items` 1 to 50 (default 20); `resource=suggest` 1 to 10 (default 10); `resource=related` 1 to 50 (default 10).
+         * @description Items per page, never silently clamped: `resource=items` 1 to 50 (default 20); `resource=suggest` 1 to 10 (default 10); `resource=related` 1 to 50 (default 10); `resource=categories` and `resource=authors` 1 to 1000 (default 100 once `page` or `per_page` is given; without either, every matching entry).
          * @example 20
          */
         per_page: number;
@@ -1460,27 +1504,27 @@ export interface components {
          */
         cursor: string;
         /**
-         * @description `resource=items`: only items whose media's licence (the `rights.license` of each item, read from the catalogue's rights statement) is this licence id, or any of a comma list of them: `cc0`, `pdm`, `noc-us`, `by`, `by-sa`, `by-nd`, `by-nc`, `by-nc-sa`, `by-nc-nd`, `in-copyright`, `unknown`. Unknown id: 400.
+         * @description `resource=items`: only items whose media's licence (the `rights.license` of each item, read from the catalogue's rights statement) is this licence id, or any of a comma list of them: `cc0`, `pdm`, `noc-us`, `by`, `by-sa`, `by-nd`, `by-nc`, `by-nc-sa`, `by-nc-nd`, `in-copyright`, `unknown`. Unknown id: 400. `resource=categories` and `resource=authors`: the counts are of the items this filter finds, and entries with none are left out.
          * @example by,by-sa
          */
         license: string;
         /**
-         * @description `resource=items`: only items whose licence allows each use named: `commercial`, `modification`, or both as a comma list. Unknown use: 400.
+         * @description `resource=items`: only items whose licence allows each use named: `commercial`, `modification`, or both as a comma list. Unknown use: 400. `resource=categories` and `resource=authors`: the counts are of the items this filter finds, and entries with none are left out.
          * @example commercial
          */
         reuse: string;
         /**
-         * @description `resource=items`: only items whose media has this format (`jpeg`, `mp4`, `epub`, …, and `other` for any other media type), or any of a comma list of them. Unknown format: 400.
+         * @description `resource=items`: only items whose media has this format (`jpeg`, `mp4`, `epub`, …, and `other` for any other media type), or any of a comma list of them. Unknown format: 400. `resource=categories` and `resource=authors`: the counts are of the items this filter finds, and entries with none are left out.
          * @example mp4,webm
          */
         format: string;
         /**
-         * @description `resource=items`: only items whose running time is in this bucket: `short` (under 4 minutes), `medium` (4 to 20 minutes), `long` (over 20 minutes), or any of a comma list of them. Items without a running time match none. Unknown bucket: 400.
+         * @description `resource=items`: only items whose running time is in this bucket: `short` (under 4 minutes), `medium` (4 to 20 minutes), `long` (over 20 minutes), or any of a comma list of them. Items without a running time match none. Unknown bucket: 400. `resource=categories` and `resource=authors`: the counts are of the items this filter finds, and entries with none are left out.
          * @example short,medium
          */
         duration: string;
         /**
-         * @description `resource=items`: only items that have each one named: `media` (a media file), `thumbnail`, or both as a comma list. Unknown value: 400.
+         * @description `resource=items`: only items that have each one named: `media` (a media file), `thumbnail`, or both as a comma list. Unknown value: 400. `resource=categories` and `resource=authors`: the counts are of the items this filter finds, and entries with none are left out.
          * @example media
          */
         has: string;
@@ -1538,17 +1582,17 @@ export interface operations {
                  */
                 id?: components["parameters"]["id"];
                 /**
-                 * @description `resource=items`: free text, trimmed, at most 200 characters. Finds the items holding every word, each in any of title, summary, description, tags, keywords and author; typos of one or two letters in longer words still match. Never parsed as query syntax. Empty means no search. `resource=suggest`: the text typed so far (required, 1 to 100 characters): completions hold every word, the last as a prefix.
+                 * @description `resource=items`: free text, trimmed, at most 200 characters. Finds the items holding every word, each in any of title, summary, description, tags, keywords and author; typos of one or two letters in longer words still match. Never parsed as query syntax. Empty means no search. `resource=suggest`: the text typed so far (required, 1 to 100 characters): completions hold every word, the last as a prefix. `resource=categories` and `resource=authors` (at most 100 characters): the entries whose name (authors) or slug and name (categories) hold every word, the last as a prefix, anywhere in the name, case and accents ignored.
                  * @example harbour
                  */
                 q?: components["parameters"]["q"];
                 /**
-                 * @description `resource=items`: only items of this type, or of any type of a comma list (`photo,video`). An empty value in a list (`photo,`) or an unknown type: 400.
+                 * @description `resource=items`: only items of this type, or of any type of a comma list (`photo,video`). An empty value in a list (`photo,`) or an unknown type: 400. `resource=categories` and `resource=authors`: the counts are of the items this filter finds, and entries with none are left out.
                  * @example photo
                  */
                 type?: components["parameters"]["type"];
                 /**
-                 * @description `resource=items`: only items in this category (a slug), or in any category of a comma list of slugs (at most 200 characters). A well-formed slug that no item has gives an empty page, not an error.
+                 * @description `resource=items`: only items in this category (a slug), or in any category of a comma list of slugs (at most 200 characters). A well-formed slug that no item has gives an empty page, not an error. `resource=authors`: the counts are of the items in these categories, and authors with none are left out.
                  * @example nature
                  */
                 category?: components["parameters"]["category"];
@@ -1558,27 +1602,27 @@ export interface operations {
                  */
                 author?: components["parameters"]["author"];
                 /**
-                 * @description `resource=items`: only items in this language: an ISO 639-1 code (`en`), a BCP 47 tag whose primary subtag is one (`en-GB`), or the English name (`English`); case-insensitive; or in any language of a comma list of them (at most 200 characters). Unrecognised: 400.
+                 * @description `resource=items`: only items in this language: an ISO 639-1 code (`en`), a BCP 47 tag whose primary subtag is one (`en-GB`), or the English name (`English`); case-insensitive; or in any language of a comma list of them (at most 200 characters). Unrecognised: 400. `resource=categories` and `resource=authors`: the counts are of the items this filter finds, and entries with none are left out.
                  * @example en
                  */
                 language?: components["parameters"]["language"];
                 /**
-                 * @description `resource=items`: only items dated on or after this day: a real calendar date `YYYY-MM-DD` (not `2023-02-30`). `from` after `to` is a 400. Items without a date never match a bound.
+                 * @description `resource=items`: only items dated on or after this day: a real calendar date `YYYY-MM-DD` (not `2023-02-30`). `from` after `to` is a 400. Items without a date never match a bound. `resource=categories` and `resource=authors`: the counts are of the items this filter finds, and entries with none are left out.
                  * @example 2021-05-04
                  */
                 from?: components["parameters"]["from"];
                 /**
-                 * @description `resource=items`: only items dated on or before this day: a real calendar date `YYYY-MM-DD` (not `2023-02-30`). `from` after `to` is a 400. Items without a date never match a bound.
+                 * @description `resource=items`: only items dated on or before this day: a real calendar date `YYYY-MM-DD` (not `2023-02-30`). `from` after `to` is a 400. Items without a date never match a bound. `resource=categories` and `resource=authors`: the counts are of the items this filter finds, and entries with none are left out.
                  * @example 2021-05-04
                  */
                 to?: components["parameters"]["to"];
                 /**
-                 * @description `resource=items`: the order. `newest` date descending, `oldest` date ascending (items without a date last in both), `downloads` count descending then date descending, `az` title ascending ignoring case and accents, `relevance` the engine's score then `newest`. Every order ends with id ascending, so pages never overlap or skip. Default: `relevance` with `q`, else `newest`.
+                 * @description `resource=items`: the order. `newest` date descending, `oldest` date ascending (items without a date last in both), `downloads` count descending then date descending, `az` title ascending ignoring case and accents, `relevance` the engine's score then `newest`. Every order ends with id ascending, so pages never overlap or skip. Default: `relevance` with `q`, else `newest`. `resource=categories` and `resource=authors`: `name` (the list's order, the default) or `count` (most items first, then by name).
                  * @example newest
                  */
                 sort?: components["parameters"]["sort"];
                 /**
-                 * @description `resource=items`: the page, from 1 (the default). `page × per_page` may not pass 10,000; to read further, walk with `cursor` instead. Not with `cursor`.
+                 * @description `resource=items`: the page, from 1 (the default). `page × per_page` may not pass 10,000; to read further, walk with `cursor` instead. Not with `cursor`. `resource=categories` and `resource=authors`: the page of the list, from 1, with no depth limit; without `page` or `per_page` the answer holds every matching entry.
                  * @example 1
                  */
                 page?: components["parameters"]["page"];
@@ -1588,7 +1632,7 @@ export interface operations {
                  */
                 cursor?: components["parameters"]["cursor"];
                 /**
-                 * @description Items per page, never silently clamped: `resource=items` 1 to 50 (default 20); `resource=suggest` 1 to 10 (default 10); `resource=related` 1 to 50 (default 10).
+                 * @description Items per page, never silently clamped: `resource=items` 1 to 50 (default 20); `resource=suggest` 1 to 10 (default 10); `resource=related` 1 to 50 (default 10); `resource=categories` and `resource=authors` 1 to 1000 (default 100 once `page` or `per_page` is given; without either, every matching entry).
                  * @example 20
                  */
                 per_page?: components["parameters"]["per_page"];
@@ -1603,27 +1647,27 @@ export interface operations {
                  */
                 highlight?: components["parameters"]["highlight"];
                 /**
-                 * @description `resource=items`: only items whose media's licence (the `rights.license` of each item, read from the catalogue's rights statement) is this licence id, or any of a comma list of them: `cc0`, `pdm`, `noc-us`, `by`, `by-sa`, `by-nd`, `by-nc`, `by-nc-sa`, `by-nc-nd`, `in-copyright`, `unknown`. Unknown id: 400.
+                 * @description `resource=items`: only items whose media's licence (the `rights.license` of each item, read from the catalogue's rights statement) is this licence id, or any of a comma list of them: `cc0`, `pdm`, `noc-us`, `by`, `by-sa`, `by-nd`, `by-nc`, `by-nc-sa`, `by-nc-nd`, `in-copyright`, `unknown`. Unknown id: 400. `resource=categories` and `resource=authors`: the counts are of the items this filter finds, and entries with none are left out.
                  * @example by,by-sa
                  */
                 license?: components["parameters"]["license"];
                 /**
-                 * @description `resource=items`: only items whose licence allows each use named: `commercial`, `modification`, or both as a comma list. Unknown use: 400.
+                 * @description `resource=items`: only items whose licence allows each use named: `commercial`, `modification`, or both as a comma list. Unknown use: 400. `resource=categories` and `resource=authors`: the counts are of the items this filter finds, and entries with none are left out.
                  * @example commercial
                  */
                 reuse?: components["parameters"]["reuse"];
                 /**
-                 * @description `resource=items`: only items whose media has this format (`jpeg`, `mp4`, `epub`, …, and `other` for any other media type), or any of a comma list of them. Unknown format: 400.
+                 * @description `resource=items`: only items whose media has this format (`jpeg`, `mp4`, `epub`, …, and `other` for any other media type), or any of a comma list of them. Unknown format: 400. `resource=categories` and `resource=authors`: the counts are of the items this filter finds, and entries with none are left out.
                  * @example mp4,webm
                  */
                 format?: components["parameters"]["format"];
                 /**
-                 * @description `resource=items`: only items whose running time is in this bucket: `short` (under 4 minutes), `medium` (4 to 20 minutes), `long` (over 20 minutes), or any of a comma list of them. Items without a running time match none. Unknown bucket: 400.
+                 * @description `resource=items`: only items whose running time is in this bucket: `short` (under 4 minutes), `medium` (4 to 20 minutes), `long` (over 20 minutes), or any of a comma list of them. Items without a running time match none. Unknown bucket: 400. `resource=categories` and `resource=authors`: the counts are of the items this filter finds, and entries with none are left out.
                  * @example short,medium
                  */
                 duration?: components["parameters"]["duration"];
                 /**
-                 * @description `resource=items`: only items that have each one named: `media` (a media file), `thumbnail`, or both as a comma list. Unknown value: 400.
+                 * @description `resource=items`: only items that have each one named: `media` (a media file), `thumbnail`, or both as a comma list. Unknown value: 400. `resource=categories` and `resource=authors`: the counts are of the items this filter finds, and entries with none are left out.
                  * @example media
                  */
                 has?: components["parameters"]["has"];
@@ -1674,17 +1718,17 @@ export interface operations {
                  */
                 id?: components["parameters"]["id"];
                 /**
-                 * @description `resource=items`: free text, trimmed, at most 200 characters. Finds the items holding every word, each in any of title, summary, description, tags, keywords and author; typos of one or two letters in longer words still match. Never parsed as query syntax. Empty means no search. `resource=suggest`: the text typed so far (required, 1 to 100 characters): completions hold every word, the last as a prefix.
+                 * @description `resource=items`: free text, trimmed, at most 200 characters. Finds the items holding every word, each in any of title, summary, description, tags, keywords and author; typos of one or two letters in longer words still match. Never parsed as query syntax. Empty means no search. `resource=suggest`: the text typed so far (required, 1 to 100 characters): completions hold every word, the last as a prefix. `resource=categories` and `resource=authors` (at most 100 characters): the entries whose name (authors) or slug and name (categories) hold every word, the last as a prefix, anywhere in the name, case and accents ignored.
                  * @example harbour
                  */
                 q?: components["parameters"]["q"];
                 /**
-                 * @description `resource=items`: only items of this type, or of any type of a comma list (`photo,video`). An empty value in a list (`photo,`) or an unknown type: 400.
+                 * @description `resource=items`: only items of this type, or of any type of a comma list (`photo,video`). An empty value in a list (`photo,`) or an unknown type: 400. `resource=categories` and `resource=authors`: the counts are of the items this filter finds, and entries with none are left out.
                  * @example photo
                  */
                 type?: components["parameters"]["type"];
                 /**
-                 * @description `resource=items`: only items in this category (a slug), or in any category of a comma list of slugs (at most 200 characters). A well-formed slug that no item has gives an empty page, not an error.
+                 * @description `resource=items`: only items in this category (a slug), or in any category of a comma list of slugs (at most 200 characters). A well-formed slug that no item has gives an empty page, not an error. `resource=authors`: the counts are of the items in these categories, and authors with none are left out.
                  * @example nature
                  */
                 category?: components["parameters"]["category"];
@@ -1694,27 +1738,27 @@ export interface operations {
                  */
                 author?: components["parameters"]["author"];
                 /**
-                 * @description `resource=items`: only items in this language: an ISO 639-1 code (`en`), a BCP 47 tag whose primary subtag is one (`en-GB`), or the English name (`English`); case-insensitive; or in any language of a comma list of them (at most 200 characters). Unrecognised: 400.
+                 * @description `resource=items`: only items in this language: an ISO 639-1 code (`en`), a BCP 47 tag whose primary subtag is one (`en-GB`), or the English name (`English`); case-insensitive; or in any language of a comma list of them (at most 200 characters). Unrecognised: 400. `resource=categories` and `resource=authors`: the counts are of the items this filter finds, and entries with none are left out.
                  * @example en
                  */
                 language?: components["parameters"]["language"];
                 /**
-                 * @description `resource=items`: only items dated on or after this day: a real calendar date `YYYY-MM-DD` (not `2023-02-30`). `from` after `to` is a 400. Items without a date never match a bound.
+                 * @description `resource=items`: only items dated on or after this day: a real calendar date `YYYY-MM-DD` (not `2023-02-30`). `from` after `to` is a 400. Items without a date never match a bound. `resource=categories` and `resource=authors`: the counts are of the items this filter finds, and entries with none are left out.
                  * @example 2021-05-04
                  */
                 from?: components["parameters"]["from"];
                 /**
-                 * @description `resource=items`: only items dated on or before this day: a real calendar date `YYYY-MM-DD` (not `2023-02-30`). `from` after `to` is a 400. Items without a date never match a bound.
+                 * @description `resource=items`: only items dated on or before this day: a real calendar date `YYYY-MM-DD` (not `2023-02-30`). `from` after `to` is a 400. Items without a date never match a bound. `resource=categories` and `resource=authors`: the counts are of the items this filter finds, and entries with none are left out.
                  * @example 2021-05-04
                  */
                 to?: components["parameters"]["to"];
                 /**
-                 * @description `resource=items`: the order. `newest` date descending, `oldest` date ascending (items without a date last in both), `downloads` count descending then date descending, `az` title ascending ignoring case and accents, `relevance` the engine's score then `newest`. Every order ends with id ascending, so pages never overlap or skip. Default: `relevance` with `q`, else `newest`.
+                 * @description `resource=items`: the order. `newest` date descending, `oldest` date ascending (items without a date last in both), `downloads` count descending then date descending, `az` title ascending ignoring case and accents, `relevance` the engine's score then `newest`. Every order ends with id ascending, so pages never overlap or skip. Default: `relevance` with `q`, else `newest`. `resource=categories` and `resource=authors`: `name` (the list's order, the default) or `count` (most items first, then by name).
                  * @example newest
                  */
                 sort?: components["parameters"]["sort"];
                 /**
-                 * @description `resource=items`: the page, from 1 (the default). `page × per_page` may not pass 10,000; to read further, walk with `cursor` instead. Not with `cursor`.
+                 * @description `resource=items`: the page, from 1 (the default). `page × per_page` may not pass 10,000; to read further, walk with `cursor` instead. Not with `cursor`. `resource=categories` and `resource=authors`: the page of the list, from 1, with no depth limit; without `page` or `per_page` the answer holds every matching entry.
                  * @example 1
                  */
                 page?: components["parameters"]["page"];
@@ -1724,7 +1768,7 @@ export interface operations {
                  */
                 cursor?: components["parameters"]["cursor"];
                 /**
-                 * @description Items per page, never silently clamped: `resource=items` 1 to 50 (default 20); `resource=suggest` 1 to 10 (default 10); `resource=related` 1 to 50 (default 10).
+                 * @description Items per page, never silently clamped: `resource=items` 1 to 50 (default 20); `resource=suggest` 1 to 10 (default 10); `resource=related` 1 to 50 (default 10); `resource=categories` and `resource=authors` 1 to 1000 (default 100 once `page` or `per_page` is given; without either, every matching entry).
                  * @example 20
                  */
                 per_page?: components["parameters"]["per_page"];
@@ -1739,27 +1783,27 @@ export interface operations {
                  */
                 highlight?: components["parameters"]["highlight"];
                 /**
-                 * @description `resource=items`: only items whose media's licence (the `rights.license` of each item, read from the catalogue's rights statement) is this licence id, or any of a comma list of them: `cc0`, `pdm`, `noc-us`, `by`, `by-sa`, `by-nd`, `by-nc`, `by-nc-sa`, `by-nc-nd`, `in-copyright`, `unknown`. Unknown id: 400.
+                 * @description `resource=items`: only items whose media's licence (the `rights.license` of each item, read from the catalogue's rights statement) is this licence id, or any of a comma list of them: `cc0`, `pdm`, `noc-us`, `by`, `by-sa`, `by-nd`, `by-nc`, `by-nc-sa`, `by-nc-nd`, `in-copyright`, `unknown`. Unknown id: 400. `resource=categories` and `resource=authors`: the counts are of the items this filter finds, and entries with none are left out.
                  * @example by,by-sa
                  */
                 license?: components["parameters"]["license"];
                 /**
-                 * @description `resource=items`: only items whose licence allows each use named: `commercial`, `modification`, or both as a comma list. Unknown use: 400.
+                 * @description `resource=items`: only items whose licence allows each use named: `commercial`, `modification`, or both as a comma list. Unknown use: 400. `resource=categories` and `resource=authors`: the counts are of the items this filter finds, and entries with none are left out.
                  * @example commercial
                  */
                 reuse?: components["parameters"]["reuse"];
                 /**
-                 * @description `resource=items`: only items whose media has this format (`jpeg`, `mp4`, `epub`, …, and `other` for any other media type), or any of a comma list of them. Unknown format: 400.
+                 * @description `resource=items`: only items whose media has this format (`jpeg`, `mp4`, `epub`, …, and `other` for any other media type), or any of a comma list of them. Unknown format: 400. `resource=categories` and `resource=authors`: the counts are of the items this filter finds, and entries with none are left out.
                  * @example mp4,webm
                  */
                 format?: components["parameters"]["format"];
                 /**
-                 * @description `resource=items`: only items whose running time is in this bucket: `short` (under 4 minutes), `medium` (4 to 20 minutes), `long` (over 20 minutes), or any of a comma list of them. Items without a running time match none. Unknown bucket: 400.
+                 * @description `resource=items`: only items whose running time is in this bucket: `short` (under 4 minutes), `medium` (4 to 20 minutes), `long` (over 20 minutes), or any of a comma list of them. Items without a running time match none. Unknown bucket: 400. `resource=categories` and `resource=authors`: the counts are of the items this filter finds, and entries with none are left out.
                  * @example short,medium
                  */
                 duration?: components["parameters"]["duration"];
                 /**
-                 * @description `resource=items`: only items that have each one named: `media` (a media file), `thumbnail`, or both as a comma list. Unknown value: 400.
+                 * @description `resource=items`: only items that have each one named: `media` (a media file), `thumbnail`, or both as a comma list. Unknown value: 400. `resource=categories` and `resource=authors`: the counts are of the items this filter finds, and entries with none are left out.
                  * @example media
                  */
                 has?: components["parameters"]["has"];
@@ -2038,6 +2082,6 @@ type ReadonlyArray<T> = [
 export const licenseIdValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LicenseId"]> = ["cc0", "pdm", "noc-us", "by", "by-sa", "by-nd", "by-nc", "by-nc-sa", "by-nc-nd", "in-copyright", "unknown"];
 export const itemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ItemType"]> = ["photo", "video", "document"];
 export const componentsParametersResourceValues: ReadonlyArray<FlattenedDeepRequired<components>["parameters"]["resource"]> = ["items", "item", "categories", "authors", "suggest", "related"];
-export const componentsParametersSortValues: ReadonlyArray<FlattenedDeepRequired<components>["parameters"]["sort"]> = ["relevance", "newest", "oldest", "downloads", "az"];
+export const componentsParametersSortValues: ReadonlyArray<FlattenedDeepRequired<components>["parameters"]["sort"]> = ["relevance", "newest", "oldest", "downloads", "az", "name", "count"];
 export const componentsParametersHighlightValues: ReadonlyArray<FlattenedDeepRequired<components>["parameters"]["highlight"]> = ["true", "false"];
 export const componentsHeadersContentEncodingValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Content-Encoding"]> = ["zstd", "br", "gzip"];

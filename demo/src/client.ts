@@ -15,6 +15,14 @@ export type Problem = Schemas["Problem"];
 export type QueryParams = NonNullable<operations["getResource"]["parameters"]["query"]>;
 export type ItemsParams = Omit<QueryParams, "resource" | "id">;
 export type Sort = components["parameters"]["sort"];
+/** The orders of the author and category lists; the other values of sort order items. */
+export const listSorts = ["name", "count"] as const satisfies readonly Sort[];
+export type ListSort = (typeof listSorts)[number];
+/** The parameters of the author and category lists: a name search, an order, pages, and the items
+ * filters whose items the counts are of (the categories take no category). */
+export type ListParams = Pick<QueryParams, "q" | "type" | "category" | "language" | "license" | "reuse" | "format" | "duration" | "has" | "from" | "to" | "page" | "per_page"> & {
+  sort?: ListSort;
+};
 export { componentsParametersSortValues as sorts, itemTypeValues as itemTypes } from "./api.js";
 
 /** Where a visitor stands against the rate limit, from the RateLimit headers of a response. */
@@ -104,10 +112,10 @@ export class Client {
   related(id: string, perPage?: number, signal?: AbortSignal) {
     return this.get<RelatedItems>({ resource: "related", id, per_page: perPage }, signal);
   }
-  categories(signal?: AbortSignal) {
-    return this.get<CategoryList>({ resource: "categories" }, signal);
+  categories(params: Omit<ListParams, "category"> = {}, signal?: AbortSignal) {
+    return this.get<CategoryList>({ ...params, resource: "categories" }, signal);
   }
-  authors(signal?: AbortSignal) {
-    return this.get<AuthorList>({ resource: "authors" }, signal);
+  authors(params: ListParams = {}, signal?: AbortSignal) {
+    return this.get<AuthorList>({ ...params, resource: "authors" }, signal);
   }
 }

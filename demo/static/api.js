@@ -5,6 +5,6 @@
 export const licenseIdValues = ["cc0", "pdm", "noc-us", "by", "by-sa", "by-nd", "by-nc", "by-nc-sa", "by-nc-nd", "in-copyright", "unknown"];
 export const itemTypeValues = ["photo", "video", "document"];
 export const componentsParametersResourceValues = ["items", "item", "categories", "authors", "suggest", "related"];
-export const componentsParametersSortValues = ["relevance", "newest", "oldest", "downloads", "az"];
+export const componentsParametersSortValues = ["relevance", "newest", "oldest", "downloads", "az", "name", "count"];
 export const componentsParametersHighlightValues = ["true", "false"];
 export const componentsHeadersContentEncodingValues = ["zstd", "br", "gzip"];

@@ -1,6 +1,7 @@
 // The search page: everything it shows comes from the public API through the typed client, and
 // everything it shows follows from its URL, so a view can be shared and the back button works.
-import { ApiError, Client, itemTypes, sorts } from "./client.js";
+import { ApiError, Client, itemTypes, listSorts, sorts } from "./client.js";
+import { Combobox } from "./combobox.js";
 import { allowedAPIs, apiBase, matchedHTML } from "./guard.js";
 // The API answers on the base path this page is served under ({base}demo/ -> {base}); ?api=
 // points the page at another API, on its own origin or one the operator allows (guard.ts).
@@ -18,6 +19,14 @@ const FILTERS = ["q", "type", "category", "author", "language", "license", "reus
 const FACETS = "type,category,language,year,license,format,duration";
 // The facets whose filter takes a comma list: several of their values can be ticked at once.
 const LISTS = new Set(["type", "category", "language", "license", "format", "duration"]);
+// The filters the author and category lists take, whose items their counts are of.
+const LIST_FILTERS = ["type", "category", "language", "license", "reuse", "format", "duration", "has", "from", "to"];
+// The filters chosen in a picker rather than a field of the form.
+const PICKERS = ["author", "category"];
+// How many entries a picker offers: the biggest, or those whose name holds what was typed.
+const PICKER_SIZE = 10;
+// The entries of the categories or authors view on each of its pages.
+const LIST_PAGE = 200;
 // The uses a licence may allow, as the reuse filter names them, with their words.
 const USES = { commercial: "commercial use", modification: "modification" };
 /** The values of a comma list parameter. */
@@ -31,9 +40,8 @@ function toggled(p, name, value) {
     list.length ? next.set(name, list.join(",")) : next.delete(name);
     return next;
 }
-// The words of each order the API has (a new one fails the build until it has its words);
-// relevance is the default, the form's empty choice.
 const SORT_NAMES = { newest: "newest", oldest: "oldest", downloads: "most downloaded", az: "title A–Z" };
+const named = (s) => s !== "relevance" && !listSorts.includes(s);
 function el(tag, props = {}, ...kids) {
     const e = Object.assign(document.createElement(tag), props);
     e.append(...kids);
@@ -106,6 +114,18 @@ async function call(p, signal) {
         return null;
     }
 }
+/** The links to the pages before and after one the API answered, which p asked for. */
+function pages(p, body, noun) {
+    const nav = el("nav", { className: "pages", ariaLabel: "Pages" });
+    const { page, total, total_pages } = body.pagination;
+    const at = (n) => pageLink({ ...Object.fromEntries(p), page: n });
+    if (body.links.prev)
+        nav.append(el("a", { href: at(page - 1), rel: "prev" }, "← Previous"));
+    nav.append(el("span", {}, total ? `Page ${page} of ${total_pages} · ${total} ${noun}` : "Nothing matches."));
+    if (body.links.next)
+        nav.append(el("a", { href: at(page + 1), rel: "next" }, "Next →"));
+    return nav;
+}
 function result(it) {
     const li = el("li");
     li.dataset.id = it.id;
@@ -125,11 +145,35 @@ function fillChoices() {
     for (const t of itemTypes)
         select("type").append(el("option", {}, t));
     for (const s of sorts)
-        if (s !== "relevance")
+        if (named(s))
             select("sort").append(el("option", { value: s }, SORT_NAMES[s]));
 }
+// Each picker's filter as the URL gives it (its box shows it in words), and the categories' names
+// by slug from every answer that names them.
+const picked = { author: "", category: "" };
+const categoryNames = new Map();
+const pickerBox = (name) => form.elements.namedItem(name);
+function showPicked(name, value) {
+    picked[name] = value;
+    pickerBox(name).value = name === "category" ? value.split(",").filter(Boolean).map((s) => categoryNames.get(s) ?? s).join(", ") : value;
+}
+/** The page's filters that a list of name takes (never its own), as its URL gives them. */
+function listFilters(name) {
+    const p = new URL(location.href).searchParams;
+    const out = {};
+    for (const f of LIST_FILTERS) {
+        const v = p.get(f);
+        if (v && f !== name)
+            Object.assign(out, { [f]: v });
+    }
+    return out;
+}
 function fillForm(p) {
+    for (const name of PICKERS)
+        showPicked(name, p.get(name) ?? "");
     for (const name of FILTERS) {
+        if (PICKERS.includes(name))
+            continue;
         const input = form.elements.namedItem(name);
         const v = p.get(name) ?? "";
         // A list ticked in the facets is a choice of its own, so that the form keeps it.
@@ -151,7 +195,11 @@ async function renderSearch(p, signal) {
     if (!body)
         return;
     $("#attribution").textContent = body.attribution;
-    const { page, total, total_pages } = body.pagination;
+    for (const c of body.facets?.category ?? [])
+        if (c.name)
+            categoryNames.set(c.value, c.name);
+    if (document.activeElement !== pickerBox("category"))
+        showPicked("category", p.get("category") ?? "");
     const frag = document.createDocumentFragment();
     if (body.suggestion) {
         frag.append(el("p", { className: "suggestion" }, "Did you mean ", el("a", { href: pageLink({ ...Object.fromEntries(p), q: body.suggestion, page: undefined }) }, body.suggestion), "?"));
@@ -204,14 +252,7 @@ async function renderSearch(p, signal) {
     const results = el("ol", { id: "results", tabIndex: -1 });
     results.setAttribute("aria-label", "Results");
     results.append(...body.data.map(result));
-    const pages = el("nav", { className: "pages", ariaLabel: "Pages" });
-    const at = (n) => pageLink({ ...Object.fromEntries(p), page: n });
-    if (body.links.prev)
-        pages.append(el("a", { href: at(page - 1), rel: "prev" }, "← Previous"));
-    pages.append(el("span", {}, total ? `Page ${page} of ${total_pages} · ${total} items` : "Nothing matches."));
-    if (body.links.next)
-        pages.append(el("a", { href: at(page + 1), rel: "next" }, "Next →"));
-    frag.append(el("div", { className: "layout" }, facets, el("section", { ariaLabel: "Results" }, results, pages)));
+    frag.append(el("div", { className: "layout" }, facets, el("section", { ariaLabel: "Results" }, results, pages(p, body, "items"))));
     view.replaceChildren(frag);
 }
 async function renderItem(id, signal) {
@@ -242,21 +283,19 @@ async function renderItem(id, signal) {
     if (rel)
         related.append(...rel.data.map(result));
 }
-async function renderList(kind, signal) {
+async function renderList(kind, p, signal) {
+    // A page of the list at a time: at a million items there are a hundred thousand authors.
+    const params = { page: Number(p.get("page") ?? 1), per_page: LIST_PAGE };
+    const body = await call(kind === "categories" ? client.categories(params, signal) : client.authors(params, signal), signal);
+    if (!body?.pagination || !body.links)
+        return;
     const ul = el("ul", { id: kind });
-    if (kind === "categories") {
-        const body = await call(client.categories(signal), signal);
-        if (!body)
-            return;
-        ul.append(...body.data.map((c) => el("li", {}, el("a", { href: pageLink({ category: c.slug }) }, c.name), ` (${c.count})`)));
+    for (const e of body.data) {
+        const filter = "slug" in e ? { category: e.slug } : { author: e.name };
+        ul.append(el("li", {}, el("a", { href: pageLink(filter) }, e.name), ` (${e.count})`));
     }
-    else {
-        const body = await call(client.authors(signal), signal);
-        if (!body)
-            return;
-        ul.append(...body.data.map((a) => el("li", {}, el("a", { href: pageLink({ author: a.name }) }, a.name), ` (${a.count})`)));
-    }
-    view.replaceChildren(el("h2", {}, kind === "categories" ? "Categories" : "Authors"), ul);
+    const list = { pagination: body.pagination, links: body.links };
+    view.replaceChildren(el("h2", {}, kind === "categories" ? "Categories" : "Authors"), ul, pages(p, list, kind));
 }
 // The view being rendered: a new one cancels it, so that answers arriving out of order (a slow
 // search, then a quick filtered one) never show another URL's results. The view is aria-busy until
@@ -282,7 +321,7 @@ async function render() {
         if (id)
             await renderItem(id, ctl.signal);
         else if (v === "categories" || v === "authors")
-            await renderList(v, ctl.signal);
+            await renderList(v, p, ctl.signal);
         else
             await renderSearch(p, ctl.signal);
     }
@@ -291,100 +330,60 @@ async function render() {
             view.setAttribute("aria-busy", "false");
     }
 }
+const completions = new Combobox({
+    input: qInput,
+    listbox: list,
+    load: async (text, signal) => (await call(client.suggest(text, 8, signal), signal))?.data.map((c) => ({ value: c.text, text: c.text })) ?? null,
+    choose: (o) => (qInput.value = o.text),
+});
+// The pickers list the biggest entries under the page's other filters until something is typed.
+const pickers = [
+    new Combobox({
+        input: pickerBox("author"),
+        listbox: $("#author-options"),
+        openEmpty: true,
+        load: async (text, signal) => {
+            const body = await call(client.authors({ ...listFilters("author"), q: text || undefined, sort: "count", per_page: PICKER_SIZE }, signal), signal);
+            return body?.data.map((a) => ({ value: a.name, text: a.name, count: a.count })) ?? null;
+        },
+        choose: (o) => showPicked("author", o.value),
+    }),
+    new Combobox({
+        input: pickerBox("category"),
+        listbox: $("#category-options"),
+        openEmpty: true,
+        load: async (text, signal) => {
+            const body = await call(client.categories({ ...listFilters("category"), q: text || undefined, sort: "count", per_page: PICKER_SIZE }, signal), signal);
+            for (const c of body?.data ?? [])
+                categoryNames.set(c.slug, c.name);
+            return body?.data.map((c) => ({ value: c.slug, text: c.name, count: c.count })) ?? null;
+        },
+        choose: (o) => showPicked("category", o.value),
+    }),
+];
 form.addEventListener("submit", (ev) => {
     ev.preventDefault();
-    closeCompletions();
+    for (const c of [completions, ...pickers])
+        c.close();
     const params = {};
     for (const [k, v] of new FormData(form))
         if (typeof v === "string" && v.trim())
             params[k] = v.trim();
-    // The filters the form has no field for (the author, those of the facets) stay as they are.
+    // The filters the form has no field for (those of the facets) stay as they are.
     const now = new URL(location.href).searchParams;
     for (const name of FILTERS) {
         const v = now.get(name);
         if (v && !form.elements.namedItem(name))
             params[name] = v;
     }
+    // A picker's box emptied drops its filter; text typed but not chosen leaves the filter as it was.
+    for (const name of PICKERS)
+        if (pickerBox(name).value.trim() && picked[name])
+            params[name] = picked[name];
     go(pageLink(params));
 });
-for (const name of ["type", "category", "sort"]) {
+for (const name of ["type", "sort"]) {
     form.elements.namedItem(name).addEventListener("change", () => form.requestSubmit());
 }
-// Completions: one request per pause in typing, the older one cancelled.
-let pending = null;
-let timer = 0;
-function closeCompletions() {
-    list.hidden = true;
-    qInput.setAttribute("aria-expanded", "false");
-    qInput.removeAttribute("aria-activedescendant");
-}
-qInput.addEventListener("input", () => {
-    clearTimeout(timer);
-    timer = setTimeout(async () => {
-        pending?.abort();
-        const text = qInput.value.trim();
-        if (!text)
-            return closeCompletions();
-        pending = new AbortController();
-        try {
-            const r = await client.suggest(text, 8, pending.signal);
-            showStanding(r.standing);
-            // An answer that lands after the person chose an option keeps that option chosen.
-            const chosen = list.querySelector('[aria-selected="true"]')?.textContent;
-            list.replaceChildren(...r.body.data.map((c, i) => {
-                const li = el("li", { id: `completion-${i}` }, c.text);
-                li.setAttribute("role", "option");
-                li.dataset.id = c.id;
-                li.addEventListener("mousedown", (ev) => {
-                    ev.preventDefault();
-                    qInput.value = c.text;
-                    form.requestSubmit();
-                });
-                if (c.text === chosen) {
-                    li.setAttribute("aria-selected", "true");
-                    qInput.setAttribute("aria-activedescendant", li.id);
-                }
-                return li;
-            }));
-            list.hidden = r.body.data.length === 0;
-            qInput.setAttribute("aria-expanded", String(!list.hidden));
-        }
-        catch (err) {
-            if (err.name !== "AbortError")
-                showError(err);
-        }
-    }, 120);
-});
-qInput.addEventListener("keydown", (ev) => {
-    const options = [...list.querySelectorAll("li")];
-    if (list.hidden || options.length === 0)
-        return;
-    const at = options.findIndex((o) => o.getAttribute("aria-selected") === "true");
-    let next = at;
-    if (ev.key === "ArrowDown")
-        next = (at + 1) % options.length;
-    else if (ev.key === "ArrowUp")
-        next = (at - 1 + options.length) % options.length;
-    else if (ev.key === "Escape")
-        return closeCompletions();
-    else if (ev.key === "Enter" && at >= 0) {
-        qInput.value = options[at].textContent ?? "";
-        return;
-    }
-    else
-        return;
-    ev.preventDefault();
-    options.forEach((o, i) => o.setAttribute("aria-selected", String(i === next)));
-    qInput.setAttribute("aria-activedescendant", options[next].id);
-});
-qInput.addEventListener("blur", () => setTimeout(closeCompletions, 100));
-// Categories for the filter, once. Its standing is not shown: the answer often comes from the
-// cache of an earlier visit, and it would race the view's own answer (a 429's standing among them).
-void client.categories().then(({ body }) => {
-    const select = form.elements.namedItem("category");
-    const chosen = new URL(location.href).searchParams.get("category") ?? "";
-    for (const c of body.data)
-        select.append(el("option", { value: c.slug, selected: c.slug === chosen }, `${c.name} (${c.count})`));
-}, () => { });
 fillChoices();
 void render();

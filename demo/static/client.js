@@ -1,3 +1,5 @@
+/** The orders of the author and category lists; the other values of sort order items. */
+export const listSorts = ["name", "count"];
 export { componentsParametersSortValues as sorts, itemTypeValues as itemTypes } from "./api.js";
 /** A problem answer (RFC 9457); retryAfter is set on 429 and 503. */
 export class ApiError extends Error {
@@ -76,10 +78,10 @@ export class Client {
     related(id, perPage, signal) {
         return this.get({ resource: "related", id, per_page: perPage }, signal);
     }
-    categories(signal) {
-        return this.get({ resource: "categories" }, signal);
+    categories(params = {}, signal) {
+        return this.get({ ...params, resource: "categories" }, signal);
     }
-    authors(signal) {
-        return this.get({ resource: "authors" }, signal);
+    authors(params = {}, signal) {
+        return this.get({ ...params, resource: "authors" }, signal);
     }
 }

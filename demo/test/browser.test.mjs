@@ -160,12 +160,106 @@ test("typing offers completions; choosing one searches it", async (t) => {
   const want = await apiGet({ resource: "suggest", q: "pride and prej", per_page: 8 });
   assert.equal(await option.textContent(), want.data[0].text);
   await p.keyboard.press("ArrowDown");
-  assert.equal(await p.getAttribute("#q", "aria-activedescendant"), "completion-0");
+  assert.equal(await p.getAttribute("#q", "aria-activedescendant"), await option.getAttribute("id"));
   await shot(p, "completions");
   await p.keyboard.press("Enter");
   await p.keyboard.press("Enter");
   await p.waitForURL(/q=/);
   assert.equal(new URL(p.url()).searchParams.get("q"), want.data[0].text);
+});
+
+/** The options a picker shows: each entry's value and its count. */
+const options = (p, id) =>
+  p.locator(`#${id} li`).evaluateAll((lis) => lis.map((li) => ({ value: li.dataset.value, count: Number(li.querySelector(".count")?.textContent.match(/\d+/)[0]) })));
+
+test("the author picker finds authors as one types, biggest first, counted under the page's filters; one chosen filters the items", async (t) => {
+  const p = await page(t);
+  await p.goto(`${api}demo/?type=document`);
+  await shown(p);
+  const box = p.locator("#author");
+  await box.click();
+  await box.pressSequentially("smith", { delay: 20 });
+  const want = await apiGet({ resource: "authors", q: "smith", sort: "count", per_page: 10, type: "document" });
+  assert.ok(want.data.length > 1, "the catalogue has several authors named smith");
+  const list = p.locator("#author-options");
+  await p.waitForFunction((first) => document.querySelector("#author-options li")?.dataset.value === first && !document.querySelector("#author-options").hidden, want.data[0].name);
+  assert.deepEqual(await options(p, "author-options"), want.data.map((a) => ({ value: a.name, count: a.count })));
+  assert.equal(await box.getAttribute("aria-expanded"), "true");
+  assert.equal(await list.getAttribute("role"), "listbox");
+  await shot(p, "author-picker");
+  // The arrows move the active option (the last wraps to the first), Escape closes the list.
+  await p.keyboard.press("ArrowDown");
+  await p.keyboard.press("ArrowDown");
+  const second = p.locator("#author-options li").nth(1);
+  assert.equal(await box.getAttribute("aria-activedescendant"), await second.getAttribute("id"));
+  assert.equal(await second.getAttribute("aria-selected"), "true");
+  await p.keyboard.press("Escape");
+  assert.equal(await list.isHidden(), true);
+  assert.equal(await box.getAttribute("aria-expanded"), "false");
+  assert.equal(await box.getAttribute("aria-activedescendant"), null);
+  // The down arrow opens it again; Enter chooses the active option and searches with it.
+  await p.keyboard.press("ArrowDown");
+  await p.locator("#author-options li").first().waitFor();
+  await p.keyboard.press("ArrowDown");
+  await p.keyboard.press("ArrowDown");
+  const chosen = want.data[1];
+  await p.keyboard.press("Enter");
+  await p.waitForURL((u) => u.searchParams.get("author") === chosen.name && u.searchParams.get("type") === "document");
+  await shown(p);
+  const items = await apiGet({ resource: "items", author: chosen.name, type: "document" });
+  assert.equal(items.pagination.total, chosen.count, "the picker's count is the items' total");
+  assert.deepEqual(await resultIDs(p), items.data.map((d) => d.id));
+  assert.equal(await box.inputValue(), chosen.name);
+  // Emptied, the box drops the filter and keeps the others.
+  await box.fill("");
+  await box.press("Enter");
+  await p.waitForURL((u) => !u.searchParams.has("author") && u.searchParams.get("type") === "document");
+});
+
+test("the category picker offers the biggest categories under the page's filters and finds the rest by name", async (t) => {
+  const p = await page(t);
+  await p.goto(`${api}demo/?type=video`);
+  await shown(p);
+  const box = p.locator("#category");
+  await box.click();
+  const top = await apiGet({ resource: "categories", sort: "count", per_page: 10, type: "video" });
+  await p.waitForFunction((first) => document.querySelector("#category-options li")?.dataset.value === first && !document.querySelector("#category-options").hidden, top.data[0].slug);
+  assert.deepEqual(await options(p, "category-options"), top.data.map((c) => ({ value: c.slug, count: c.count })));
+  await shot(p, "category-picker");
+  // One past the ten biggest is found by its name, and a click chooses it.
+  const all = await apiGet({ resource: "categories", sort: "count", type: "video" });
+  let other;
+  for (const c of all.data.slice(10).reverse()) {
+    const found = await apiGet({ resource: "categories", q: c.name, sort: "count", per_page: 10, type: "video" });
+    if (found.data.some((f) => f.slug === c.slug)) {
+      other = c;
+      break;
+    }
+  }
+  assert.ok(other, "no category past the ten biggest is found by its name");
+  await box.pressSequentially(other.name, { delay: 10 });
+  const found = p.locator(`#category-options li[data-value="${other.slug}"]`);
+  await found.waitFor();
+  await found.click();
+  await p.waitForURL((u) => u.searchParams.get("category") === other.slug && u.searchParams.get("type") === "video");
+  await shown(p);
+  const items = await apiGet({ resource: "items", category: other.slug, type: "video" });
+  assert.equal(items.pagination.total, other.count);
+  assert.deepEqual(await resultIDs(p), items.data.map((d) => d.id));
+  assert.equal(await box.inputValue(), other.name);
+});
+
+test("a picker's error shows as the page's others", async (t) => {
+  const p = await page(t);
+  await p.route(/resource=authors/, (route) =>
+    route.fulfill({ status: 503, contentType: "application/problem+json", headers: { "Retry-After": "5" },
+      body: JSON.stringify({ type: "about:blank", title: "Service Unavailable", status: 503, detail: "the index is busy" }) }));
+  await p.goto(`${api}demo/`);
+  await shown(p);
+  await p.locator("#author").pressSequentially("tw", { delay: 20 });
+  const message = p.locator('#message[data-status="503"]');
+  await message.waitFor();
+  assert.match(await message.textContent(), /Service Unavailable/);
 });
 
 test("a misspelt search offers the API's correction as a link that runs it", async (t) => {
@@ -199,17 +293,24 @@ test("the search box's help names the operators", async (t) => {
   assert.ok(await help.isVisible());
 });
 
-test("categories and authors list what the API lists", async (t) => {
+test("categories and authors list what the API lists, a page at a time", async (t) => {
   const p = await page(t);
+  const names = (kind) => p.locator(`#${kind} li a`).allTextContents();
   await p.goto(`${api}demo/?view=categories`);
   await p.locator("#categories li").first().waitFor();
-  const cats = await apiGet({ resource: "categories" });
-  assert.equal(await p.locator("#categories li").count(), cats.data.length);
+  const cats = await apiGet({ resource: "categories", page: 1, per_page: 200 });
+  assert.deepEqual(await names("categories"), cats.data.map((c) => c.name));
   await shot(p, "categories");
   await p.goto(`${api}demo/?view=authors`);
   await p.locator("#authors li").first().waitFor();
-  const authors = await apiGet({ resource: "authors" });
-  assert.equal(await p.locator("#authors li").count(), authors.data.length);
+  const authors = await apiGet({ resource: "authors", page: 1, per_page: 200 });
+  assert.deepEqual(await names("authors"), authors.data.map((a) => a.name));
+  assert.ok(authors.links.next, "the authors take more than a page");
+  await p.click("a[rel=next]");
+  await p.waitForURL((u) => u.searchParams.get("page") === "2" && u.searchParams.get("view") === "authors");
+  const second = await apiGet({ resource: "authors", page: 2, per_page: 200 });
+  await p.waitForFunction((first) => document.querySelector("#authors li a")?.textContent === first, second.data[0].name);
+  assert.deepEqual(await names("authors"), second.data.map((a) => a.name));
 });
 
 /** focused names the element with the keyboard focus and says whether its focus can be seen. */
@@ -348,4 +449,22 @@ test("past the rate limit the page says when to try again", async (t) => {
   assert.match(await message.textContent(), /try|again in \d+ seconds/i);
   assert.match(await p.textContent("#standing"), /0 of 12 requests left; more in \d+ s/);
   await shot(p, "rate-limited");
+});
+
+test("past the rate limit a picker says when to try again", async (t) => {
+  const p = await page(t);
+  await p.goto(`${limited}demo/`);
+  await p.waitForFunction(() => document.querySelector("#results") || !document.getElementById("message").hidden);
+  // The view's own 429 hidden, only the picker's can show.
+  await p.evaluate(() => (document.getElementById("message").hidden = true));
+  const box = p.locator("#author");
+  let status = 0;
+  for (let i = 0; i < 20 && status !== 429; i++) {
+    const answer = p.waitForResponse((r) => r.url().includes("resource=authors"));
+    await box.fill(`a${"b".repeat(i)}`);
+    status = (await answer).status();
+  }
+  assert.equal(status, 429);
+  await p.locator('#message[data-status="429"]').waitFor();
+  assert.match(await p.textContent("#message"), /again in (\d+|a few) seconds/);
 });

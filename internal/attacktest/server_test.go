@@ -25,7 +25,7 @@ import (
 	"time"
 
 	"mediagw/internal/servicetest"
-	"mediagw/search/engine"
+	"mediagw/search/elastic"
 )
 
 // The deadlines the suite runs the binary with, as its defaults (config/config.go).
@@ -100,7 +100,7 @@ func engineEnv(t *testing.T, e servicetest.Engine) []string {
 	t.Helper()
 	u := e.URL(t)
 	alias := servicetest.NewAlias()
-	b, err := engine.New(engine.Config{URLs: []string{u}, Product: engine.Product(e.Product), Alias: alias})
+	b, err := elastic.New(elastic.Config{URLs: []string{u}, Product: elastic.Product(e.Product), Alias: alias})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -520,27 +520,22 @@ func smallReceiver(d *net.Dialer) *net.Dialer {
 	return d
 }
 
-// sampleHeap reads go_memstats_heap_inuse_bytes every interval until ctx ends, then sends the
-// highest it read.
-func (s *server) sampleHeap(ctx context.Context, interval time.Duration) <-chan float64 {
-	out := make(chan float64, 1)
-	peak := 0.0
-	go func() {
-		tick := time.NewTicker(interval)
-		defer tick.Stop()
-		for {
-			if v, ok := s.readMetric("go_memstats_heap_inuse_bytes"); ok {
-				peak = max(peak, v)
-			}
-			select {
-			case <-ctx.Done():
-				out <- peak
-				return
-			case <-tick.C:
-			}
+// liveHeap forces collections through the profiler's heap endpoint (MEDIA_PPROF=on), then reads
+// go_memstats_heap_alloc_bytes: the live heap, whatever the collector's pacing left standing.
+// Two, since sync.Pool keeps what it held until the second.
+func (s *server) liveHeap() float64 {
+	for range 2 {
+		resp, err := http.Get("http://" + s.admin + "/debug/pprof/heap?gc=1")
+		if err != nil {
+			s.t.Fatal(err)
 		}
-	}()
-	return out
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			s.t.Fatalf("the heap profile answered %s: is MEDIA_PPROF on?", resp.Status)
+		}
+	}
+	return s.metric("go_memstats_heap_alloc_bytes")
 }
 
 // readMetric is metric without failing the test, for goroutines of its own.

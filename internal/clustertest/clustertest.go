@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"mediagw/search/engine/mappings"
+	"mediagw/search/elastic/mappings"
 )
 
 // Shards and Replicas are what the cluster tests' indices get: every node holds a copy of two

@@ -33,7 +33,7 @@ import (
 	"mediagw/search"
 	"mediagw/search/bleve"
 	"mediagw/search/breaker"
-	"mediagw/search/engine"
+	"mediagw/search/elastic"
 )
 
 // attempts counts the HTTP requests the backend sends to each node, those in flight, and those
@@ -138,7 +138,7 @@ func TestClusterNodeLoss(t *testing.T) {
 	}
 
 	tr := &attempts{next: http.DefaultTransport.(*http.Transport).Clone(), inFlight: map[string]int{}}
-	engine, err := engine.New(engine.Config{URLs: urls, Alias: alias, Transport: tr, DiscoverInterval: 5 * time.Second})
+	engine, err := elastic.New(elastic.Config{URLs: urls, Alias: alias, Transport: tr, DiscoverInterval: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +294,7 @@ func checkCounts(t *testing.T, base, path string) {
 		t.Fatal(err)
 	}
 	defer model.Close()
-	want, err := model.Categories(t.Context())
+	want, err := model.Categories(t.Context(), search.Query{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,7 +313,7 @@ func checkCounts(t *testing.T, base, path string) {
 		t.Errorf("after the loss, %d categories differ from the catalogue's %d", len(got), len(want))
 	}
 	for _, typ := range []string{"", search.TypePhoto, search.TypeVideo, search.TypeDocument} {
-		res, err := model.Search(t.Context(), search.Query{Type: typ, Sort: search.SortNewest, Page: 1, PerPage: 1})
+		res, err := model.Search(t.Context(), search.NewRequest(search.Query{Type: search.ListOf(typ), Sort: search.SortNewest, Page: 1, PerPage: 1}))
 		if err != nil {
 			t.Fatal(err)
 		}

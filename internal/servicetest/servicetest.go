@@ -71,7 +71,7 @@ func WaitForRedis(t testing.TB, c redis.UniversalClient) {
 type Engine struct {
 	// Name is its MEDIA_BACKEND and MEDIA_TEST_ENGINE name: "opensearch" or "elasticsearch".
 	Name string
-	// Product is its search/engine.Product: "OpenSearch" or "Elasticsearch".
+	// Product is its search/elastic.Product: "OpenSearch" or "Elasticsearch".
 	Product string
 	// Var is the variable holding its URL; Start says how to start it.
 	Var, Start string
@@ -179,7 +179,7 @@ func NewAlias() string {
 	return "mediagw-test-" + hex.EncodeToString(r[:])
 }
 
-// Droppable is a backend over an alias of a test's own (search/engine.Backend).
+// Droppable is a backend over an alias of a test's own (search/elastic.Backend).
 type Droppable interface {
 	// Drop deletes the alias's indices.
 	Drop(ctx context.Context) error
@@ -195,7 +195,7 @@ func Release(b Droppable) error {
 
 // OpenEngine opens a backend over a fresh alias (NewAlias) on the engine under test (TestEngine)
 // with open, the backend's constructor, and releases it when the test ends. It takes the
-// constructor, rather than importing search/engine, so that package's own tests can use it too.
+// constructor, rather than importing search/elastic, so that package's own tests can use it too.
 func OpenEngine[B Droppable](t testing.TB, open func(e Engine, url, alias string) (B, error)) B {
 	t.Helper()
 	e := TestEngine(t)

@@ -369,7 +369,7 @@ func answers(t *testing.T, b search.Backend) []string {
 		{Text: "number 3", Page: 1, PerPage: 5},
 		{Sort: search.SortNewest, Page: 2, PerPage: 7},
 	} {
-		res, err := b.Search(ctx(t), q)
+		res, err := b.Search(ctx(t), search.NewRequest(q))
 		if err != nil {
 			t.Fatalf("Search(%+v): %v", q, err)
 		}

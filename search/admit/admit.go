@@ -1,9 +1,9 @@
 // Package admit bounds the engine work in progress: a search.Backend in front of another that
 // lets at most Options.Limit calls run at once, makes up to Options.Queue more wait up to
 // Options.Wait for a slot, and refuses the rest at once with an *OverloadedError
-// (search.ErrOverloaded). Work beyond what the machine can do only makes every
+// (search.ErrOverloaded, carried as a *search.Error with Options.RetryAfter). Work beyond what the machine can do only makes every
 // answer later and the process bigger (docs/performance.md), where a bound answers the admitted
-// ones in their own time and the others at once. No one visitor (search.VisitorOf) fills the slots or the queue: its calls
+// ones in their own time and the others at once. No one visitor (VisitorOf) fills the slots or the queue: its calls
 // running and waiting count in one share, past which, or once it has kept the engine busy lately,
 // its calls run only while half the slots stay free (share.go). A freed slot goes to the waiting
 // call whose visitor has taken the least engine time lately, not to the first in line: however
@@ -77,8 +77,6 @@ type OverloadedError struct {
 	Waited time.Duration
 	// Displaced says a lighter visitor's call took the call's place in the queue.
 	Displaced bool
-	// Retry is how long the client should wait before asking again.
-	Retry time.Duration
 }
 
 func (e *OverloadedError) Error() string {
@@ -94,8 +92,11 @@ func (e *OverloadedError) Error() string {
 // Unwrap makes the error a search.ErrOverloaded.
 func (e *OverloadedError) Unwrap() error { return search.ErrOverloaded }
 
-// RetryAfter is how long a client should wait before asking again.
-func (e *OverloadedError) RetryAfter() time.Duration { return e.Retry }
+// refusal is the error of a call admission refused, why saying why: classified here, once, with
+// when the client may ask again.
+func (b *Backend) refusal(why error) error {
+	return &search.Error{Kind: search.KindOverloaded, RetryAfter: b.opts.RetryAfter, Err: why}
+}
 
 // How a call was admitted, as the metrics label it.
 const (
@@ -201,7 +202,7 @@ type waiter struct {
 // admit takes a slot for a call of ctx's visitor, within its share; the caller must call the
 // returned release once the call has ended.
 func (b *Backend) admit(ctx context.Context) (release, error) {
-	visitor := search.VisitorOf(ctx)
+	visitor := VisitorOf(ctx)
 	// One wait for the whole call: for its visitor's own calls to end, then for a slot.
 	var timer *time.Timer
 	wait := func() <-chan time.Time {
@@ -272,9 +273,9 @@ func (b *Backend) await(ctx context.Context, w *waiter, timeout <-chan time.Time
 		return nil, fmt.Errorf("waiting for admission: %w", ctx.Err())
 	}
 	if displaced {
-		return nil, b.refuse(w.call, &OverloadedError{Limit: b.opts.Limit, Waited: time.Since(start), Displaced: true, Retry: b.opts.RetryAfter})
+		return nil, b.refuse(w.call, b.refusal(&OverloadedError{Limit: b.opts.Limit, Waited: time.Since(start), Displaced: true}))
 	}
-	return nil, b.refuse(w.call, &OverloadedError{Limit: b.opts.Limit, Waited: b.opts.Wait, Retry: b.opts.RetryAfter})
+	return nil, b.refuse(w.call, b.refusal(&OverloadedError{Limit: b.opts.Limit, Waited: b.opts.Wait}))
 }
 
 // refuse counts c refused with err, and charges its visitor a call of its average engine time
@@ -308,7 +309,7 @@ func (b *Backend) enter(visitor string) (c *call, w *waiter, freed <-chan struct
 				c.share.held++
 				return b.start(c, now), nil, nil, nil
 			}
-			err = &ShareError{Share: b.share, Heavy: heavy, Retry: b.opts.RetryAfter}
+			err = b.refusal(&ShareError{Share: b.share, Heavy: heavy})
 			if !heavy && c.share.pending < b.share {
 				// A search box's overlapping requests queue behind their own.
 				return c, nil, c.share.waitFree(), err
@@ -355,7 +356,7 @@ func (b *Backend) enqueue(c *call) (*waiter, error) {
 			}
 		}
 		if out < 0 {
-			return nil, &OverloadedError{Limit: b.opts.Limit, Retry: b.opts.RetryAfter}
+			return nil, b.refusal(&OverloadedError{Limit: b.opts.Limit})
 		}
 		w := b.queue[out]
 		b.queue = slices.Delete(b.queue, out, out+1)

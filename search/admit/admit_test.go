@@ -29,7 +29,8 @@ func newBlocking() *blocking {
 	return &blocking{started: make(chan struct{}, 100), release: make(chan struct{}), ran: make(chan string, 100)}
 }
 
-func (b *blocking) Search(ctx context.Context, q search.Query) (search.Result, error) {
+func (b *blocking) Search(ctx context.Context, req *search.Request) (search.Result, error) {
+	q := req.Query
 	b.searches.Add(1)
 	b.ran <- q.Text
 	b.started <- struct{}{}
@@ -43,10 +44,12 @@ func (b *blocking) Search(ctx context.Context, q search.Query) (search.Result, e
 func (b *blocking) Item(context.Context, string) (search.Item, error) {
 	return search.Item{ID: "pg-1"}, nil
 }
-func (b *blocking) Categories(context.Context) ([]search.Category, error) { return nil, nil }
-func (b *blocking) Authors(context.Context) ([]search.Author, error)      { return nil, nil }
-func (b *blocking) Ping(context.Context) error                            { return nil }
-func (b *blocking) Version(context.Context) (string, error)               { return "v1", nil }
+func (b *blocking) Categories(context.Context, search.Query) ([]search.Category, error) {
+	return nil, nil
+}
+func (b *blocking) Authors(context.Context, search.Query) ([]search.Author, error) { return nil, nil }
+func (b *blocking) Ping(context.Context) error                                     { return nil }
+func (b *blocking) Version(context.Context) (string, error)                        { return "v1", nil }
 
 // queued is how many calls wait for a slot.
 func queued(a *Backend) int {
@@ -71,7 +74,7 @@ func fill(t *testing.T, a *Backend, b *blocking, n int) chan error {
 	done := make(chan error, n)
 	for i := range n {
 		go func() {
-			_, err := a.Search(context.Background(), search.Query{Text: string(rune('a' + i))})
+			_, err := a.Search(context.Background(), search.NewRequest(search.Query{Text: string(rune('a' + i))}))
 			done <- err
 		}()
 	}
@@ -87,10 +90,12 @@ func TestRefusedPastTheLimit(t *testing.T) {
 	done := fill(t, a, b, 2)
 
 	start := time.Now()
-	_, err := a.Search(context.Background(), search.Query{Text: "more"})
+	_, err := a.Search(context.Background(), search.NewRequest(search.Query{Text: "more"}))
 	took := time.Since(start)
 	var oe *OverloadedError
-	if !errors.As(err, &oe) || !errors.Is(err, search.ErrOverloaded) || oe.RetryAfter() != time.Second {
+	var carried *search.Error
+	if !errors.As(err, &oe) || !errors.Is(err, search.ErrOverloaded) || !errors.As(err, &carried) ||
+		carried.Kind != search.KindOverloaded || carried.RetryAfter != time.Second {
 		t.Fatalf("third search: %v, want an *OverloadedError (search.ErrOverloaded) asking for 1s", err)
 	}
 	// It waited for a slot, and not much longer (a generous bound for a busy machine).
@@ -134,14 +139,14 @@ func TestRefusedAtOnceWhenTheQueueIsFull(t *testing.T) {
 	done := fill(t, a, b, 1)
 	waiter := make(chan error, 1)
 	go func() {
-		_, err := a.Search(context.Background(), search.Query{Text: "waits"})
+		_, err := a.Search(context.Background(), search.NewRequest(search.Query{Text: "waits"}))
 		waiter <- err
 	}()
 	for queued(a) != 1 {
 		time.Sleep(time.Millisecond)
 	}
 	start := time.Now()
-	_, err := a.Search(context.Background(), search.Query{Text: "refused"})
+	_, err := a.Search(context.Background(), search.NewRequest(search.Query{Text: "refused"}))
 	var oe *OverloadedError
 	if !errors.As(err, &oe) || oe.Waited != 0 {
 		t.Errorf("a call past the queue: %v, want an *OverloadedError that did not wait", err)
@@ -165,7 +170,7 @@ func TestQueuedUntilASlotFrees(t *testing.T) {
 	done := fill(t, a, b, 1)
 	third := make(chan error, 1)
 	go func() {
-		_, err := a.Search(context.Background(), search.Query{Text: "next"})
+		_, err := a.Search(context.Background(), search.NewRequest(search.Query{Text: "next"}))
 		third <- err
 	}()
 	// The waiting call has not reached the backend.
@@ -196,7 +201,7 @@ func TestCallerLeavesWhileWaiting(t *testing.T) {
 	done := fill(t, a, b, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
-	_, err := a.Search(ctx, search.Query{Text: "gone"})
+	_, err := a.Search(ctx, search.NewRequest(search.Query{Text: "gone"}))
 	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, search.ErrOverloaded) {
 		t.Errorf("search of a caller whose deadline passed while waiting: %v, want its deadline", err)
 	}
@@ -215,12 +220,12 @@ func TestBelowTheCache(t *testing.T) {
 	c := cache.New(a, cache.Options{Live: live.New(a.Version, live.Options{})})
 	go func() { b.release <- struct{}{} }()
 	q := search.Query{Text: "kept", Page: 1, PerPage: 10}
-	if _, err := c.Search(context.Background(), q); err != nil {
+	if _, err := c.Search(context.Background(), search.NewRequest(q)); err != nil {
 		t.Fatal(err)
 	}
 	<-b.started
 	hold := fill(t, a, b, 1) // the one slot is taken
-	if res, err := c.Search(context.Background(), q); err != nil || res.Total != 1 {
+	if res, err := c.Search(context.Background(), search.NewRequest(q)); err != nil || res.Total != 1 {
 		t.Errorf("cached search while full: %+v, %v", res, err)
 	}
 	if n := b.searches.Load(); n != 2 {
@@ -294,7 +299,7 @@ func TestTheQueueIsSharedOut(t *testing.T) {
 				before := queued(a)
 				errs := make(chan error, 1)
 				go func() {
-					_, err := a.Search(search.WithVisitor(context.Background(), ar.visitor), search.Query{Text: ar.visitor})
+					_, err := a.Search(WithVisitor(context.Background(), ar.visitor), search.NewRequest(search.Query{Text: ar.visitor}))
 					errs <- err
 					done <- err
 				}()

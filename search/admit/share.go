@@ -33,7 +33,7 @@ const (
 // the range its network was given, and a /56 holds 256 of them.
 const rangeVisitors = 4
 
-// accounts keep any one visitor (search.VisitorOf) from filling the slots and the queue: a
+// accounts keep any one visitor (VisitorOf) from filling the slots and the queue: a
 // visitor holds at most share of them together (running or waiting), and so does a heavy one,
 // which has lately taken a large share of the engine's time, sending costly searches one after
 // another however few at once. Past that, a visitor's call runs only on a slot free now that
@@ -67,7 +67,7 @@ type account struct {
 	at    time.Time
 	// members is, for a range, how many visitors within it the accounts know.
 	members int
-	// within are an IPv6 visitor's /56 and /48 accounts (search.VisitorRanges).
+	// within are an IPv6 visitor's /56 and /48 accounts (VisitorRanges).
 	within []*account
 }
 
@@ -130,7 +130,7 @@ func (s *accounts) lookup(visitor string, now time.Time) (share *account, charge
 	a := s.visitors[visitor]
 	if a == nil {
 		a = &account{at: now}
-		for _, p := range search.VisitorRanges(visitor) {
+		for _, p := range VisitorRanges(visitor) {
 			r := s.ranges[p]
 			if r == nil {
 				r = &account{at: now}
@@ -189,7 +189,6 @@ func (s *accounts) sweep(now time.Time) {
 type ShareError struct {
 	Share int
 	Heavy bool
-	Retry time.Duration
 }
 
 func (e *ShareError) Error() string {
@@ -201,6 +200,3 @@ func (e *ShareError) Error() string {
 
 // Unwrap makes the error a search.ErrOverloaded.
 func (e *ShareError) Unwrap() error { return search.ErrOverloaded }
-
-// RetryAfter is how long a client should wait before asking again.
-func (e *ShareError) RetryAfter() time.Duration { return e.Retry }

@@ -33,7 +33,7 @@ func visit(t *testing.T, a *Backend, b *blocking, visitor string, done chan erro
 	t.Helper()
 	errs := make(chan error, 1)
 	go func() {
-		_, err := a.Search(search.WithVisitor(context.Background(), visitor), search.Query{Text: visitor})
+		_, err := a.Search(WithVisitor(context.Background(), visitor), search.NewRequest(search.Query{Text: visitor}))
 		errs <- err
 		done <- err
 	}()
@@ -43,7 +43,9 @@ func visit(t *testing.T, a *Backend, b *blocking, visitor string, done chan erro
 	case err := <-errs:
 		<-done
 		var se *ShareError
-		if !errors.As(err, &se) || !errors.Is(err, search.ErrOverloaded) || se.RetryAfter() != time.Second {
+		var carried *search.Error
+		if !errors.As(err, &se) || !errors.Is(err, search.ErrOverloaded) || !errors.As(err, &carried) ||
+			carried.Kind != search.KindOverloaded || carried.RetryAfter != time.Second {
 			t.Fatalf("%s's search: %v, want a *ShareError (search.ErrOverloaded) asking for 1s", visitor, err)
 		}
 		return false
@@ -178,7 +180,7 @@ func TestRangesCountAsFew(t *testing.T) {
 			if got != tc.want {
 				t.Errorf("%s counts in %s, want %s", last, got, tc.want)
 			}
-			if n := len(charged); n != len(search.VisitorRanges(last))+2 {
+			if n := len(charged); n != len(VisitorRanges(last))+2 {
 				t.Errorf("%s's engine time charged to %d accounts, want its own, its ranges' and the total", last, n)
 			}
 		})
@@ -208,7 +210,7 @@ func TestOwnCallsQueue(t *testing.T) {
 	}
 	second := make(chan error, 1)
 	go func() {
-		_, err := a.Search(search.WithVisitor(context.Background(), "a"), search.Query{Text: "a again"})
+		_, err := a.Search(WithVisitor(context.Background(), "a"), search.NewRequest(search.Query{Text: "a again"}))
 		second <- err
 		done <- err
 	}()

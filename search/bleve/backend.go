@@ -1,5 +1,11 @@
 // Package bleve is the embedded search backend: a Bleve index on local disk, built aside and
-// switched atomically by a Loader, served read-only by a Backend.
+// switched atomically by a Loader, served read-only by a Backend. A numbered page of a search is
+// read from the postings as sets of documents, scored and counted from them (sets.go); Bleve's
+// searchers serve walks and what the sets cannot. Beside the searches: facets
+// counted in one pass over the search without the facets' filters (facets.go), completions from the
+// most downloaded titles or by term and prefix queries on the title (complete.go), related items by
+// a disjunction of the item's own terms (related.go), and for a correction the fields' words
+// (search/spell's dictionary) and its totals counted on one reader (spell.go).
 package bleve
 
 import (
@@ -41,6 +47,8 @@ type handle struct {
 	idx        blevesearch.Index
 	categories []search.Category
 	authors    []search.Author
+	// authorsOf is each document's author, for filtered lists.
+	authorsOf authorOrdinals
 	// popular are the most downloaded titles, in completions' order (see Complete).
 	popular []popularTitle
 	// titles are the title terms, for completions through a typo.
@@ -240,13 +248,14 @@ func (b *Backend) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Search returns one page of the items matching q in q.Sort order, with the exact total.
-func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, error) {
+// Search returns one page of the items matching r in its Sort order, with the exact total.
+func (b *Backend) Search(ctx context.Context, r *search.Request) (search.Result, error) {
 	if err := ctx.Err(); err != nil {
 		return search.Result{}, fmt.Errorf("search: %w", err)
 	}
+	q := &r.Query
 	page, perPage := q.Page, q.PerPage
-	cur, walking, err := q.Walk()
+	cur, walking, err := r.Walk()
 	if err != nil {
 		return search.Result{}, fmt.Errorf("search: %w", err)
 	}
@@ -258,7 +267,7 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 	if walking && cur.Version != "" && cur.Version != h.name {
 		return search.Result{}, fmt.Errorf("search: index %s: %w", cur.Version, search.ErrCursorExpired)
 	}
-	bq, hasText, err := buildQuery(h.idx.Mapping(), q, h.facets.bonus, h.fuzzy)
+	bq, hasText, err := buildQuery(h.idx.Mapping(), r, h.facets.bonus, h.fuzzy)
 	if err != nil {
 		return search.Result{}, fmt.Errorf("search: %w", err)
 	}
@@ -280,15 +289,23 @@ func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, er
 		total  int
 		facets map[search.Facet][]search.FacetValue
 	)
-	if !hasText && q.Facets == 0 && (walking || h.built(q.Sort) != nil) {
+	_, all := bq.(*query.MatchAllQuery)
+	sets := !walking && (hasText || q.Facets != 0 || !all)
+	if sets {
+		hits, total, facets, err = h.setPage(ctx, r, hasText, from)
+		sets = !errors.Is(err, errNoSets)
+	}
+	switch {
+	case sets:
+	case !hasText && q.Facets == 0 && (walking || h.built(q.Sort) != nil):
 		hits, total, err = h.rankedPage(ctx, q, cur, from, bq, order)
-	} else {
+	default:
 		if pageOrder, ok := h.pageOrder(q.Sort); ok && !walking {
 			// Without a cursor to make (position), the rankings can sort the page.
 			req.SortByCustom(pageOrder)
 		}
 		var res *blevesearch.SearchResult
-		if res, facets, err = searchFaceted(ctx, h, q, req); err == nil {
+		if res, facets, err = searchFaceted(ctx, h, r, req); err == nil {
 			hits, total = res.Hits, int(res.Total)
 		}
 	}
@@ -389,8 +406,9 @@ func (b *Backend) Item(ctx context.Context, id string) (search.Item, error) {
 	return storedItem(res.Hits[0])
 }
 
-// Categories returns every category with its item count, ordered by slug.
-func (b *Backend) Categories(ctx context.Context) ([]search.Category, error) {
+// Categories returns every category with its count of the items f's filters find, ordered by
+// slug: the counts made at load, or one pass over the items f finds.
+func (b *Backend) Categories(ctx context.Context, f search.Query) ([]search.Category, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("categories: %w", err)
 	}
@@ -399,11 +417,15 @@ func (b *Backend) Categories(ctx context.Context) ([]search.Category, error) {
 		return nil, err
 	}
 	defer h.release()
+	if f != (search.Query{}) {
+		return h.filteredCategories(ctx, f)
+	}
 	return slices.Clone(h.categories), nil
 }
 
-// Authors returns every credited author with its item count, ordered by search.AuthorLess.
-func (b *Backend) Authors(ctx context.Context) ([]search.Author, error) {
+// Authors returns every credited author with its count of the items f's filters find, ordered by
+// search.AuthorLess, as Categories does.
+func (b *Backend) Authors(ctx context.Context, f search.Query) ([]search.Author, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("authors: %w", err)
 	}
@@ -412,6 +434,9 @@ func (b *Backend) Authors(ctx context.Context) ([]search.Author, error) {
 		return nil, err
 	}
 	defer h.release()
+	if f != (search.Query{}) {
+		return h.filteredAuthors(ctx, f)
+	}
 	return slices.Clone(h.authors), nil
 }
 
@@ -427,13 +452,14 @@ func storedItem(hit *bsearch.DocumentMatch) (search.Item, error) {
 	return it, nil
 }
 
-// buildQuery: every word of q.Text must match some text field, exactly or within the typo
-// allowance, and every phrase of q.Phrases exactly (textQuery, scoring with bonus by document
+// buildQuery: every word of r's text must match some text field, exactly or within the typo
+// allowance (its Plan), and every phrase exactly (textQuery, scoring with bonus by document
 // number; nil for a query whose scores no one reads; keeping typo candidates in fuzzy); filters
-// restrict without scoring, and what a phrase of q.Exclude matches is left out. It reports
+// restrict without scoring, and what a phrase of its exclusions matches is left out. It reports
 // whether the text held any term.
-func buildQuery(m mapping.IndexMapping, q search.Query, bonus []float64, fuzzy *fuzzyCache) (query.Query, bool, error) {
-	plan := search.PlanText(q)
+func buildQuery(m mapping.IndexMapping, r *search.Request, bonus []float64, fuzzy *fuzzyCache) (query.Query, bool, error) {
+	q := &r.Query
+	plan := r.Plan()
 	must, hasText := textQuery(q, plan, bonus, fuzzy)
 	if hasText && bonus != nil {
 		must = pinned(must, plan)
@@ -559,7 +585,7 @@ func currentName(dir string) (string, error) {
 	target, err := os.Readlink(filepath.Join(dir, currentLink))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return "", &search.NoIndexError{Name: dir}
+			return "", search.NoIndex(dir, nil)
 		}
 		return "", fmt.Errorf("resolve %s: %w: %w", currentLink, search.ErrUnavailable, err)
 	}

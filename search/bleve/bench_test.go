@@ -41,7 +41,7 @@ func BenchmarkSearch(b *testing.B) {
 		b.Run(bb.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := be.Search(context.Background(), q); err != nil {
+				if _, err := be.Search(context.Background(), search.NewRequest(q)); err != nil {
 					b.Fatal(err)
 				}
 			}

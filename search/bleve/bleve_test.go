@@ -43,7 +43,7 @@ func TestWalks(t *testing.T) {
 func TestCJKSingleCharacter(t *testing.T) {
 	b := openFromItems(t, searchtest.Fixture(t))
 	for text, want := range map[string]string{"門": "pg-rashomon", "羅生": "pg-rashomon", "学習": "vi-pyconjp", "誼": "pg-jiayi"} {
-		res, err := b.Search(t.Context(), search.Query{Text: text, Sort: search.SortRelevance, Page: 1, PerPage: 10})
+		res, err := b.Search(t.Context(), search.NewRequest(search.Query{Text: text, Sort: search.SortRelevance, Page: 1, PerPage: 10}))
 		if err != nil {
 			t.Fatal(err)
 		}

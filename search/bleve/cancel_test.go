@@ -44,12 +44,13 @@ func TestStopsWhenTheCallerLeaves(t *testing.T) {
 	b := openFromItems(t, searchtest.Fixture(t)).(*Backend)
 	calls := map[string]func(ctx context.Context) error{
 		"search": func(ctx context.Context) error {
-			_, err := b.Search(ctx, search.Query{Text: "thames river", Sort: search.SortRelevance, Page: 1, PerPage: 10})
+			_, err := b.Search(ctx, search.NewRequest(search.Query{Text: "thames river", Sort: search.SortRelevance, Page: 1, PerPage: 10}))
 			return err
 		},
 		"search with facets": func(ctx context.Context) error {
-			_, err := b.Search(ctx, search.Query{Text: "thames", Sort: search.SortRelevance, Page: 1, PerPage: 10,
-				Facets: search.FacetSet(search.FacetType | search.FacetYear)})
+			_, err := b.Search(ctx, search.NewRequest(search.Query{Text: "thames", Sort: search.SortRelevance, Page: 1, PerPage: 10,
+				Facets: search.FacetSet(search.FacetType | search.FacetYear)}))
+
 			return err
 		},
 		// Complete asks the index when the popular titles held in memory do not answer.
@@ -67,7 +68,7 @@ func TestStopsWhenTheCallerLeaves(t *testing.T) {
 		"related": func(ctx context.Context) error { _, err := b.Related(ctx, "pg-rashomon", 10); return err },
 		"words":   func(ctx context.Context) error { _, err := b.Words(ctx); return err },
 		"totals": func(ctx context.Context) error {
-			_, err := b.Totals(ctx, search.Query{Text: "thamse river"}, []search.Alternative{{Word: "thamse", With: "thames"}}, nil)
+			_, err := b.Totals(ctx, search.NewRequest(search.Query{Text: "thamse river"}), []search.Alternative{{Word: "thamse", With: "thames"}}, nil)
 			return err
 		},
 	}
@@ -113,7 +114,7 @@ func TestRelatedClausesBounded(t *testing.T) {
 func TestTypoClausesStopWhenTheCallerLeaves(t *testing.T) {
 	b := openFromItems(t, searchtest.Fixture(t)).(*Backend)
 	words := []string{"harbuor", "thamse", "lighst", "sunste", "rivre", "londno"}
-	_, err := b.Search(newEndsInside(t.Context()), search.Query{Text: strings.Join(words, " "), Sort: search.SortRelevance, Page: 1, PerPage: 10})
+	_, err := b.Search(newEndsInside(t.Context()), search.NewRequest(search.Query{Text: strings.Join(words, " "), Sort: search.SortRelevance, Page: 1, PerPage: 10}))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("search: %v, want context.Canceled", err)
 	}

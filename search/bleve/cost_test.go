@@ -19,6 +19,7 @@ func TestCostlyQueryCost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads the whole real catalogue")
 	}
+	searchtest.AnswersOnly(t)
 	items, _ := searchtest.RealKnownItems(t)
 	b := openFromItems(t, items)
 	rng := rand.New(rand.NewPCG(43, 2))
@@ -28,7 +29,7 @@ func TestCostlyQueryCost(t *testing.T) {
 		var took []time.Duration
 		for _, text := range texts {
 			start := time.Now()
-			if _, err := b.Search(t.Context(), search.Query{Text: text, Sort: search.SortRelevance, Page: 1, PerPage: 10}); err != nil {
+			if _, err := b.Search(t.Context(), search.NewRequest(search.Query{Text: text, Sort: search.SortRelevance, Page: 1, PerPage: 10})); err != nil {
 				t.Fatalf("Search(%.40q…): %v", text, err)
 			}
 			took = append(took, time.Since(start))
@@ -67,7 +68,7 @@ func TestCostlyQueryCost(t *testing.T) {
 		}
 		ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 		start := time.Now()
-		_, err := b.Search(ctx, search.Query{Text: strings.Join(words, " "), Sort: search.SortRelevance, Page: 1, PerPage: 10})
+		_, err := b.Search(ctx, search.NewRequest(search.Query{Text: strings.Join(words, " "), Sort: search.SortRelevance, Page: 1, PerPage: 10}))
 		cancel()
 		if err == nil {
 			continue

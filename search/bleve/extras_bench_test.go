@@ -38,7 +38,7 @@ func BenchmarkFacets(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					if _, err := be.Search(context.Background(), q); err != nil {
+					if _, err := be.Search(context.Background(), search.NewRequest(q)); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -80,7 +80,7 @@ func BenchmarkReuse(b *testing.B) {
 			b.Run(base.name+"/"+r.name, func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					if _, err := be.Search(context.Background(), q); err != nil {
+					if _, err := be.Search(context.Background(), search.NewRequest(q)); err != nil {
 						b.Fatal(err)
 					}
 				}

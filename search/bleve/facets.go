@@ -2,6 +2,7 @@ package bleve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -14,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"mediagw/search"
+	"mediagw/search/text"
 )
 
 // facetFields are the keyword fields the facets count, in search.Facets' order.
@@ -188,7 +190,7 @@ type facetFilter struct {
 	from, to uint32
 }
 
-func newFacetFilter(fi *facetIndex, q search.Query) (facetFilter, error) {
+func newFacetFilter(fi *facetIndex, q *search.Query) (facetFilter, error) {
 	ff := facetFilter{want: make([][]bool, len(search.Facets))}
 	for i, f := range search.Facets {
 		l := q.Filter(f)
@@ -216,14 +218,25 @@ func newFacetFilter(fi *facetIndex, q search.Query) (facetFilter, error) {
 	return ff, nil
 }
 
-// count adds doc to the counts of the asked facets whose other filters it passes.
-func (fi *facetIndex) count(counts [][]int, asked search.FacetSet, ff *facetFilter, doc uint64) {
+// count adds doc to the counts of the asked facets whose other filters it passes, and reports
+// whether it passes every facet's filter.
+func (fi *facetIndex) count(counts [][]int, asked search.FacetSet, ff *facetFilter, doc uint64) bool {
 	if doc >= uint64(len(fi.date)) {
-		return
+		return false
 	}
-	// fails[f] tells whether doc fails facet f's own filter; failed counts them.
-	var fails [8]bool // a FacetSet holds at most 8 facets
-	failed := 0
+	fails, failed := fi.fails(ff, doc)
+	for f, facet := range search.Facets {
+		// A facet counts doc when doc passes every filter but, perhaps, its own.
+		if asked.Has(facet) && failed-b2i(fails[f]) == 0 {
+			counts[f][fi.of[f][doc]]++
+		}
+	}
+	return failed == 0
+}
+
+// fails tells, for each facet, whether doc (a document fi holds) fails its own filter of ff,
+// and how many it fails.
+func (fi *facetIndex) fails(ff *facetFilter, doc uint64) (fails [8]bool, failed int) { // a FacetSet holds at most 8 facets
 	for f, want := range ff.want {
 		if want != nil && !want[fi.of[f][doc]] {
 			fails[f] = true
@@ -235,12 +248,7 @@ func (fi *facetIndex) count(counts [][]int, asked search.FacetSet, ff *facetFilt
 		fails[yearFacet] = true
 		failed++
 	}
-	for f, facet := range search.Facets {
-		// A facet counts doc when doc passes every filter but, perhaps, its own.
-		if asked.Has(facet) && failed-b2i(fails[f]) == 0 {
-			counts[f][fi.of[f][doc]]++
-		}
-	}
+	return fails, failed
 }
 
 func b2i(b bool) int {
@@ -250,11 +258,13 @@ func b2i(b bool) int {
 	return 0
 }
 
-// searchFaceted runs req, the hits of q, and counts the facets q asks for. A facet counts over q
-// without its own filter (disjunctive facets): one scoreless pass over the documents matching q
-// without any facet's filter counts them all, beside req, reading each document's facet values
-// and date from facetIndex. Without facets it is req alone.
-func searchFaceted(ctx context.Context, h *handle, q search.Query, req *blevesearch.SearchRequest) (*blevesearch.SearchResult, map[search.Facet][]search.FacetValue, error) {
+// searchFaceted runs req, the hits of r, and counts the facets r's query asks for. A facet counts over q
+// without its own filter (disjunctive facets): every document matching q without any facet's
+// filter is counted, reading its facet values and date from facetIndex. Mostly that search
+// collects req's hits too, keeping those that pass the facets' filters (onePass); otherwise a
+// scoreless pass of its own runs beside req. Without facets it is req alone.
+func searchFaceted(ctx context.Context, h *handle, r *search.Request, req *blevesearch.SearchRequest) (*blevesearch.SearchResult, map[search.Facet][]search.FacetValue, error) {
+	q := &r.Query
 	if q.Facets == 0 {
 		res, err := h.idx.SearchInContext(ctx, req)
 		return res, nil, err
@@ -264,19 +274,30 @@ func searchFaceted(ctx context.Context, h *handle, q search.Query, req *blevesea
 	if err != nil {
 		return nil, nil, err
 	}
-	base := q
-	for _, f := range search.Facets {
-		base = base.Without(f)
-	}
-	bq, _, err := buildQuery(h.idx.Mapping(), base, nil, h.fuzzy)
-	if err != nil {
-		return nil, nil, err
-	}
+	base := r.With(withoutFacets(q))
 	counts := make([][]int, len(search.Facets))
 	for f := range counts {
 		counts[f] = make([]int, len(fi.values[f])+1)
 	}
 	var res *blevesearch.SearchResult
+	if onePass(q) {
+		// The hits are the matches of the search without the facets' filters that pass them:
+		// one pass counts and collects.
+		sq, _, err := buildQuery(h.idx.Mapping(), base, fi.bonus, h.fuzzy)
+		if err != nil {
+			return nil, nil, err
+		}
+		one := *req
+		one.Query = countingQuery{Query: sq, fi: fi, ff: &ff, asked: q.Facets, counts: counts}
+		if res, err = h.idx.SearchInContext(ctx, &one); err != nil {
+			return nil, nil, err
+		}
+		return res, facetValues(h, q, counts), nil
+	}
+	bq, _, err := buildQuery(h.idx.Mapping(), base, nil, h.fuzzy)
+	if err != nil {
+		return nil, nil, err
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
 		res, err = h.idx.SearchInContext(gctx, req)
@@ -302,6 +323,13 @@ func searchFaceted(ctx context.Context, h *handle, q search.Query, req *blevesea
 	if err := g.Wait(); err != nil {
 		return nil, nil, err
 	}
+	return res, facetValues(h, q, counts), nil
+}
+
+// facetValues are the facets q asks for from their values' counts (by ordinal, as count makes
+// them), in the contract's order.
+func facetValues(h *handle, q *search.Query, counts [][]int) map[search.Facet][]search.FacetValue {
+	fi := h.facets
 	names := make(map[string]string, len(h.categories))
 	for _, c := range h.categories {
 		names[c.Slug] = c.Name
@@ -324,7 +352,74 @@ func searchFaceted(ctx context.Context, h *handle, q search.Query, req *blevesea
 		}
 		out[facet] = search.TopFacetValues(values)
 	}
-	return res, out, nil
+	return out
+}
+
+// withoutFacets is q without any facet's filter.
+func withoutFacets(in *search.Query) search.Query {
+	q := *in
+	for _, f := range search.Facets {
+		q = q.Without(f)
+	}
+	return q
+}
+
+// facetFiltersOnly reports whether q filters on nothing but what the facet index holds of every
+// document (the facets' values and the date): without them it matches every item.
+func (h *handle) facetFiltersOnly(q *search.Query) bool {
+	bq, _, err := buildQuery(h.idx.Mapping(), search.NewRequest(withoutFacets(q)), nil, nil)
+	_, all := bq.(*query.MatchAllQuery)
+	return err == nil && all
+}
+
+// onePass reports whether q's search is the search without its facets' filters (search.Query.Without)
+// narrowed by them: its words are planned alike (PlanText reads the language filter for the
+// stems, so a text search in a language is not).
+func onePass(q *search.Query) bool {
+	return len(q.Language.Values()) == 0 || len(text.Words(q.Text)) == 0
+}
+
+// countingQuery matches what its query matches and passes every facet's filter ff, adding each
+// match of its query to the facets' counts (facetIndex.count) on the way.
+type countingQuery struct {
+	query.Query
+	fi     *facetIndex
+	ff     *facetFilter
+	asked  search.FacetSet
+	counts [][]int
+}
+
+func (q countingQuery) Searcher(ctx context.Context, i index.IndexReader, m mapping.IndexMapping, options bsearch.SearcherOptions) (bsearch.Searcher, error) {
+	s, err := q.Query.Searcher(ctx, i, m, options)
+	if err != nil {
+		return nil, err
+	}
+	return countingSearcher{Searcher: s, q: q}, nil
+}
+
+// countingSearcher is the searcher of a countingQuery. Bleve's collector only calls Next.
+type countingSearcher struct {
+	bsearch.Searcher
+	q countingQuery
+}
+
+func (s countingSearcher) Next(ctx *bsearch.SearchContext) (*bsearch.DocumentMatch, error) {
+	for {
+		d, err := s.Searcher.Next(ctx)
+		if d == nil || err != nil {
+			return d, err
+		}
+		if s.q.fi.count(s.q.counts, s.q.asked, s.q.ff, d.IndexInternalID.Value()) {
+			return d, nil
+		}
+		ctx.DocumentMatchPool.Put(d)
+	}
+}
+
+// Advance skips matches, which would leave them uncounted: a countingQuery is only ever the root
+// of a search, which Bleve's collector drives with Next.
+func (s countingSearcher) Advance(*bsearch.SearchContext, index.IndexInternalID) (*bsearch.DocumentMatch, error) {
+	return nil, errors.New("bleve: a counting search advanced")
 }
 
 // withReader runs fn on a reader of idx.

@@ -16,6 +16,7 @@ import (
 	index "github.com/blevesearch/bleve_index_api"
 
 	"mediagw/search"
+	"mediagw/search/pace"
 )
 
 const (
@@ -98,7 +99,7 @@ func (l *Loader) Reindex(ctx context.Context, opts search.ReindexOptions) (searc
 		return search.LoadStats{}, fmt.Errorf("rebuild: open %s: %w", live, err)
 	}
 	defer src.Close()
-	return l.replace(ctx, start, "rebuild", search.Paced(ctx, allItems(src, opts.Progress), opts.Rate), search.Unguarded)
+	return l.replace(ctx, start, "rebuild", pace.Items(ctx, allItems(src, opts.Progress), opts.Rate), search.Unguarded)
 }
 
 // replace builds a new index from items beside the live one, checks it holds every item and

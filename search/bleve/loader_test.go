@@ -34,7 +34,7 @@ func load(t *testing.T, l *Loader, items []search.Item) search.LoadStats {
 
 func total(t *testing.T, b *Backend) int {
 	t.Helper()
-	res, err := b.Search(t.Context(), search.Query{Sort: search.SortNewest, Page: 1, PerPage: 1})
+	res, err := b.Search(t.Context(), search.NewRequest(search.Query{Sort: search.SortNewest, Page: 1, PerPage: 1}))
 	if err != nil {
 		t.Fatalf("Search: %v", err)
 	}
@@ -164,7 +164,7 @@ func TestLoadSwitchesAndReload(t *testing.T) {
 	if served(b) != second.Index || total(t, b) != 45 {
 		t.Fatalf("after Reload serving %s with %d items, want %s with 45", served(b), total(t, b), second.Index)
 	}
-	cats, err := b.Categories(t.Context())
+	cats, err := b.Categories(t.Context(), search.Query{})
 	if err != nil || len(cats) != 0 {
 		t.Fatalf("Categories = %v, %v", cats, err)
 	}
@@ -219,7 +219,7 @@ func TestReloadUnderLoad(t *testing.T) {
 					return
 				default:
 				}
-				res, err := b.Search(context.Background(), search.Query{Text: "harbour", Sort: search.SortRelevance, Page: 1, PerPage: 5})
+				res, err := b.Search(context.Background(), search.NewRequest(search.Query{Text: "harbour", Sort: search.SortRelevance, Page: 1, PerPage: 5}))
 				if err == nil && res.Total != 40 && res.Total != 41 {
 					err = fmt.Errorf("total %d, want 40 or 41", res.Total)
 				}
@@ -269,7 +269,7 @@ func TestOpenTwice(t *testing.T) {
 	if err := b1.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b1.Search(t.Context(), search.Query{Page: 1, PerPage: 1}); !errors.Is(err, search.ErrUnavailable) {
+	if _, err := b1.Search(t.Context(), search.NewRequest(search.Query{Page: 1, PerPage: 1})); !errors.Is(err, search.ErrUnavailable) {
 		t.Errorf("Search after Close: %v, want search.ErrUnavailable", err)
 	}
 	if err := b1.Ping(t.Context()); !errors.Is(err, search.ErrUnavailable) {
@@ -334,7 +334,7 @@ func TestReindex(t *testing.T) {
 			t.Errorf("Item(%s) after Reindex = %+v, %v; want %+v", want.ID, got, err, want)
 		}
 	}
-	if cats, err := b.Categories(t.Context()); err != nil || len(cats) == 0 {
+	if cats, err := b.Categories(t.Context(), search.Query{}); err != nil || len(cats) == 0 {
 		t.Errorf("Categories after Reindex = %d, %v; want the items' categories", len(cats), err)
 	}
 	infos, err := l.Status(t.Context())

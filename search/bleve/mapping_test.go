@@ -62,7 +62,7 @@ func FuzzSearchText(f *testing.F) {
 	}
 	f.Cleanup(func() { _ = b.Close() })
 	f.Fuzz(func(t *testing.T, text string) {
-		res, err := b.Search(context.Background(), search.Query{Text: text, Sort: search.SortRelevance, Page: 1, PerPage: 5})
+		res, err := b.Search(context.Background(), search.NewRequest(search.Query{Text: text, Sort: search.SortRelevance, Page: 1, PerPage: 5}))
 		if err != nil {
 			t.Fatalf("Search(%q): %v", text, err)
 		}

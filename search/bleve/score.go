@@ -16,12 +16,12 @@ import (
 	"mediagw/search/memo"
 )
 
-// textQuery requires every word of plan (search.PlanText of q) and every phrase of q.Phrases in
+// textQuery requires every word of plan (search.Request.Plan) and every phrase of q.Phrases in
 // some searched field and scores an item by search.Clauses' rule: for each word or phrase the best
 // clause it matches, summed, plus the item's search.Bonus (bonus by document number; nil leaves it
 // out). Only the plan's typo alternatives have typo clauses, which keep their candidates in fuzzy
 // (nil: nowhere). It reports whether q held any term; one with none is no query (nil).
-func textQuery(q search.Query, plan search.Plan, bonus []float64, fuzzy *fuzzyCache) (query.Query, bool) {
+func textQuery(q *search.Query, plan search.Plan, bonus []float64, fuzzy *fuzzyCache) (query.Query, bool) {
 	var all allWords
 	for _, alts := range plan.Words {
 		if len(alts) > 0 && len(alts[0].Terms) > 0 {
@@ -130,12 +130,15 @@ func phraseQuery(terms []string, scoring bool) query.Query {
 // field, scoring the best clause matched. Its typo clauses keep their candidates in fuzzy (nil:
 // nowhere).
 func wordQuery(terms, stems []string, typo bool, fuzzy *fuzzyCache) query.Query {
-	dis := make([]query.Query, 0, len(search.Clauses))
+	// The clauses of one score match as one: Bleve merges the postings of an unscored
+	// disjunction, and the word's disjunction then has one child per score.
+	byScore := make([][]query.Query, len(clauseScores))
 	for _, c := range search.Clauses {
 		field := textFields[c.Field]
+		r := slices.Index(clauseScores, c.Score)
 		if c.Stem {
 			if len(stems) > 0 {
-				dis = append(dis, constantScore(anyTerm(stems, field), clauseCode(c.Score)))
+				byScore[r] = append(byScore[r], anyTerm(stems, field))
 			}
 			continue
 		}
@@ -158,7 +161,17 @@ func wordQuery(terms, stems []string, typo bool, fuzzy *fuzzyCache) query.Query 
 		if len(parts) > 1 {
 			match = query.NewConjunctionQuery(parts)
 		}
-		dis = append(dis, constantScore(match, clauseCode(c.Score)))
+		byScore[r] = append(byScore[r], match)
+	}
+	dis := make([]query.Query, 0, len(byScore))
+	for r, matches := range byScore {
+		switch len(matches) {
+		case 0:
+		case 1:
+			dis = append(dis, constantScore(matches[0], clauseCode(clauseScores[r])))
+		default:
+			dis = append(dis, constantScore(query.NewDisjunctionQuery(matches), clauseCode(clauseScores[r])))
+		}
 	}
 	return scored(query.NewDisjunctionQuery(dis), bestClause)
 }
@@ -209,10 +222,20 @@ func clauseCode(score float64) float64 {
 	return math.Pow(codeBase, float64(slices.Index(clauseScores, score)))
 }
 
+// clauseFloors are, by rank, the least disjunction score whose best clause has that rank (see
+// codeBase), computed once: bestClause runs for every match of every word.
+var clauseFloors = func() []float64 {
+	out := make([]float64, len(clauseScores))
+	for r := range out {
+		out[r] = math.Pow(codeBase, float64(r)) / maxClauses
+	}
+	return out
+}()
+
 // bestClause turns a word's disjunction score into the best clause's score (see codeBase).
 func bestClause(d *bsearch.DocumentMatch) float64 {
 	for r := len(clauseScores) - 1; r > 0; r-- {
-		if d.Score >= math.Pow(codeBase, float64(r))/maxClauses {
+		if d.Score >= clauseFloors[r] {
 			return clauseScores[r]
 		}
 	}
@@ -300,26 +323,38 @@ func (q fuzzyQuery) Searcher(ctx context.Context, i index.IndexReader, m mapping
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	cand, ok := q.cache.Get(q.fuzzyKey)
+	cand, ok, err := q.terms(ctx, i)
+	if err != nil {
+		return nil, err
+	}
 	if !ok {
-		fi, ok := i.(index.IndexReaderFuzzy)
-		if !ok {
-			fq := query.NewFuzzyQuery(q.term)
-			fq.SetField(q.field)
-			fq.SetFuzziness(q.fuzziness)
-			return fq.Searcher(ctx, i, m, options)
-		}
-		var err error
-		if cand, err = q.candidates(ctx, fi); err != nil {
-			return nil, err
-		}
-		q.cache.Put(q.fuzzyKey, cand)
+		fq := query.NewFuzzyQuery(q.term)
+		fq.SetField(q.field)
+		fq.SetFuzziness(q.fuzziness)
+		return fq.Searcher(ctx, i, m, options)
 	}
 	// As searcher.NewFuzzySearcher does with the candidates it finds.
 	if len(cand.terms) == 0 || (len(cand.terms) == 1 && cand.terms[0] == q.term) {
 		return searcher.NewTermSearcher(ctx, i, q.term, q.field, 1, options)
 	}
 	return searcher.NewMultiTermSearcherBoosted(ctx, i, cand.terms, q.field, 1, cand.distances, options, true)
+}
+
+// terms are q's candidate terms, kept or found on i; false when i has no fuzzy automatons.
+func (q fuzzyQuery) terms(ctx context.Context, i index.IndexReader) (fuzzyTerms, bool, error) {
+	if cand, ok := q.cache.Get(q.fuzzyKey); ok {
+		return cand, true, nil
+	}
+	fi, ok := i.(index.IndexReaderFuzzy)
+	if !ok {
+		return fuzzyTerms{}, false, nil
+	}
+	cand, err := q.candidates(ctx, fi)
+	if err != nil {
+		return fuzzyTerms{}, false, err
+	}
+	q.cache.Put(q.fuzzyKey, cand)
+	return cand, true, nil
 }
 
 // fuzzyTerms are a fuzzyQuery's candidate terms with their edit distances.

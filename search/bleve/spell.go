@@ -83,12 +83,12 @@ func termDocs(ctx context.Context, r index.IndexReader, term string, fields []st
 	return int(union.GetCardinality()), nil
 }
 
-// Totals counts the items each alternative text of q matches, on one reader, as the engines
+// Totals counts the items each alternative text of sr matches, on one reader, as the engines
 // do: each word's matches found once (a set of documents), the other words' and the filters'
 // intersected once per word replaced, and each alternative counted against that. Once the
 // intersection is empty the words left are not expanded: a search of many unknown words costs a
 // few expansions, not one per word.
-func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alternative, _ search.Matches) ([]int, error) {
+func (b *Backend) Totals(ctx context.Context, sr *search.Request, alts []search.Alternative, _ search.Matches) ([]int, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("totals: %w", err)
 	}
@@ -120,9 +120,9 @@ func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alte
 			}
 			return match("w:"+w, wordQuery(terms, nil, true, h.fuzzy))
 		}
-		filters := q
+		filters := sr.Query
 		filters.Text = ""
-		fq, _, err := buildQuery(m, filters, nil, nil)
+		fq, _, err := buildQuery(m, sr.With(filters), nil, nil)
 		if err != nil {
 			return err
 		}
@@ -130,7 +130,7 @@ func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alte
 		if err != nil {
 			return err
 		}
-		words := text.Words(q.Text)
+		words := sr.Words()
 		rests := map[string]*roaring64.Bitmap{}
 		for i, a := range alts {
 			rest, ok := rests[a.Word]

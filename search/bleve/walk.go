@@ -176,7 +176,7 @@ func (s rankSort) Copy() bsearch.SearchSort { return s }
 // rankedPage is a page of q without text, from the item after the one cur names (a walk's) or
 // past the first skip matches (a numbered page's): the page's hits (sorted by order, with their
 // sort values) and the number of items q matches.
-func (h *handle) rankedPage(ctx context.Context, q search.Query, cur search.Cursor, skip int, bq query.Query, order bsearch.SortOrder) ([]*bsearch.DocumentMatch, int, error) {
+func (h *handle) rankedPage(ctx context.Context, q *search.Query, cur search.Cursor, skip int, bq query.Query, order bsearch.SortOrder) ([]*bsearch.DocumentMatch, int, error) {
 	r, err := h.ranking(ctx, q.Sort)
 	if err != nil {
 		return nil, 0, err
@@ -202,10 +202,34 @@ func (h *handle) rankedPage(ctx context.Context, q search.Query, cur search.Curs
 			start = rank + 1
 		}
 		var picked []uint64
+		pick := func(doc uint64) {
+			if len(picked) == q.PerPage {
+				return
+			}
+			if skip > 0 {
+				skip--
+				return
+			}
+			picked = append(picked, doc)
+		}
 		if _, all := bq.(*query.MatchAllQuery); all {
 			total = len(r.docs)
 			start = min(start+skip, total)
 			picked = r.docs[start:min(start+q.PerPage, total)]
+		} else if h.facetFiltersOnly(q) {
+			// The facet index tells each document's values and date without a search.
+			ff, err := newFacetFilter(h.facets, q)
+			if err != nil {
+				return err
+			}
+			for i, doc := range r.docs {
+				if _, failed := h.facets.fails(&ff, doc); failed == 0 {
+					total++
+					if i >= start {
+						pick(doc)
+					}
+				}
+			}
 		} else {
 			match := make([]bool, r.size())
 			err := eachMatch(ctx, ir, h.idx.Mapping(), bq, func(doc uint64) {
@@ -222,11 +246,7 @@ func (h *handle) rankedPage(ctx context.Context, q search.Query, cur search.Curs
 					break
 				}
 				if match[doc] {
-					if skip > 0 {
-						skip--
-						continue
-					}
-					picked = append(picked, doc)
+					pick(doc)
 				}
 			}
 		}

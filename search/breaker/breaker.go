@@ -2,7 +2,8 @@
 // (github.com/sony/gobreaker/v2), so that an engine that hangs or cannot be reached costs callers
 // an immediate error instead of a deadline each: after Options.Failures engine failures in a row
 // (search.ErrorKind.EngineFailed: timeouts, connection failures, 5xx) it opens, and every call fails at once
-// with an *OpenError (a search.ErrUnavailable) for Options.OpenFor; then one call at a time probes
+// with an *OpenError (a search.ErrUnavailable, carried as a *search.Error with its Retry-After)
+// for Options.OpenFor; then one call at a time probes
 // the engine (half-open), and the first that gets an answer closes it. The question's errors (not
 // found, a bad cursor, a query the engine refuses) are answers: they never count as failures.
 package breaker
@@ -66,9 +67,6 @@ func (e *OpenError) Error() string {
 
 // Unwrap makes the error a search.ErrUnavailable.
 func (e *OpenError) Unwrap() error { return search.ErrUnavailable }
-
-// RetryAfter is how long a client should wait before asking again.
-func (e *OpenError) RetryAfter() time.Duration { return e.Retry }
 
 // New wraps next.
 func New(next search.Backend, opts Options) *Backend {
@@ -135,7 +133,8 @@ func (b *Backend) refused() error {
 	retry := time.Until(b.openedAt.Add(b.opts.OpenFor))
 	b.mu.Unlock()
 	// Half-open with the probe out: the probe's answer decides, soon.
-	return &OpenError{Retry: max(retry, time.Second)}
+	retry = max(retry, time.Second)
+	return &search.Error{Kind: search.KindUnavailable, RetryAfter: retry, Err: &OpenError{Retry: retry}}
 }
 
 // hook lets each call through the breaker, or refuses it; readiness probes are among the calls,

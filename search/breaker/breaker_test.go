@@ -57,11 +57,12 @@ func (e *engine) Item(ctx context.Context, id string) (search.Item, error) {
 	return e.Backend.Item(ctx, id)
 }
 
-func (e *engine) Search(ctx context.Context, q search.Query) (search.Result, error) {
+func (e *engine) Search(ctx context.Context, req *search.Request) (search.Result, error) {
+	q := req.Query
 	if err := e.enter(ctx); err != nil {
 		return search.Result{}, err
 	}
-	return e.Backend.Search(ctx, q)
+	return e.Backend.Search(ctx, search.NewRequest(q))
 }
 
 func (e *engine) Ping(ctx context.Context) error {
@@ -99,10 +100,15 @@ var (
 	errTimeout = fmt.Errorf("opensearch search: %w", context.DeadlineExceeded)
 )
 
-type engineFault struct{ status int }
-
-func (f engineFault) Error() string     { return fmt.Sprintf("opensearch search: status %d", f.status) }
-func (f engineFault) EngineFault() bool { return f.status >= 500 }
+// engineFault is an engine's answer of status as its backend classifies it: a 5xx the engine's
+// fault, a 4xx internal.
+func engineFault(status int) error {
+	err := fmt.Errorf("opensearch search: status %d", status)
+	if status >= 500 {
+		return &search.Error{Kind: search.KindEngineFault, Err: err}
+	}
+	return err
+}
 
 func item(b *Backend) error {
 	_, err := b.Item(context.Background(), "ph-elan-1")
@@ -123,7 +129,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 // for, open the breaker; then calls fail at once without reaching the engine, as unavailable with
 // a time to retry, and the change is logged once.
 func TestOpensAfterFailures(t *testing.T) {
-	for _, failure := range []error{errRefused, errTimeout, engineFault{503}, engineFault{500}} {
+	for _, failure := range []error{errRefused, errTimeout, engineFault(503), engineFault(500)} {
 		t.Run(failure.Error(), func(t *testing.T) {
 			e := newEngine(t)
 			b, logs := newBreaker(t, e, Options{Failures: 3, OpenFor: time.Hour})
@@ -137,11 +143,13 @@ func TestOpensAfterFailures(t *testing.T) {
 				func() error { _, err := b.Version(t.Context()); return err }} {
 				err := call()
 				var open *OpenError
-				if !errors.As(err, &open) || !errors.Is(err, search.ErrUnavailable) {
-					t.Fatalf("breaker open: %v, want an OpenError wrapping ErrUnavailable", err)
+				var carried *search.Error
+				if !errors.As(err, &open) || !errors.Is(err, search.ErrUnavailable) || !errors.As(err, &carried) ||
+					carried.Kind != search.KindUnavailable {
+					t.Fatalf("breaker open: %v, want an OpenError wrapping ErrUnavailable, classified unavailable", err)
 				}
-				if open.RetryAfter() < time.Minute || open.RetryAfter() > time.Hour {
-					t.Errorf("RetryAfter %v, want up to OpenFor (1h)", open.RetryAfter())
+				if carried.RetryAfter < time.Minute || carried.RetryAfter > time.Hour {
+					t.Errorf("RetryAfter %v, want up to OpenFor (1h)", carried.RetryAfter)
 				}
 			}
 			if got := e.calls.Load(); got != 3 {
@@ -171,12 +179,12 @@ func TestQuestionErrorsNeverCount(t *testing.T) {
 	questions := []func() error{
 		func() error { _, err := b.Item(t.Context(), "no-such-item"); return err },
 		func() error {
-			_, err := b.Search(t.Context(), search.Query{Sort: search.SortNewest, PerPage: 10, Cursor: "garbage"})
+			_, err := b.Search(t.Context(), search.NewRequest(search.Query{Sort: search.SortNewest, PerPage: 10, Cursor: "garbage"}))
 			return err
 		},
-		func() error { e.setFail(engineFault{400}); defer e.setFail(nil); return item(b) },
+		func() error { e.setFail(engineFault(400)); defer e.setFail(nil); return item(b) },
 		func() error {
-			e.setFail(fmt.Errorf("%w: %w", search.ErrRefused, engineFault{500}))
+			e.setFail(fmt.Errorf("%w: %w", search.ErrRefused, engineFault(500)))
 			defer e.setFail(nil)
 			return item(b)
 		},

@@ -19,10 +19,16 @@ func BenchmarkCache(b *testing.B) {
 		name string
 		call func(ctx context.Context, b search.Backend) error
 	}{
-		{"categories", func(ctx context.Context, b search.Backend) error { _, err := b.Categories(ctx); return err }},
-		{"authors", func(ctx context.Context, b search.Backend) error { _, err := b.Authors(ctx); return err }},
+		{"categories", func(ctx context.Context, b search.Backend) error {
+			_, err := b.Categories(ctx, search.Query{})
+			return err
+		}},
+		{"authors", func(ctx context.Context, b search.Backend) error {
+			_, err := b.Authors(ctx, search.Query{})
+			return err
+		}},
 		{"search", func(ctx context.Context, b search.Backend) error {
-			_, err := b.Search(ctx, search.Query{Text: items[0].Title, Sort: search.SortRelevance, Page: 1, PerPage: 20})
+			_, err := b.Search(ctx, search.NewRequest(search.Query{Text: items[0].Title, Sort: search.SortRelevance, Page: 1, PerPage: 20}))
 			return err
 		}},
 		{"item", func(ctx context.Context, b search.Backend) error { _, err := b.Item(ctx, items[1].ID); return err }},

@@ -11,10 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"mediagw/search"
 	"mediagw/search/live"
@@ -43,13 +41,6 @@ type Options struct {
 	// cancelled when the last caller waiting on it has gone (its context cancelled, not past its
 	// deadline).
 	CallTimeout time.Duration
-	// Prewarm computes categories and authors in the background as soon as a new index version is
-	// seen, so that the first visitor after a reindex does not wait for the aggregations.
-	Prewarm bool
-	// PrewarmTimeout bounds that background computation (default 1m). It is longer than
-	// CallTimeout because nobody waits on it: on a large index, counting may take longer than a
-	// visitor would wait, and visitors who ask meanwhile join it until their own deadline.
-	PrewarmTimeout time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -73,9 +64,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.CallTimeout <= 0 {
 		o.CallTimeout = search.DefaultTimeout
-	}
-	if o.PrewarmTimeout <= 0 {
-		o.PrewarmTimeout = time.Minute
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -133,70 +121,74 @@ const (
 	opAuthors    = "authors"
 )
 
-// Search returns one page of the items matching q; runs of white space in q.Text count as one space.
+// Search returns one page of the items matching r, kept under its key (search.Request.Key).
 //
 // A walk's later pages (a cursor other than search.StartCursor) are not kept: each is one step of
 // one client's walk, rarely asked for again, and a walk of 100,000 items would push 2,000 of them
 // through the LRU, evicting the popular searches it is for. Identical concurrent requests still
 // share one engine call, the cursor being part of the key. A walk's first page is kept like any
 // first page.
-func (b *Backend) Search(ctx context.Context, q search.Query) (search.Result, error) {
-	q.Text = normalizeText(q.Text)
-	v, ok := b.versionOf(q)
-	keep := ok && (q.Cursor == "" || q.Cursor == search.StartCursor)
-	return lookup(ctx, b, opSearch, v, keep, func(v string) string { return searchKey(v, q) }, false, b.opts.CallTimeout, resultSize,
-		func(ctx context.Context) (search.Result, error) { return b.next.Search(ctx, q) })
+func (b *Backend) Search(ctx context.Context, r *search.Request) (search.Result, error) {
+	v, ok := b.versionOf(r)
+	keep := ok && (r.Query.Cursor == "" || r.Query.Cursor == search.StartCursor)
+	return lookup(ctx, b, opSearch, v, keep, func(v string) string { return searchKey(v, r) }, false, b.opts.CallTimeout, resultSize,
+		func(ctx context.Context) (search.Result, error) { return b.next.Search(ctx, r) })
 }
 
 // Item returns the item with the given id. A missing item is not cached.
 func (b *Backend) Item(ctx context.Context, id string) (search.Item, error) {
 	v, ok := b.version()
-	return lookup(ctx, b, opItem, v, ok, func(v string) string { return key(opItem, v, id) }, false, b.opts.CallTimeout, itemSize,
+	return lookup(ctx, b, opItem, v, ok, func(v string) string { return search.Key(opItem, v, id) }, false, b.opts.CallTimeout, itemSize,
 		func(ctx context.Context) (search.Item, error) { return b.next.Item(ctx, id) })
 }
 
-// Categories returns every category with its item count, computed once per index version.
-func (b *Backend) Categories(ctx context.Context) ([]search.Category, error) {
-	return b.categories(ctx, b.opts.CallTimeout)
-}
-
-func (b *Backend) categories(ctx context.Context, timeout time.Duration) ([]search.Category, error) {
+// Categories returns every category with its item count, computed once per index version; a
+// filtered list is kept like a search.
+func (b *Backend) Categories(ctx context.Context, f search.Query) ([]search.Category, error) {
 	v, ok := b.version()
-	return lookup(ctx, b, opCategories, v, ok, func(v string) string { return key(opCategories, v) }, b.versioned(), timeout, categoriesSize, b.next.Categories)
+	keyOf, pin := listKey(opCategories, f, b.versioned())
+	return lookup(ctx, b, opCategories, v, ok, keyOf, pin, b.opts.CallTimeout, categoriesSize,
+		func(ctx context.Context) ([]search.Category, error) { return b.next.Categories(ctx, f) })
 }
 
-// Authors returns every credited author with its item count, computed once per index version.
-func (b *Backend) Authors(ctx context.Context) ([]search.Author, error) {
-	return b.authors(ctx, b.opts.CallTimeout)
-}
-
-func (b *Backend) authors(ctx context.Context, timeout time.Duration) ([]search.Author, error) {
+// Authors returns every credited author with its item count, computed once per index version; a
+// filtered list is kept like a search.
+func (b *Backend) Authors(ctx context.Context, f search.Query) ([]search.Author, error) {
 	v, ok := b.version()
-	return lookup(ctx, b, opAuthors, v, ok, func(v string) string { return key(opAuthors, v) }, b.versioned(), timeout, authorsSize, b.next.Authors)
+	keyOf, pin := listKey(opAuthors, f, b.versioned())
+	return lookup(ctx, b, opAuthors, v, ok, keyOf, pin, b.opts.CallTimeout, authorsSize,
+		func(ctx context.Context) ([]search.Author, error) { return b.next.Authors(ctx, f) })
+}
+
+// listKey names the list op of the items f's filters find, and whether it is pinned for the
+// version: the whole list is, when there are versions; a filtered one is kept for the TTL.
+func listKey(op string, f search.Query, versioned bool) (func(v string) string, bool) {
+	if f == (search.Query{}) {
+		return func(v string) string { return search.Key(op, v) }, versioned
+	}
+	return func(v string) string { return search.Key(op, v, f.MatchKey()) }, false
 }
 
 // Complete returns completions of text, cached like a search: one per keystroke of every visitor
 // typing the same thing.
 func (b *Backend) Complete(ctx context.Context, text string, n int) ([]search.Completion, error) {
-	text = normalizeText(text)
 	v, ok := b.version()
-	return lookup(ctx, b, opComplete, v, ok, func(v string) string { return key(opComplete, v, text, strconv.Itoa(n)) }, false, b.opts.CallTimeout, completionsSize,
+	return lookup(ctx, b, opComplete, v, ok, func(v string) string { return search.Key(opComplete, v, text, strconv.Itoa(n)) }, false, b.opts.CallTimeout, completionsSize,
 		func(ctx context.Context) ([]search.Completion, error) { return b.next.Complete(ctx, text, n) })
 }
 
 // Related returns the items most like the item with the given id, cached like a search.
 func (b *Backend) Related(ctx context.Context, id string, n int) ([]search.Item, error) {
 	v, ok := b.version()
-	return lookup(ctx, b, opRelated, v, ok, func(v string) string { return key(opRelated, v, id, strconv.Itoa(n)) }, false, b.opts.CallTimeout, itemsSize,
+	return lookup(ctx, b, opRelated, v, ok, func(v string) string { return search.Key(opRelated, v, id, strconv.Itoa(n)) }, false, b.opts.CallTimeout, itemsSize,
 		func(ctx context.Context) ([]search.Item, error) { return b.next.Related(ctx, id, n) })
 }
 
 // Totals returns the totals of a correction's alternatives, cached like a search.
-func (b *Backend) Totals(ctx context.Context, q search.Query, alts []search.Alternative, m search.Matches) ([]int, error) {
-	q.Text = normalizeText(q.Text)
-	v, ok := b.versionOf(q)
-	return lookup(ctx, b, opTotals, v, ok, func(v string) string { return totalsKey(v, q, alts) }, false, b.opts.CallTimeout, intsSize,
-		func(ctx context.Context) ([]int, error) { return b.next.Totals(ctx, q, alts, m) })
+func (b *Backend) Totals(ctx context.Context, r *search.Request, alts []search.Alternative, m search.Matches) ([]int, error) {
+	v, ok := b.versionOf(r)
+	return lookup(ctx, b, opTotals, v, ok, func(v string) string { return totalsKey(v, r, alts) }, false, b.opts.CallTimeout, intsSize,
+		func(ctx context.Context) ([]int, error) { return b.next.Totals(ctx, r, alts, m) })
 }
 
 // Ping reports whether the engine can answer, asking it every time: readiness must reflect it,
@@ -314,9 +306,6 @@ func (b *Backend) version() (v string, ok bool) {
 		b.seen = v
 		clear(b.pinned)
 		b.results.purge()
-		if b.opts.Prewarm {
-			go b.prewarm()
-		}
 	}
 	if at.After(b.confirmedAt) {
 		b.confirmedAt = at
@@ -325,23 +314,14 @@ func (b *Backend) version() (v string, ok bool) {
 	return v, true
 }
 
-// versionOf is version for q, whose answer is not kept when the rules it carries are not those
+// versionOf is version for r, whose answer is not kept when the rules it carries are not those
 // the version is tagged with: a set read between the chain's handing it over and now.
-func (b *Backend) versionOf(q search.Query) (string, bool) {
+func (b *Backend) versionOf(r *search.Request) (string, bool) {
 	v, ok := b.version()
-	if ok && b.opts.Live != nil && b.opts.Live.Snapshot().Curation() != q.Curation {
+	if ok && b.opts.Live != nil && b.opts.Live.Snapshot().Curation() != r.Curation {
 		return v, false
 	}
 	return v, ok
-}
-
-// prewarm asks for categories and authors through the cache, pinning them for the version. A
-// visitor who asks meanwhile joins the call in flight; a failure leaves the work to that visitor.
-func (b *Backend) prewarm() {
-	ctx, cancel := context.WithTimeout(context.Background(), b.opts.PrewarmTimeout)
-	defer cancel()
-	_, _ = b.categories(ctx, b.opts.PrewarmTimeout)
-	_, _ = b.authors(ctx, b.opts.PrewarmTimeout)
 }
 
 func (b *Backend) get(key string, pin bool) (any, bool) {
@@ -392,58 +372,16 @@ func (b *Backend) put(v, key string, val any, size int64, pin bool) {
 	b.results.put(key, val, size, b.opts.Now())
 }
 
-// key joins its parts unambiguously: each is prefixed with its length.
-func key(parts ...string) string {
-	n := 0
-	for _, p := range parts {
-		n += len(p) + 4
-	}
-	var sb strings.Builder
-	sb.Grow(n)
-	for _, p := range parts {
-		sb.WriteString(strconv.Itoa(len(p)))
-		sb.WriteByte(':')
-		sb.WriteString(p)
-	}
-	return sb.String()
-}
+func searchKey(v string, r *search.Request) string { return search.Key(opSearch, v, r.Key()) }
 
-func searchKey(v string, q search.Query) string {
-	return key(append(matchParts(opSearch, v, q), string(q.Sort),
-		strconv.Itoa(q.Page), strconv.Itoa(q.PerPage), strconv.Itoa(int(q.Facets)), q.Cursor)...)
-}
-
-// matchParts are the parts of a key that say which items q matches: its text, phrases,
-// exclusions and filters (not Given, which no backend reads).
-func matchParts(op, v string, q search.Query) []string {
-	return append([]string{op, v, q.Text, string(q.Phrases), string(q.Exclude), q.Author, q.From, q.To}, q.Filters()...)
-}
-
-// totalsKey names the totals of alts, alternatives of q's text under q's filters: page, sort
+// totalsKey names the totals of alts, alternatives of r's text under its filters: page, sort
 // and facets do not change a total.
-func totalsKey(v string, q search.Query, alts []search.Alternative) string {
-	parts := matchParts(opTotals, v, q)
+func totalsKey(v string, r *search.Request, alts []search.Alternative) string {
+	parts := []string{opTotals, v, r.Query.MatchKey()}
 	for _, a := range alts {
 		parts = append(parts, a.Word, a.With)
 	}
-	return key(parts...)
-}
-
-// normalizeText trims s and collapses its runs of white space into one space: engines split text
-// on white space, so the answer is the same and more searches share a cache entry.
-func normalizeText(s string) string {
-	prevSpace := true // so that a leading space counts as one too many
-	for _, r := range s {
-		space := unicode.IsSpace(r)
-		if space && (r != ' ' || prevSpace) {
-			return strings.Join(strings.Fields(s), " ")
-		}
-		prevSpace = space
-	}
-	if prevSpace && s != "" {
-		return strings.TrimSuffix(s, " ")
-	}
-	return s
+	return search.Key(parts...)
 }
 
 var (

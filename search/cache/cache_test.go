@@ -72,11 +72,12 @@ func (c *counting) ended(t *testing.T) error {
 	}
 }
 
-func (c *counting) Search(ctx context.Context, q search.Query) (search.Result, error) {
+func (c *counting) Search(ctx context.Context, req *search.Request) (search.Result, error) {
+	q := req.Query
 	if err := c.enter(ctx, &c.searches); err != nil {
 		return search.Result{}, err
 	}
-	return c.b.Search(ctx, q)
+	return c.b.Search(ctx, search.NewRequest(q))
 }
 
 func (c *counting) Item(ctx context.Context, id string) (search.Item, error) {
@@ -86,18 +87,18 @@ func (c *counting) Item(ctx context.Context, id string) (search.Item, error) {
 	return c.b.Item(ctx, id)
 }
 
-func (c *counting) Categories(ctx context.Context) ([]search.Category, error) {
+func (c *counting) Categories(ctx context.Context, f search.Query) ([]search.Category, error) {
 	if err := c.enter(ctx, &c.categories); err != nil {
 		return nil, err
 	}
-	return c.b.Categories(ctx)
+	return c.b.Categories(ctx, f)
 }
 
-func (c *counting) Authors(ctx context.Context) ([]search.Author, error) {
+func (c *counting) Authors(ctx context.Context, f search.Query) ([]search.Author, error) {
 	if err := c.enter(ctx, &c.authors); err != nil {
 		return nil, err
 	}
-	return c.b.Authors(ctx)
+	return c.b.Authors(ctx, f)
 }
 
 func (c *counting) Ping(ctx context.Context) error { return c.b.Ping(ctx) }
@@ -116,14 +117,15 @@ func (c *counting) Related(ctx context.Context, id string, n int) ([]search.Item
 	return c.b.Related(ctx, id, n)
 }
 
-func (c *counting) Totals(ctx context.Context, q search.Query, alts []search.Alternative, m search.Matches) ([]int, error) {
+func (c *counting) Totals(ctx context.Context, req *search.Request, alts []search.Alternative, m search.Matches) ([]int, error) {
+	q := req.Query
 	if err := c.enter(ctx, &c.extras); err != nil {
 		return nil, err
 	}
-	return c.b.Totals(ctx, q, alts, m)
+	return c.b.Totals(ctx, search.NewRequest(q), alts, m)
 }
 
-// remote presents the version as a network call would, as search/engine does.
+// remote presents the version as a network call would, as search/elastic does.
 type remote struct {
 	*counting
 	versions atomic.Int64
@@ -140,7 +142,7 @@ func (r *remote) Version(ctx context.Context) (string, error) {
 }
 
 // The ways a cache can learn the backend's version: at every read (search/bleve), in the
-// background (search/engine), or not at all.
+// background (search/elastic), or not at all.
 var modes = []string{"local", "remote", "none"}
 
 // wrap is c seen through mode, and opts with the owner of its version.
@@ -240,13 +242,13 @@ var ops = []struct {
 	count func(c *counting) int64
 }{
 	{opSearch, func(ctx context.Context, b search.Backend) (any, error) {
-		return b.Search(ctx, search.Query{Text: "harbour", Sort: search.SortRelevance, Page: 1, PerPage: 10})
+		return b.Search(ctx, search.NewRequest(search.Query{Text: "harbour", Sort: search.SortRelevance, Page: 1, PerPage: 10}))
 	}, func(c *counting) int64 { return c.searches.Load() }},
 	{opItem, func(ctx context.Context, b search.Backend) (any, error) { return b.Item(ctx, "ph-full") },
 		func(c *counting) int64 { return c.items.Load() }},
-	{opCategories, func(ctx context.Context, b search.Backend) (any, error) { return b.Categories(ctx) },
+	{opCategories, func(ctx context.Context, b search.Backend) (any, error) { return b.Categories(ctx, search.Query{}) },
 		func(c *counting) int64 { return c.categories.Load() }},
-	{opAuthors, func(ctx context.Context, b search.Backend) (any, error) { return b.Authors(ctx) },
+	{opAuthors, func(ctx context.Context, b search.Backend) (any, error) { return b.Authors(ctx, search.Query{}) },
 		func(c *counting) int64 { return c.authors.Load() }},
 }
 
@@ -337,15 +339,15 @@ func TestReloadInvalidates(t *testing.T) {
 			waitVersion(t, b, served(c))
 
 			ask := func() ([]search.Category, []search.Author, search.Result, error) {
-				cats, err := b.Categories(t.Context())
+				cats, err := b.Categories(t.Context(), search.Query{})
 				if err != nil {
 					t.Fatal(err)
 				}
-				as, err := b.Authors(t.Context())
+				as, err := b.Authors(t.Context(), search.Query{})
 				if err != nil {
 					t.Fatal(err)
 				}
-				res, err := b.Search(t.Context(), search.Query{Sort: search.SortNewest, Page: 1, PerPage: 50})
+				res, err := b.Search(t.Context(), search.NewRequest(search.Query{Sort: search.SortNewest, Page: 1, PerPage: 50}))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -560,7 +562,7 @@ func TestLastCallerTimingOutCancelsNothing(t *testing.T) {
 	defer close(c.gate)
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
 	defer cancel()
-	if _, err := b.Search(ctx, search.Query{Text: "harbour"}); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := b.Search(ctx, search.NewRequest(search.Query{Text: "harbour"})); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("the caller: %v, want its deadline", err)
 	}
 	if err := c.ended(t); !errors.Is(err, context.DeadlineExceeded) {
@@ -639,11 +641,11 @@ func TestTTL(t *testing.T) {
 func TestBounds(t *testing.T) {
 	page := func(p int) search.Query { return search.Query{Sort: search.SortNewest, Page: p, PerPage: 10} }
 	probe, pc := newCached(t, "local", searchtest.Fixture(t), Options{})
-	res, err := probe.Search(t.Context(), page(1))
+	res, err := probe.Search(t.Context(), search.NewRequest(page(1)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	perEntry := resultSize(res) + int64(len(searchKey(served(pc), page(1)))) + entryOverhead
+	perEntry := resultSize(res) + int64(len(searchKey(served(pc), search.NewRequest(page(1))))) + entryOverhead
 
 	tests := []struct {
 		name string
@@ -657,7 +659,7 @@ func TestBounds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b, c := newCached(t, "local", searchtest.Fixture(t), tt.opts)
 			for p := 1; p <= 5; p++ {
-				if _, err := b.Search(t.Context(), page(p)); err != nil {
+				if _, err := b.Search(t.Context(), search.NewRequest(page(p))); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -669,11 +671,11 @@ func TestBounds(t *testing.T) {
 				t.Errorf("holds %d bytes, more than MaxBytes %d", bytes, b.opts.MaxBytes)
 			}
 			// The most recent page is still there; the first was dropped.
-			b.Search(t.Context(), page(5))
+			b.Search(t.Context(), search.NewRequest(page(5)))
 			if got := c.searches.Load(); got != 5 {
 				t.Errorf("the most recent search reached the engine again")
 			}
-			b.Search(t.Context(), page(1))
+			b.Search(t.Context(), search.NewRequest(page(1)))
 			if got := c.searches.Load(); got != 6 {
 				t.Errorf("the oldest search was still cached")
 			}
@@ -691,7 +693,7 @@ func TestRemoteVersionIsCheckedAtMostPerInterval(t *testing.T) {
 	idle := func() bool { return !b.opts.Live.Asking() }
 	burst := func() {
 		for range 20 {
-			if _, err := b.Categories(t.Context()); err != nil {
+			if _, err := b.Categories(t.Context(), search.Query{}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -712,7 +714,7 @@ func TestRemoteVersionIsCheckedAtMostPerInterval(t *testing.T) {
 	// After a quiet spell the version may be out of date: the first call does not trust it.
 	clk.Advance(4 * time.Second)
 	before := c.categories.Load()
-	if _, err := b.Categories(t.Context()); err != nil {
+	if _, err := b.Categories(t.Context(), search.Query{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := c.categories.Load(); got != before+1 {
@@ -729,7 +731,7 @@ func TestUnknownVersionIsNotCached(t *testing.T) {
 	r.fail.Store(true)
 	b := New(r, Options{Live: remoteLive(r, nil)})
 	for range 3 {
-		if _, err := b.Categories(t.Context()); err != nil {
+		if _, err := b.Categories(t.Context(), search.Query{}); err != nil {
 			t.Fatal(err)
 		}
 		eventually(t, "the version check ends", func() bool { return !b.opts.Live.Asking() })
@@ -739,11 +741,14 @@ func TestUnknownVersionIsNotCached(t *testing.T) {
 	}
 }
 
-// TestWhitespaceVariantsShareAnEntry: text differing only in white space is one search.
+// TestWhitespaceVariantsShareAnEntry: text differing only in white space is one search, as the
+// query codec normalizes it.
 func TestWhitespaceVariantsShareAnEntry(t *testing.T) {
 	b, c := newCached(t, "local", searchtest.Fixture(t), Options{})
 	for _, text := range []string{"sunset harbour", "sunset  harbour", "\tsunset harbour "} {
-		res, err := b.Search(t.Context(), search.Query{Text: text, Sort: search.SortRelevance, Page: 1, PerPage: 10})
+		q := search.Query{Text: text, Sort: search.SortRelevance, Page: 1, PerPage: 10}
+		q.Normalize()
+		res, err := b.Search(t.Context(), search.NewRequest(q))
 		if err != nil || res.Total == 0 {
 			t.Fatalf("Search(%q) = %d results, %v", text, res.Total, err)
 		}
@@ -760,11 +765,11 @@ func TestWalkPages(t *testing.T) {
 	q := search.Query{Sort: search.SortNewest, PerPage: 5, Cursor: search.StartCursor}
 	search2 := func(q search.Query) search.Result {
 		t.Helper()
-		first, err := b.Search(t.Context(), q)
+		first, err := b.Search(t.Context(), search.NewRequest(q))
 		if err != nil {
 			t.Fatal(err)
 		}
-		second, err := b.Search(t.Context(), q)
+		second, err := b.Search(t.Context(), search.NewRequest(q))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -795,26 +800,6 @@ func ids(items []search.Item) []string {
 	return out
 }
 
-func TestNormalizeText(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"", ""},
-		{"harbour", "harbour"},
-		{"sunset harbour", "sunset harbour"},
-		{" harbour", "harbour"},
-		{"harbour ", "harbour"},
-		{" ", ""},
-		{"sunset  harbour", "sunset harbour"},
-		{"sunset\tharbour", "sunset harbour"},
-		{"sunset\u3000harbour\n", "sunset harbour"},
-		{"羅生 門", "羅生 門"},
-	}
-	for _, tt := range tests {
-		if got := normalizeText(tt.in); got != tt.want {
-			t.Errorf("normalizeText(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 // TestKeysAreUnambiguous: different queries never share a key.
 func TestKeysAreUnambiguous(t *testing.T) {
 	qs := []search.Query{
@@ -827,7 +812,7 @@ func TestKeysAreUnambiguous(t *testing.T) {
 	}
 	seen := map[string]search.Query{}
 	for _, q := range qs {
-		k := searchKey("v", q)
+		k := searchKey("v", search.NewRequest(q))
 		if other, ok := seen[k]; ok {
 			t.Errorf("%+v and %+v share the key %q", q, other, k)
 		}
@@ -846,7 +831,7 @@ func TestMetrics(t *testing.T) {
 		t.Errorf("mediagw_cache_requests_total has %d series (%v), want 35 (7 operations × hit, miss, shared, stale, error)", n, err)
 	}
 	for range 3 {
-		if _, err := b.Search(t.Context(), search.Query{Sort: search.SortNewest, Page: 1, PerPage: 10}); err != nil {
+		if _, err := b.Search(t.Context(), search.NewRequest(search.Query{Sort: search.SortNewest, Page: 1, PerPage: 10})); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -858,60 +843,12 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
-// TestPrewarm: with Prewarm, categories and authors of a new version are computed before anyone
-// asks, so the first visitor after a reindex is served from memory. (A backend without versions
-// has no reindex to notice.)
-func TestPrewarm(t *testing.T) {
-	for _, mode := range []string{"local", "remote"} {
-		t.Run(mode, func(t *testing.T) {
-			b, c := newCached(t, mode, searchtest.Fixture(t), Options{Prewarm: true})
-			eventually(t, "categories and authors are pinned", func() bool {
-				return counted(b, opCategories, resultMiss) == 1 && counted(b, opAuthors, resultMiss) == 1
-			})
-			if _, err := b.Authors(t.Context()); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := b.Categories(t.Context()); err != nil {
-				t.Fatal(err)
-			}
-			if c.authors.Load() != 1 || c.categories.Load() != 1 {
-				t.Errorf("engine asked for authors %d and categories %d times, want once each (by the prewarm)", c.authors.Load(), c.categories.Load())
-			}
-			if counted(b, opAuthors, resultHit) != 1 || counted(b, opCategories, resultHit) != 1 {
-				t.Errorf("the first visitor's requests were not cache hits")
-			}
-		})
-	}
-}
-
-// TestPrewarmOutlastsCallTimeout: counting that takes longer than a visitor's call may take still
-// lands in the cache when the prewarm started it.
-func TestPrewarmOutlastsCallTimeout(t *testing.T) {
-	c := &counting{b: openBleve(t, searchtest.Fixture(t)), gate: make(chan struct{})}
-	b := New(c, Options{Prewarm: true, CallTimeout: 20 * time.Millisecond, PrewarmTimeout: time.Minute,
-		Live: live.New(c.Version, live.Options{})})
-	b.version() // the cache sees the version and starts the prewarm
-	eventually(t, "the prewarm asks for categories", func() bool { return c.categories.Load() == 1 })
-	time.Sleep(10 * b.opts.CallTimeout)
-	close(c.gate)
-	eventually(t, "categories and authors are pinned", func() bool {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		return len(b.pinned) == 2
-	})
-	if err := *c.callErr.Load(); err != nil {
-		t.Errorf("the prewarm's engine call ended with %v", err)
-	}
-	if _, err := b.Authors(t.Context()); err != nil || counted(b, opAuthors, resultHit) != 1 {
-		t.Errorf("authors after the prewarm: %v, %d hits; want a hit", err, counted(b, opAuthors, resultHit))
-	}
-}
-
 // facetsOnAsk answers facets exactly when a query asks for them, as a backend must.
 type facetsOnAsk struct{ search.Backend }
 
-func (f facetsOnAsk) Search(ctx context.Context, q search.Query) (search.Result, error) {
-	res, err := f.Backend.Search(ctx, q)
+func (f facetsOnAsk) Search(ctx context.Context, req *search.Request) (search.Result, error) {
+	q := req.Query
+	res, err := f.Backend.Search(ctx, search.NewRequest(q))
 	if q.Facets.Has(search.FacetType) {
 		res.Facets = map[search.Facet][]search.FacetValue{search.FacetType: {{Value: "photo", Count: 1}}}
 	}
@@ -925,7 +862,7 @@ func TestFacetsAreKeyed(t *testing.T) {
 	q := search.Query{Sort: search.SortNewest, Page: 1, PerPage: 10}
 	for _, facets := range []search.FacetSet{0, search.FacetSet(search.FacetType), 0} {
 		q.Facets = facets
-		res, err := b.Search(t.Context(), q)
+		res, err := b.Search(t.Context(), search.NewRequest(q))
 		if err != nil || (res.Facets != nil) != (facets != 0) {
 			t.Errorf("Search with facets %b: Facets %v, %v", facets, res.Facets, err)
 		}
@@ -942,7 +879,7 @@ func TestPingLearnsRemoteVersion(t *testing.T) {
 		t.Fatalf("Ping: %v", err)
 	}
 	for range 3 {
-		if _, err := b.Categories(t.Context()); err != nil {
+		if _, err := b.Categories(t.Context(), search.Query{}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -9,14 +9,14 @@ import (
 
 	"mediagw/internal/servicetest"
 	"mediagw/search"
-	"mediagw/search/engine"
+	"mediagw/search/elastic"
 	"mediagw/search/live"
 	"mediagw/search/searchtest"
 )
 
 // newOpenSearch opens an OpenSearch backend on an alias of its own, removed after the test. Without
 // OPENSEARCH_URL the test skips, except in CI.
-func newOpenSearch(t testing.TB) *engine.Backend {
+func newOpenSearch(t testing.TB) *elastic.Backend {
 	t.Helper()
 	// Index names have one-second resolution: each load gets a second of its own.
 	var (
@@ -29,12 +29,12 @@ func newOpenSearch(t testing.TB) *engine.Backend {
 		next = next.Add(time.Second)
 		return next
 	}
-	return servicetest.OpenEngine(t, func(e servicetest.Engine, url, alias string) (*engine.Backend, error) {
-		return engine.New(engine.Config{URLs: []string{url}, Product: engine.Product(e.Product), Alias: alias, Now: now})
+	return servicetest.OpenEngine(t, func(e servicetest.Engine, url, alias string) (*elastic.Backend, error) {
+		return elastic.New(elastic.Config{URLs: []string{url}, Product: elastic.Product(e.Product), Alias: alias, Now: now})
 	})
 }
 
-func loadOpenSearch(t testing.TB, b *engine.Backend, items []search.Item) {
+func loadOpenSearch(t testing.TB, b *elastic.Backend, items []search.Item) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
@@ -73,7 +73,7 @@ func TestOpenSearchAliasMoveInvalidates(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitVersion(t, b, v1)
-	cats, err := b.Categories(t.Context())
+	cats, err := b.Categories(t.Context(), search.Query{})
 	if err != nil || len(cats) < 2 {
 		t.Fatalf("Categories = %v, %v", cats, err)
 	}
@@ -89,7 +89,7 @@ func TestOpenSearchAliasMoveInvalidates(t *testing.T) {
 	}
 	clk.Advance(live.DefaultEvery)
 	waitVersion(t, b, v2)
-	cats, err = b.Categories(t.Context())
+	cats, err = b.Categories(t.Context(), search.Query{})
 	if want := []search.Category{{Slug: "reloaded", Name: "Reloaded", Count: len(after)}}; err != nil || !slices.Equal(cats, want) {
 		t.Errorf("Categories after the alias moved = %v, %v; want %v", cats, err, want)
 	}

@@ -19,7 +19,8 @@ type decoding struct {
 	pages map[int][][]byte
 }
 
-func (d decoding) Search(_ context.Context, q search.Query) (search.Result, error) {
+func (d decoding) Search(_ context.Context, req *search.Request) (search.Result, error) {
+	q := req.Query
 	var r search.Result
 	pages := d.pages[q.PerPage]
 	err := json.Unmarshal(pages[q.Page%len(pages)], &r.Items)
@@ -51,7 +52,7 @@ func TestSizeEstimateIsHonest(t *testing.T) {
 			before := heap()
 			for i := range n {
 				q := search.Query{Text: "q" + strconv.Itoa(i), Page: i, PerPage: tc.perPage, Sort: search.SortRelevance}
-				if _, err := b.Search(t.Context(), q); err != nil {
+				if _, err := b.Search(t.Context(), search.NewRequest(q)); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -159,7 +159,7 @@ func TestOrigins(t *testing.T) {
 	joined := make(chan struct{}, 2)
 	b.onJoin = func() { joined <- struct{}{} }
 	walk := func(ctx context.Context, b search.Backend) (any, error) {
-		return b.Search(ctx, search.Query{Sort: search.SortNewest, PerPage: 2, Cursor: search.StartCursor, Text: "x"})
+		return b.Search(ctx, search.NewRequest(search.Query{Sort: search.SortNewest, PerPage: 2, Cursor: search.StartCursor, Text: "x"}))
 	}
 	origins := make(chan telemetry.Origin, 2)
 	for range 2 {
@@ -184,23 +184,23 @@ func TestStaleGoFirst(t *testing.T) {
 	page := func(p int) search.Query { return search.Query{Sort: search.SortNewest, Page: p, PerPage: 10} }
 	clk := newClock()
 	b, c := newCached(t, "local", searchtest.Fixture(t), Options{TTL: ttl, StaleMax: time.Hour, MaxEntries: 2, Now: clk.Now})
-	search1 := func() error { _, err := b.Search(t.Context(), page(1)); return err }
+	search1 := func() error { _, err := b.Search(t.Context(), search.NewRequest(page(1))); return err }
 	if err := search1(); err != nil {
 		t.Fatal(err)
 	}
 	clk.Advance(ttl / 2)
-	if _, err := b.Search(t.Context(), page(2)); err != nil {
+	if _, err := b.Search(t.Context(), search.NewRequest(page(2))); err != nil {
 		t.Fatal(err)
 	}
 	if err := search1(); err != nil { // page 1 is now the most recently used
 		t.Fatal(err)
 	}
 	clk.Advance(ttl / 2) // page 1 is stale, page 2 fresh
-	if _, err := b.Search(t.Context(), page(3)); err != nil {
+	if _, err := b.Search(t.Context(), search.NewRequest(page(3))); err != nil {
 		t.Fatal(err)
 	}
 	c.fail.Store(true)
-	if _, err := b.Search(t.Context(), page(2)); err != nil {
+	if _, err := b.Search(t.Context(), search.NewRequest(page(2))); err != nil {
 		t.Errorf("the fresh page was dropped: %v", err)
 	}
 	if err := search1(); !errors.Is(err, search.ErrUnavailable) {

@@ -22,6 +22,7 @@ import (
 	"mediagw/search/live"
 	"mediagw/search/meter"
 	"mediagw/search/spell"
+	"mediagw/search/text"
 )
 
 // Options say which layers a chain has and how each is tuned.
@@ -40,7 +41,11 @@ type Options struct {
 	Spell spell.Options
 	// Metrics, when not nil, receives every layer's metrics.
 	Metrics prometheus.Registerer
-	// Log, when not nil, hears when the operators' rules cannot be read, and when they can again.
+	// Lists, when true, has the chain keep the whole lists of the version served (Chain.Lists):
+	// for a backend whose lists are kept per version, by the cache or by the backend itself.
+	Lists bool
+	// Log, when not nil, hears when the operators' rules cannot be read, and when they can again,
+	// and when the whole lists cannot be counted.
 	Log *zap.Logger
 }
 
@@ -51,14 +56,18 @@ type Options struct {
 //	meter   the time and failures of the calls that reach admission: engine time
 //	admit   at most so many engine calls at once, a short queue, the rest refused
 //	breaker fails calls at once while the engine fails (engines only)
-//	backend search/bleve or search/engine
+//	backend search/bleve or search/elastic
 //
 // The live version is asked of the layer right above the backend: through the breaker, neither
 // admitted nor metered, so that a version check never waits behind searches. A backend that would
 // ask for it on a request's path (search.VersionReader) reads it from the chain's owner instead.
 // The operators' rules are read beside it from the backend's store (curation.Store), not through
 // the breaker (a store that refuses the read says nothing of searches), and handed to each query
-// from the same owner's snapshot (search.Query.Curation): no layer or backend keeps its own.
+// from the same owner's snapshot (search.Request.Curation): no layer or backend keeps its own. So
+// are the languages the index holds, whose stems a search's words are matched against
+// (search.Request.Held), asked of the layer right above the backend once per version. The whole
+// lists of the version served (Options.Lists) are asked of the meter, below the cache (whose call
+// timeout is a visitor's), and indexed once per version, before they are served.
 type Chain struct {
 	// Speller is the top of the chain: the search.Backend the gateway asks.
 	*spell.Speller
@@ -69,6 +78,8 @@ type Chain struct {
 	Cache *cache.Backend
 	// Layers names the layers New built, the outermost first, each by its package (search/...).
 	Layers []string
+	// lists owns the whole lists of the version served; nil without Options.Lists.
+	lists *lists
 }
 
 // New builds the chain in front of b.
@@ -94,6 +105,7 @@ func New(b search.Backend, o Options) (*Chain, error) {
 		}
 		o.Live.Rules, o.Live.RulesRead = store.Rules, reads.observe
 	}
+	o.Live.Languages = heldLanguages(next)
 	c := &Chain{Live: live.New(next.Version, o.Live)}
 	if r, ok := b.(search.VersionReader); ok {
 		r.ReadVersionFrom(c.Live)
@@ -108,6 +120,9 @@ func New(b search.Backend, o Options) (*Chain, error) {
 	}
 	next = metered
 	layers = append(layers, "admit", "meter")
+	if o.Lists {
+		c.lists = newLists(metered, c.Live.Named, o.Log)
+	}
 	if o.Cache != nil {
 		opts := *o.Cache
 		opts.Live = c.Live
@@ -125,29 +140,119 @@ func New(b search.Backend, o Options) (*Chain, error) {
 	return c, nil
 }
 
-// Search is the speller's, with the rules of the live snapshot, which the answer says it was
-// found under (Result.Curation).
-func (c *Chain) Search(ctx context.Context, q search.Query) (search.Result, error) {
-	q.Curation = c.Live.Snapshot().Curation()
-	res, err := c.Speller.Search(ctx, q)
+// Search is the speller's, with the rules and languages of the live snapshot (Request.Serve), the
+// rules the answer says it was found under (Result.Curation).
+func (c *Chain) Search(ctx context.Context, r *search.Request) (search.Result, error) {
+	c.serve(r)
+	res, err := c.Speller.Search(ctx, r)
 	if err != nil {
 		return res, err
 	}
-	res.Curation = q.Curation
+	res.Curation = r.Curation
 	return res, nil
 }
 
-// Totals is the speller's, with the rules of the live snapshot.
-func (c *Chain) Totals(ctx context.Context, q search.Query, alts []search.Alternative, m search.Matches) ([]int, error) {
-	q.Curation = c.Live.Snapshot().Curation()
-	return c.Speller.Totals(ctx, q, alts, m)
+// Totals is the speller's, with the rules and languages of the live snapshot.
+func (c *Chain) Totals(ctx context.Context, r *search.Request, alts []search.Alternative, m search.Matches) ([]int, error) {
+	c.serve(r)
+	return c.Speller.Totals(ctx, r, alts, m)
 }
 
-// Correct is the speller's, with the rules of the live snapshot: a word they name is never
-// corrected, and the alternatives are counted under them.
-func (c *Chain) Correct(ctx context.Context, q search.Query) (string, error) {
-	q.Curation = c.Live.Snapshot().Curation()
-	return c.Speller.Correct(ctx, q)
+// Correct is the speller's, with the rules and languages of the live snapshot: a word the rules
+// name is never corrected, and the alternatives are counted under them; a request the chain
+// searched keeps what it was answered under.
+func (c *Chain) Correct(ctx context.Context, r *search.Request) (string, error) {
+	c.serve(r)
+	return c.Speller.Correct(ctx, r)
+}
+
+// serve hands r the rules and the languages held of the live snapshot; a new version seen starts
+// the build of its lists.
+func (c *Chain) serve(r *search.Request) {
+	s := c.Live.Snapshot()
+	r.Serve(s.Curation(), s.Languages)
+	if c.lists != nil {
+		c.lists.notice(s.Named)
+	}
+}
+
+// Ping is the speller's. A chain that keeps the whole lists learns the version served first and
+// starts the build of its lists, so that a replica's first readiness check starts their count.
+func (c *Chain) Ping(ctx context.Context) error {
+	if err := c.Speller.Ping(ctx); err != nil {
+		return err
+	}
+	if c.lists == nil {
+		return nil
+	}
+	if _, err := c.Live.Ask(ctx); err != nil {
+		return fmt.Errorf("index version: %w", err)
+	}
+	c.lists.get()
+	return nil
+}
+
+// Lists returns the whole lists held, nil while none are built or without Options.Lists: those
+// of the version served, or for the seconds until its own are built, of the version served
+// before. Asking starts the build of the version served's lists when they are not held.
+func (c *Chain) Lists() *search.Lists {
+	if c.lists == nil {
+		return nil
+	}
+	return c.lists.get()
+}
+
+// ListsSettled reports whether no build of the whole lists runs and one has ended, built or
+// failed, for a reader that must know when they have landed (tests).
+func (c *Chain) ListsSettled() bool {
+	if c.lists == nil {
+		return true
+	}
+	c.lists.mu.Lock()
+	defer c.lists.mu.Unlock()
+	return !c.lists.building && (c.lists.held != nil || !c.lists.failedAt.IsZero())
+}
+
+// KeepsLists reports whether the chain keeps the whole lists (Options.Lists): a replica is then
+// ready only once it holds them.
+func (c *Chain) KeepsLists() bool { return c.lists != nil }
+
+// heldLanguages asks b which languages with a stemmer its index holds: those among the language
+// facet's values, and when the facet lists as many values as it may, each language it leaves out
+// by a search of it alone.
+func heldLanguages(b search.Backend) func(ctx context.Context) ([]string, error) {
+	return func(ctx context.Context) (langs []string, err error) {
+		// Asked in the background, where no request's recovery would catch a backend's panic.
+		defer func() {
+			if r := recover(); r != nil {
+				langs, err = nil, fmt.Errorf("languages held: panic: %v", r)
+			}
+		}()
+		q := search.Query{Facets: search.FacetSet(search.FacetLanguage), PerPage: 1}
+		q.Normalize()
+		res, err := b.Search(ctx, search.NewRequest(q))
+		if err != nil {
+			return nil, fmt.Errorf("languages held: %w", err)
+		}
+		values := res.Facets[search.FacetLanguage]
+		out := []string{}
+		for _, lang := range text.StemLanguages {
+			held := slices.ContainsFunc(values, func(v search.FacetValue) bool { return v.Value == lang && v.Count > 0 })
+			if !held && len(values) >= search.MaxFacetValues {
+				one := q
+				one.Facets, one.Language = 0, search.ListOf(lang)
+				r, err := b.Search(ctx, search.NewRequest(one))
+				if err != nil {
+					return nil, fmt.Errorf("languages held: %s: %w", lang, err)
+				}
+				held = r.Total > 0
+			}
+			if held {
+				out = append(out, lang)
+			}
+		}
+		return out, nil
+	}
 }
 
 // ReadinessDetail says, while the operators' rules cannot be read, since when and that the set

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"mediagw/search"
-	"mediagw/search/bleve"
 	"mediagw/search/curation"
 	"mediagw/search/searchtest"
 )
@@ -19,15 +18,7 @@ import (
 // the readiness detail says so.
 func TestRulesFromTheSnapshot(t *testing.T) {
 	dir := t.TempDir()
-	b, err := bleve.NewFromItems(t.Context(), dir, searchtest.Fixture(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = b.Close() })
-	c, err := New(b, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, c := embedded(t, dir, searchtest.Fixture(t))
 	r, err := curation.Parse(curation.Files{Synonyms: "zzqwood => harbour\n"})
 	if err != nil {
 		t.Fatal(err)
@@ -42,11 +33,11 @@ func TestRulesFromTheSnapshot(t *testing.T) {
 	q.Normalize()
 	find := func(what string) {
 		t.Helper()
-		res, err := c.Search(t.Context(), q)
+		res, err := c.Search(t.Context(), search.NewRequest(q))
 		if err != nil || res.Total == 0 || res.Curation == nil {
 			t.Fatalf("%s: zzqwood finds %d items, rules %v, %v", what, res.Total, res.Curation, err)
 		}
-		hq := q
+		hq := search.NewRequest(q)
 		hq.Curation = res.Curation
 		for _, it := range res.Items {
 			if !marked(search.Matched(it, hq)) {
@@ -55,7 +46,7 @@ func TestRulesFromTheSnapshot(t *testing.T) {
 		}
 	}
 	find("with the set read")
-	if fixed, err := c.Correct(t.Context(), q); err != nil || fixed != "" {
+	if fixed, err := c.Correct(t.Context(), search.NewRequest(q)); err != nil || fixed != "" {
 		t.Errorf("Correct(zzqwood) = %q, %v; want none: the synonyms name it", fixed, err)
 	}
 	if d := c.ReadinessDetail(); d != "" {

@@ -10,7 +10,7 @@ import (
 )
 
 // overBudget names each line of r's files whose own search would pass search.MaxClauses and be
-// cut to fit (search.PlanText): a word of a synonyms line searched alone, a pinned query with its
+// cut to fit (search.Request.Plan): a word of a synonyms line searched alone, a pinned query with its
 // ids. A search of many words, each searched as many synonyms, is cut at query time as any search
 // past the budget is; a set whose single rules cannot be served whole is refused instead.
 func (r *Rules) overBudget() []LineError {
@@ -28,7 +28,9 @@ func (r *Rules) overBudget() []LineError {
 		}
 	}
 	plan := func(q string) search.Plan {
-		return search.PlanText(search.Query{Text: q, Curation: r, Sort: search.SortRelevance})
+		req := search.NewRequest(search.Query{Text: q, Sort: search.SortRelevance})
+		req.Curation = r
+		return req.Plan()
 	}
 	if len(heavy) > 0 {
 		eachRule(r.files.Synonyms, func(n int, line string) {

@@ -1,5 +1,5 @@
 // Package curation reads the operators' synonyms and pinned results from their files
-// (mappings/synonyms.txt, mappings/pins.txt): which words a query word is also searched as, and
+// (rules/synonyms.txt, rules/pins.txt): which words a query word is also searched as, and
 // which items come first for a query. Both backends store the set and apply it alike
 // (search.Curation); a file with a bad line is refused whole, naming every bad line.
 package curation
@@ -244,7 +244,7 @@ func (r *Rules) addPins(line string) error {
 	for id := range strings.SplitSeq(list, ",") {
 		id = strings.TrimSpace(id)
 		if err := search.CheckID(id); err != nil {
-			return fmt.Errorf("id %q %v (an id %s)", id, err, search.IDRule)
+			return fmt.Errorf("id %q %v (an id %s)", id, err, search.IDLimits)
 		}
 		if seen[id] {
 			return fmt.Errorf("id %q is listed twice", id)
@@ -289,7 +289,7 @@ func (r *Rules) Files() Files {
 // Empty reports whether the rules hold no synonym and no pin.
 func (r *Rules) Empty() bool { return r == nil || len(r.synonyms) == 0 && len(r.pins) == 0 }
 
-// Served is r as a query carries it (search.Query.Curation): nil when r holds no rule, so that a
+// Served is r as a search carries it (search.Request.Curation): nil when r holds no rule, so that a
 // backend with none applies nothing.
 func (r *Rules) Served() search.Curation {
 	if r.Empty() {

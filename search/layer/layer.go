@@ -63,8 +63,8 @@ func around[T, R any](ctx context.Context, b *Backend[T], op Op, call func() (R,
 }
 
 // Search is the next's, with the hook around it.
-func (b *Backend[T]) Search(ctx context.Context, q search.Query) (search.Result, error) {
-	return around(ctx, b, Search, func() (search.Result, error) { return b.next.Search(ctx, q) })
+func (b *Backend[T]) Search(ctx context.Context, r *search.Request) (search.Result, error) {
+	return around(ctx, b, Search, func() (search.Result, error) { return b.next.Search(ctx, r) })
 }
 
 // Item is the next's, with the hook around it.
@@ -73,13 +73,13 @@ func (b *Backend[T]) Item(ctx context.Context, id string) (search.Item, error) {
 }
 
 // Categories is the next's, with the hook around it.
-func (b *Backend[T]) Categories(ctx context.Context) ([]search.Category, error) {
-	return around(ctx, b, Categories, func() ([]search.Category, error) { return b.next.Categories(ctx) })
+func (b *Backend[T]) Categories(ctx context.Context, f search.Query) ([]search.Category, error) {
+	return around(ctx, b, Categories, func() ([]search.Category, error) { return b.next.Categories(ctx, f) })
 }
 
 // Authors is the next's, with the hook around it.
-func (b *Backend[T]) Authors(ctx context.Context) ([]search.Author, error) {
-	return around(ctx, b, Authors, func() ([]search.Author, error) { return b.next.Authors(ctx) })
+func (b *Backend[T]) Authors(ctx context.Context, f search.Query) ([]search.Author, error) {
+	return around(ctx, b, Authors, func() ([]search.Author, error) { return b.next.Authors(ctx, f) })
 }
 
 // Ping is the next's, with the hook around it.
@@ -99,8 +99,8 @@ func (b *Backend[T]) Related(ctx context.Context, id string, n int) ([]search.It
 }
 
 // Totals is the next's, with the hook around it.
-func (b *Backend[T]) Totals(ctx context.Context, q search.Query, alts []search.Alternative, m search.Matches) ([]int, error) {
-	return around(ctx, b, Totals, func() ([]int, error) { return b.next.Totals(ctx, q, alts, m) })
+func (b *Backend[T]) Totals(ctx context.Context, r *search.Request, alts []search.Alternative, m search.Matches) ([]int, error) {
+	return around(ctx, b, Totals, func() ([]int, error) { return b.next.Totals(ctx, r, alts, m) })
 }
 
 // Words is the next's, with the hook around it.

@@ -17,24 +17,26 @@ type below struct{ asked *[]string }
 
 func (b below) call(op string) error { *b.asked = append(*b.asked, op); return errBelow }
 
-func (b below) Search(context.Context, search.Query) (search.Result, error) {
+func (b below) Search(context.Context, *search.Request) (search.Result, error) {
 	return search.Result{}, b.call("search")
 }
 func (b below) Item(context.Context, string) (search.Item, error) {
 	return search.Item{}, b.call("item")
 }
-func (b below) Categories(context.Context) ([]search.Category, error) {
+func (b below) Categories(context.Context, search.Query) ([]search.Category, error) {
 	return nil, b.call("categories")
 }
-func (b below) Authors(context.Context) ([]search.Author, error) { return nil, b.call("authors") }
-func (b below) Ping(context.Context) error                       { return b.call("ping") }
+func (b below) Authors(context.Context, search.Query) ([]search.Author, error) {
+	return nil, b.call("authors")
+}
+func (b below) Ping(context.Context) error { return b.call("ping") }
 func (b below) Complete(context.Context, string, int) ([]search.Completion, error) {
 	return nil, b.call("complete")
 }
 func (b below) Related(context.Context, string, int) ([]search.Item, error) {
 	return nil, b.call("related")
 }
-func (b below) Totals(context.Context, search.Query, []search.Alternative, search.Matches) ([]int, error) {
+func (b below) Totals(context.Context, *search.Request, []search.Alternative, search.Matches) ([]int, error) {
 	return nil, b.call("totals")
 }
 func (b below) Words(context.Context) ([]search.Word, error) { return nil, b.call("words") }
@@ -65,15 +67,24 @@ var calls = []struct {
 	op   layer.Op
 	call func(ctx context.Context, b search.Backend) error
 }{
-	{layer.Search, func(ctx context.Context, b search.Backend) error { _, err := b.Search(ctx, search.Query{}); return err }},
+	{layer.Search, func(ctx context.Context, b search.Backend) error {
+		_, err := b.Search(ctx, search.NewRequest(search.Query{}))
+		return err
+	}},
 	{layer.Item, func(ctx context.Context, b search.Backend) error { _, err := b.Item(ctx, "a"); return err }},
-	{layer.Categories, func(ctx context.Context, b search.Backend) error { _, err := b.Categories(ctx); return err }},
-	{layer.Authors, func(ctx context.Context, b search.Backend) error { _, err := b.Authors(ctx); return err }},
+	{layer.Categories, func(ctx context.Context, b search.Backend) error {
+		_, err := b.Categories(ctx, search.Query{})
+		return err
+	}},
+	{layer.Authors, func(ctx context.Context, b search.Backend) error {
+		_, err := b.Authors(ctx, search.Query{})
+		return err
+	}},
 	{layer.Ping, func(ctx context.Context, b search.Backend) error { return b.Ping(ctx) }},
 	{layer.Complete, func(ctx context.Context, b search.Backend) error { _, err := b.Complete(ctx, "a", 1); return err }},
 	{layer.Related, func(ctx context.Context, b search.Backend) error { _, err := b.Related(ctx, "a", 1); return err }},
 	{layer.Totals, func(ctx context.Context, b search.Backend) error {
-		_, err := b.Totals(ctx, search.Query{}, nil, nil)
+		_, err := b.Totals(ctx, search.NewRequest(search.Query{}), nil, nil)
 		return err
 	}},
 	{layer.Words, func(ctx context.Context, b search.Backend) error { _, err := b.Words(ctx); return err }},

@@ -33,6 +33,10 @@ type Options struct {
 	// RulesRead, when not nil, hears the outcome of each read of the rules (nil when it
 	// succeeded): the chain logs and counts the failures.
 	RulesRead func(err error)
+	// Languages, when not nil, asks which languages with a stemmer the index served holds: once
+	// per version, in the background after the question that names a new one, and again
+	// DefaultEvery after a failure.
+	Languages func(ctx context.Context) ([]string, error)
 }
 
 // DefaultEvery is Options.Every for an engine: an alias lookup every two seconds costs the
@@ -54,9 +58,12 @@ type Snapshot struct {
 	// fail.
 	RulesErr     error
 	RulesFailing time.Time
+	// Languages are the languages with a stemmer the version holds (Options.Languages), as a
+	// search carries them (search.Request.Held); empty while they are not known of it.
+	Languages search.List
 }
 
-// Curation is the set as a query carries it (search.Query.Curation).
+// Curation is the set as a search carries it (search.Request.Curation).
 func (s Snapshot) Curation() search.Curation { return s.Rules.Served() }
 
 // Version is the live index version of one backend with its rules. It is safe for concurrent use.
@@ -81,6 +88,12 @@ type Version struct {
 	rulesAt, failing time.Time
 	rulesErr         error
 	readingRules     bool
+	// langs are the languages held by the version langsOf; langsTried is when they were last
+	// asked, readingLangs while they are asked in the background.
+	langs        search.List
+	langsOf      string
+	langsTried   time.Time
+	readingLangs bool
 }
 
 // New makes the owner of the version ask names (a backend's Version).
@@ -120,6 +133,10 @@ func (v *Version) Snapshot() Snapshot {
 			v.readingRules = true
 			go v.refreshRules()
 		}
+		if err == nil && v.wantLanguages(named, now) {
+			v.langsTried, v.readingLangs = now, true
+			go v.askLanguages(named)
+		}
 		if err != nil {
 			return v.snapshot("", time.Time{})
 		}
@@ -144,6 +161,9 @@ func (v *Version) Snapshot() Snapshot {
 // snapshot is named, known at, with the rules held. v.mu is held.
 func (v *Version) snapshot(named string, at time.Time) Snapshot {
 	s := Snapshot{Named: named, At: at, Rules: v.rules, RulesErr: v.rulesErr, RulesFailing: v.failing}
+	if named != "" && named == v.langsOf {
+		s.Languages = v.langs
+	}
 	if named != "" {
 		s.Version = named
 		if d := v.rules.Digest(); d != "" {
@@ -173,6 +193,7 @@ func (v *Version) Ask(ctx context.Context) (string, error) {
 		return "", err
 	}
 	v.readRules(ctx, started)
+	v.readLanguages(named, started)
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.opts.Every > 0 && started.After(v.at) {
@@ -191,6 +212,7 @@ func (v *Version) refresh() {
 		named = ""
 	} else {
 		v.readRules(ctx, started)
+		v.readLanguages(named, started)
 	}
 	v.mu.Lock()
 	v.named, v.at, v.asking = named, started, false
@@ -205,6 +227,43 @@ func (v *Version) refreshRules() {
 	v.mu.Lock()
 	v.readingRules = false
 	v.mu.Unlock()
+}
+
+// wantLanguages reports whether the languages of the version named are still to be asked at now:
+// not known of it, not being asked, and not asked within DefaultEvery. v.mu is held.
+func (v *Version) wantLanguages(named string, now time.Time) bool {
+	return v.opts.Languages != nil && named != v.langsOf && !v.readingLangs && now.Sub(v.langsTried) >= DefaultEvery
+}
+
+// readLanguages asks the languages the version named holds in the background, unless they are
+// known or were asked lately: a slow question delays neither the version nor a readiness probe.
+func (v *Version) readLanguages(named string, started time.Time) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.wantLanguages(named, started) {
+		v.langsTried, v.readingLangs = started, true
+		go v.askLanguages(named)
+	}
+}
+
+// askLanguages asks the languages held and keeps them as those of the version named if it is
+// still the one served once they are known: a load between the two questions would give one
+// version the other's languages.
+func (v *Version) askLanguages(named string) {
+	ctx, cancel := context.WithTimeout(context.Background(), v.opts.Timeout)
+	defer cancel()
+	langs, err := v.opts.Languages(ctx)
+	kept := false
+	if err == nil {
+		again, err := v.ask(ctx)
+		kept = err == nil && again == named
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.readingLangs = false
+	if kept {
+		v.langs, v.langsOf = search.ListOf(langs...), named
+	}
 }
 
 // readRules reads the rules stored now into the set held, or keeps it when the read fails.
@@ -239,7 +298,7 @@ func (v *Version) readRules(ctx context.Context, started time.Time) {
 func (v *Version) Asking() bool {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	return v.asking || v.readingRules
+	return v.asking || v.readingRules || v.readingLangs
 }
 
 var _ search.LiveVersion = (*Version)(nil)

@@ -213,3 +213,55 @@ func TestLocalReadsRulesEveryDefaultEvery(t *testing.T) {
 		t.Errorf("%d reads after DefaultEvery, want 2", reads)
 	}
 }
+
+// TestLanguagesOncePerVersion: the languages held are asked once per version, after the question
+// that names it (in the background for a version asked at every read), unknown until then; a
+// failed question leaves them unknown and is asked again DefaultEvery later.
+func TestLanguagesOncePerVersion(t *testing.T) {
+	for _, every := range []time.Duration{0, time.Second} {
+		t.Run(every.String(), func(t *testing.T) {
+			b := &backend{version: "v1"}
+			var asked atomic.Int32
+			var fail atomic.Bool
+			held := []string{"de", "en"}
+			languages := func(context.Context) ([]string, error) {
+				asked.Add(1)
+				if fail.Load() {
+					return nil, errors.New("engine down")
+				}
+				b.mu.Lock()
+				defer b.mu.Unlock()
+				return slices.Clone(held), nil
+			}
+			clk := newClock()
+			v := New(b.ask, Options{Every: every, Now: clk.Now, Languages: languages})
+			if _, err := v.Ask(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			steps := []struct {
+				name   string
+				change func()
+				wait   time.Duration
+				want   []string
+				asked  int32
+			}{
+				{"known of the version", func() {}, 0, []string{"de", "en"}, 1},
+				{"not asked again", func() {}, 3 * time.Second, []string{"de", "en"}, 1},
+				{"unknown of a new version while asking fails", func() { b.version, held = "v2", []string{"fr"}; fail.Store(true) }, 3 * time.Second, nil, 2},
+				{"not asked again within DefaultEvery", func() { fail.Store(false) }, DefaultEvery / 2, nil, 2},
+				{"asked DefaultEvery later", func() {}, DefaultEvery, []string{"fr"}, 3},
+			}
+			for _, st := range steps {
+				b.set(st.change)
+				clk.Add(int64(st.wait))
+				for range 2 {
+					v.Named() // starts the questions due in the background
+					settle(t, v)
+				}
+				if got := v.Snapshot().Languages.Values(); !slices.Equal(got, st.want) || asked.Load() != st.asked {
+					t.Errorf("%s: languages %v, asked %d times; want %v, %d", st.name, got, asked.Load(), st.want, st.asked)
+				}
+			}
+		})
+	}
+}

@@ -62,7 +62,7 @@ func New(next search.Backend) *Backend {
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "mediagw_backend_duration_seconds",
 			Help:    "Time of one call that reached the search engine (an answer from the cache is none; a wait for admission is part of it), by operation, failures included.",
-			Buckets: search.LatencyBuckets,
+			Buckets: telemetry.LatencyBuckets,
 		}, []string{"op"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mediagw_backend_errors_total",

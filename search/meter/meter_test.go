@@ -33,7 +33,7 @@ func TestErrorsByKind(t *testing.T) {
 		{fmt.Errorf("dial: %w", search.ErrUnavailable), failUnavailable},
 		{&breaker.OpenError{Retry: time.Second}, failUnavailable},
 		{&admit.OverloadedError{Limit: 1}, failUnavailable},
-		{fmt.Errorf("search: %w", &search.NoIndexError{Name: "items"}), failNoIndex},
+		{fmt.Errorf("search: %w", search.NoIndex("items", nil)), failNoIndex},
 		{fmt.Errorf("search: %w", search.ErrRefused), failRefused},
 		{errors.New("index corrupt"), failOther},
 	}
@@ -43,7 +43,7 @@ func TestErrorsByKind(t *testing.T) {
 			if err := prometheus.NewPedanticRegistry().Register(b); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := b.Search(t.Context(), search.Query{}); !errors.Is(err, tt.err) {
+			if _, err := b.Search(t.Context(), search.NewRequest(search.Query{})); !errors.Is(err, tt.err) {
 				t.Fatalf("Search: %v, want %v", err, tt.err)
 			}
 			for _, f := range []string{failUnavailable, failNoIndex, failTimeout, failRefused, failOther} {
@@ -68,7 +68,7 @@ type slow struct {
 	d time.Duration
 }
 
-func (s slow) Search(context.Context, search.Query) (search.Result, error) {
+func (s slow) Search(context.Context, *search.Request) (search.Result, error) {
 	time.Sleep(s.d)
 	return search.Result{}, nil
 }
@@ -79,14 +79,14 @@ func TestEngineClock(t *testing.T) {
 	b := New(slow{d: d})
 	ctx, clock := telemetry.WithEngineClock(t.Context())
 	for range 2 {
-		if _, err := b.Search(ctx, search.Query{}); err != nil {
+		if _, err := b.Search(ctx, search.NewRequest(search.Query{})); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if clock.Total() < 2*d {
 		t.Errorf("engine clock %v after two calls of at least %v", clock.Total(), d)
 	}
-	if _, err := b.Search(t.Context(), search.Query{}); err != nil {
+	if _, err := b.Search(t.Context(), search.NewRequest(search.Query{})); err != nil {
 		t.Errorf("a call without a clock: %v", err)
 	}
 }

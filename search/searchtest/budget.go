@@ -62,10 +62,9 @@ func RunBudget(t *testing.T, open Open) {
 			t.Fatalf("parse: %v", err)
 		}
 		heavy := query(strings.Join(words, " "))
-		heavy.Curation = r
-		if p := search.PlanText(heavy); !p.Degraded() {
+		if p := under(heavy, r).Plan(); !p.Degraded() {
 			t.Fatalf("%d words of %d synonyms cost %d clauses, want past %d", len(words), curation.MaxAlternatives, p.Wanted, search.MaxClauses)
 		}
-		search1(t, b, heavy)
+		searchUnder(t, b, heavy, r)
 	})
 }

@@ -27,14 +27,14 @@ func testCuration(t *testing.T, open Open, items []search.Item) {
 	query := func(text string) search.Query {
 		q := search.Query{Text: text, Sort: search.SortRelevance, Page: 1, PerPage: 100}
 		q.Normalize()
-		q.Curation = owner.Snapshot().Curation()
 		return q
 	}
-	harbour, _ := walk(t, b, query("harbour"), 100)
+	rules := func() search.Curation { return owner.Snapshot().Curation() }
+	harbour, _ := walkUnder(t, b, query("harbour"), 100, rules())
 	if len(harbour) < 2 {
 		t.Fatalf("the fixture has %d items for harbour, want 2 or more", len(harbour))
 	}
-	if res := search1(t, b, query("qqzv")); res.Total != 0 {
+	if res := searchUnder(t, b, query("qqzv"), rules()); res.Total != 0 {
 		t.Fatalf("qqzv finds %d items before any synonym", res.Total)
 	}
 	last := harbour[len(harbour)-1].ID
@@ -60,15 +60,15 @@ func testCuration(t *testing.T, open Open, items []search.Item) {
 	if again, err := c.Rules(ctx(t), stored); err != nil || again != stored {
 		t.Errorf("the stored set read again beside the one held: %v; want the held set itself, not decoded again", err)
 	}
-	synonym, _ := walk(t, b, query("qqzv"), 100)
+	synonym, _ := walkUnder(t, b, query("qqzv"), 100, rules())
 	sameIDs(t, "qqzv with harbour, qqzv", sortedIDs(synonym), sortedIDs(harbour))
 
-	res := search1(t, b, query("harbour"))
+	res := searchUnder(t, b, query("harbour"), rules())
 	if res.Total != len(harbour) || len(res.Items) == 0 || res.Items[0].ID != last {
 		t.Fatalf("pinned %s for harbour: total %d (want %d), first %v", last, res.Total, len(harbour), ids(res.Items))
 	}
 	sameIDs(t, "harbour with a pin", sortedIDs(res.Items), sortedIDs(harbour))
-	walked, total := walk(t, b, query("harbour"), 3)
+	walked, total := walkUnder(t, b, query("harbour"), 3, rules())
 	if total != len(harbour) || len(walked) != len(harbour) || walked[0].ID != last {
 		t.Errorf("walk of pinned harbour: %d items of %d, first %s; want %d, %s", len(walked), total, walked[0].ID, len(harbour), last)
 	}
@@ -76,13 +76,13 @@ func testCuration(t *testing.T, open Open, items []search.Item) {
 
 	zq := query("zzqwood")
 	zq.Highlight = true
-	res = search1(t, b, zq)
+	res = searchUnder(t, b, zq, rules())
 	if res.Total != len(harbour) {
 		t.Fatalf("zzqwood with zzqwood => harbour: total %d, want %d", res.Total, len(harbour))
 	}
 	for _, it := range res.Items {
 		marked := false
-		for _, s := range search.Matched(it, zq) {
+		for _, s := range search.Matched(it, under(zq, rules())) {
 			marked = marked || strings.Contains(s, "<mark>")
 		}
 		if !marked {
@@ -94,13 +94,13 @@ func testCuration(t *testing.T, open Open, items []search.Item) {
 	if err == nil || !strings.Contains(err.Error(), "synonyms line 3") {
 		t.Errorf("a multi-word synonym on line 3: %v", err)
 	}
-	if res := search1(t, b, query("harbour")); res.Items[0].ID != last {
+	if res := searchUnder(t, b, query("harbour"), rules()); res.Items[0].ID != last {
 		t.Errorf("after a refused file, harbour's first item is %s, want the pinned %s", res.Items[0].ID, last)
 	}
 	if err := apply(curation.Files{}); err != nil {
 		t.Fatalf("apply none: %v", err)
 	}
-	if res := search1(t, b, query("qqzv")); res.Total != 0 {
+	if res := searchUnder(t, b, query("qqzv"), rules()); res.Total != 0 {
 		t.Errorf("qqzv finds %d items with no synonyms", res.Total)
 	}
 }

@@ -389,7 +389,7 @@ func testNeighbours(t *testing.T, b search.Backend, items []search.Item, words [
 	vocab := vocabulary(items)
 	sp := spell.New(b, spell.Options{})
 	for _, s := range append(slices.Clone(words), strings.Join(words, " ")) {
-		near, err := sp.Neighbours(ctx(t), s)
+		near, err := sp.Neighbours(ctx(t), text.Words(s))
 		if err != nil {
 			t.Fatalf("Neighbours(%q): %v", s, err)
 		}
@@ -458,7 +458,7 @@ func testTotals(t *testing.T, b search.Backend, items []search.Item) {
 			words = append(words, a.With)
 		}
 		for _, m := range []search.Matches{nil, modelMatches(indexed, words)} {
-			got, err := b.Totals(ctx(t), q, alts, m)
+			got, err := b.Totals(ctx(t), search.NewRequest(q), alts, m)
 			if err != nil {
 				t.Errorf("Totals(%s, %d matches): %v", describe(q), len(m), err)
 				continue
@@ -555,9 +555,9 @@ type modelVocabulary struct {
 	items        map[string]int
 }
 
-func (v modelVocabulary) Neighbours(_ context.Context, s string) (map[string][]string, error) {
+func (v modelVocabulary) Neighbours(_ context.Context, words []string) (map[string][]string, error) {
 	near := map[string][]string{}
-	for _, w := range text.Words(s) {
+	for _, w := range words {
 		near[w] = modelNeighbours(v.words, w)
 	}
 	return near, nil
@@ -592,7 +592,7 @@ func testCorrect(t *testing.T, b search.Backend, items []search.Item) {
 	} {
 		q := search.Query{Text: tt.text}
 		q.Normalize()
-		got, err := spell.Correct(ctx(t), b, q, vocab, spell.DefaultMargin)
+		got, err := spell.Correct(ctx(t), b, search.NewRequest(q), vocab, spell.DefaultMargin)
 		if err != nil {
 			t.Errorf("Correct(%q): %v", tt.text, err)
 			continue

@@ -29,7 +29,7 @@ func (f Failing) fail(ctx context.Context) error {
 }
 
 // Search fails.
-func (f Failing) Search(ctx context.Context, _ search.Query) (search.Result, error) {
+func (f Failing) Search(ctx context.Context, _ *search.Request) (search.Result, error) {
 	return search.Result{}, f.fail(ctx)
 }
 
@@ -39,12 +39,14 @@ func (f Failing) Item(ctx context.Context, _ string) (search.Item, error) {
 }
 
 // Categories fails.
-func (f Failing) Categories(ctx context.Context) ([]search.Category, error) {
+func (f Failing) Categories(ctx context.Context, _ search.Query) ([]search.Category, error) {
 	return nil, f.fail(ctx)
 }
 
 // Authors fails.
-func (f Failing) Authors(ctx context.Context) ([]search.Author, error) { return nil, f.fail(ctx) }
+func (f Failing) Authors(ctx context.Context, _ search.Query) ([]search.Author, error) {
+	return nil, f.fail(ctx)
+}
 
 // Ping fails.
 func (f Failing) Ping(ctx context.Context) error { return f.fail(ctx) }

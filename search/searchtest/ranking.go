@@ -470,6 +470,7 @@ const rankingPage = 10
 // must find the known items at least as well as relevanceFloor, per kind. It logs each
 // backend's Relevance per kind. It skips when the real catalogue is not there.
 func RunRankingAgreement(t *testing.T, openA, openB Open) {
+	AnswersOnly(t)
 	items, queries := RealKnownItems(t)
 	a, b := openA(t, items), openB(t, items)
 	// The backends answer at once, each several of its queries at a time (firstPages): the
@@ -634,7 +635,7 @@ func firstPages(ctx context.Context, b search.Backend, queries []KnownItem) ([][
 			q := search.Query{Text: k.Text, Sort: search.SortRelevance, Page: 1, PerPage: rankingPage}
 			c, cancel := context.WithTimeout(ctx, callTimeout)
 			defer cancel()
-			res, err := b.Search(c, q)
+			res, err := b.Search(c, search.NewRequest(q))
 			if err != nil {
 				return fmt.Errorf("Search(%s): %w", describe(q), err)
 			}

@@ -46,6 +46,7 @@ type realStats struct {
 // RunRealData loads the real catalogue (8,222 items) into a backend and checks that it answers
 // sensibly: counts, known titles, every order. It skips when the file is not there.
 func RunRealData(t *testing.T, open Open) {
+	AnswersOnly(t)
 	path, items, rejected := realCatalogue(t)
 	want := readRealStats(t, path)
 	t.Run("NoRejects", func(t *testing.T) {
@@ -110,7 +111,7 @@ func testRealTotals(t *testing.T, b search.Backend, items []search.Item, want re
 // for the author finds.
 func testRealAuthors(t *testing.T, b search.Backend, items []search.Item) {
 	want := authors(items)
-	got, err := b.Authors(ctx(t))
+	got, err := b.Authors(ctx(t), search.Query{})
 	if err != nil {
 		t.Fatalf("Authors: %v", err)
 	}

@@ -97,6 +97,8 @@ func run(t *testing.T, open Open, backend bool) {
 	t.Run("Rights", func(t *testing.T) { testRights(t, b, items) })
 	t.Run("Categories", func(t *testing.T) { testCategories(t, b, items) })
 	t.Run("Authors", func(t *testing.T) { testAuthors(t, b, items) })
+	t.Run("ListFilters", func(t *testing.T) { testListFilters(t, b, items) })
+	t.Run("ListQueries", func(t *testing.T) { testListQueries(t, b) })
 	t.Run("Ping", func(t *testing.T) {
 		if err := b.Ping(ctx(t)); err != nil {
 			t.Fatalf("Ping: %v", err)
@@ -105,7 +107,7 @@ func run(t *testing.T, open Open, backend bool) {
 	t.Run("CancelledContext", func(t *testing.T) {
 		c, cancel := context.WithCancel(t.Context())
 		cancel()
-		res, err := b.Search(c, search.Query{Text: "harbour", Page: 1, PerPage: 10})
+		res, err := b.Search(c, search.NewRequest(search.Query{Text: "harbour", Page: 1, PerPage: 10}))
 		if err == nil {
 			t.Fatalf("Search with a cancelled context returned %d items and no error", len(res.Items))
 		}
@@ -114,7 +116,20 @@ func run(t *testing.T, open Open, backend bool) {
 
 func search1(t *testing.T, b search.Backend, q search.Query) search.Result {
 	t.Helper()
-	res, err := b.Search(ctx(t), q)
+	return searchUnder(t, b, q, nil)
+}
+
+// under is the request of q under the rules c.
+func under(q search.Query, c search.Curation) *search.Request {
+	r := search.NewRequest(q)
+	r.Curation = c
+	return r
+}
+
+// searchUnder is search1 of q under the rules c.
+func searchUnder(t *testing.T, b search.Backend, q search.Query, c search.Curation) search.Result {
+	t.Helper()
+	res, err := b.Search(ctx(t), under(q, c))
 	if err != nil {
 		t.Fatalf("Search(%s): %v", describe(q), err)
 	}
@@ -130,11 +145,17 @@ func search1(t *testing.T, b search.Backend, q search.Query) search.Result {
 // walk reads every page of q and returns the items in order with the total each page reported.
 func walk(t *testing.T, b search.Backend, q search.Query, perPage int) ([]search.Item, int) {
 	t.Helper()
+	return walkUnder(t, b, q, perPage, nil)
+}
+
+// walkUnder is walk of q under the rules c.
+func walkUnder(t *testing.T, b search.Backend, q search.Query, perPage int, c search.Curation) ([]search.Item, int) {
+	t.Helper()
 	q.PerPage = perPage
 	var all []search.Item
 	total := -1
 	for q.Page = 1; ; q.Page++ {
-		res := search1(t, b, q)
+		res := searchUnder(t, b, q, c)
 		if total >= 0 && res.Total != total {
 			t.Fatalf("Search(%s): total %d, but page 1 said %d", describe(q), res.Total, total)
 		}
@@ -444,7 +465,7 @@ func testSyntax(t *testing.T, b search.Backend) {
 		`_id:ph-full`, `*:*`, `a:b:c`, "\x00", "tab\tseparated", `{"json": true}`, `<script>`, `1984`,
 	} {
 		q := search.Query{Text: text, Sort: search.SortRelevance, Page: 1, PerPage: 20}
-		res, err := b.Search(ctx(t), q)
+		res, err := b.Search(ctx(t), search.NewRequest(q))
 		if err != nil {
 			t.Errorf("Search(%s): %v", describe(q), err)
 			continue
@@ -540,7 +561,7 @@ func testFullItems(t *testing.T, b search.Backend, items []search.Item) {
 
 func testCategories(t *testing.T, b search.Backend, items []search.Item) {
 	want := categories(items)
-	got, err := b.Categories(ctx(t))
+	got, err := b.Categories(ctx(t), search.Query{})
 	if err != nil {
 		t.Fatalf("Categories: %v", err)
 	}
@@ -573,7 +594,7 @@ func checkAuthorOrder(t *testing.T, authors []search.Author) {
 
 func testAuthors(t *testing.T, b search.Backend, items []search.Item) {
 	want := authors(items)
-	got, err := b.Authors(ctx(t))
+	got, err := b.Authors(ctx(t), search.Query{})
 	if err != nil {
 		t.Fatalf("Authors: %v", err)
 	}
@@ -597,5 +618,15 @@ func ThenFail(items []search.Item, err error) iter.Seq2[search.Item, error] {
 			}
 		}
 		yield(search.Item{}, err)
+	}
+}
+
+// AnswersOnly skips t under the race detector: t checks what a backend answers over a whole
+// catalogue, which the detector makes several times slower without looking at more of its
+// concurrency than the other tests do. make test runs such tests again without it (ANSWER_TESTS).
+func AnswersOnly(t testing.TB) {
+	t.Helper()
+	if raceDetector {
+		t.Skip("answers over a whole catalogue: make test runs this without the race detector (ANSWER_TESTS)")
 	}
 }

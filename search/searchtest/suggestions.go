@@ -157,6 +157,7 @@ func (s Suggestions) counted(kind QueryKind) int {
 // logs the figures per kind; MEDIA_SUGGEST_MARGINS (a comma list) logs them for other margins
 // too (docs/relevance.md, "The did-you-mean"). It skips when the real catalogue is not there.
 func RunSuggestions(t *testing.T, openA, openB Open) {
+	AnswersOnly(t)
 	_, items, _ := realCatalogue(t)
 	queries := SuggestionQueries(items)
 	a, b := openA(t, items), openB(t, items)
@@ -236,7 +237,7 @@ func corrections(ctx context.Context, sp *spell.Speller, queries []SuggestionQue
 		g.Go(func() error {
 			c, cancel := context.WithTimeout(ctx, callTimeout)
 			defer cancel()
-			got, err := sp.Correct(c, search.Query{Text: k.Text, Sort: search.SortRelevance, Page: 1, PerPage: rankingPage})
+			got, err := sp.Correct(c, search.NewRequest(search.Query{Text: k.Text, Sort: search.SortRelevance, Page: 1, PerPage: rankingPage}))
 			if err != nil {
 				return fmt.Errorf("Correct(%q): %w", k.Text, err)
 			}

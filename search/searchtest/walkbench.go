@@ -22,7 +22,7 @@ func BenchWalk(b *testing.B, be search.Backend, q search.Query) {
 		w := q
 		w.Cursor = search.StartCursor
 		for {
-			res, err := be.Search(b.Context(), w)
+			res, err := be.Search(b.Context(), search.NewRequest(w))
 			if err != nil {
 				b.Fatalf("walk page %d: %v", n+1, err)
 			}
@@ -38,7 +38,7 @@ func BenchWalk(b *testing.B, be search.Backend, q search.Query) {
 		first.Page = 1
 		start = time.Now()
 		for range n {
-			if _, err := be.Search(b.Context(), first); err != nil {
+			if _, err := be.Search(b.Context(), search.NewRequest(first)); err != nil {
 				b.Fatalf("first page: %v", err)
 			}
 		}

@@ -11,11 +11,11 @@ import (
 
 // Vocabulary is what a correction knows of the indexed words (Speller).
 type Vocabulary interface {
-	// Neighbours maps each word of text (text.Words) to its neighbours: the words indexed in any
+	// Neighbours maps each of words (text.Words) to its neighbours: the words indexed in any
 	// searched field (folded, as text.Fold folds them) within search.TypoAllowance edits of the folded
 	// word as search.EditsWithin counts them, the word itself excluded, in byte order, the first
 	// search.MaxNeighbours of them.
-	Neighbours(ctx context.Context, text string) (map[string][]string, error)
+	Neighbours(ctx context.Context, words []string) (map[string][]string, error)
 	// Matches gives the search.Matches of some of words; a word it leaves out is not known to
 	// match a few terms only.
 	Matches(ctx context.Context, words []string) (search.Matches, error)
@@ -26,14 +26,14 @@ type Vocabulary interface {
 
 // Totaller counts a correction's alternatives: search.Backend's Totals.
 type Totaller interface {
-	Totals(ctx context.Context, q search.Query, alts []search.Alternative, m search.Matches) ([]int, error)
+	Totals(ctx context.Context, r *search.Request, alts []search.Alternative, m search.Matches) ([]int, error)
 }
 
 // DefaultMargin is how many times more items a neighbour must be held by than a word the index
 // holds for the word to look misspelt: docs/relevance.md, "The did-you-mean", has the figures.
 const DefaultMargin = 1000
 
-// Correct returns the did-you-mean correction of a search of q: q's text with one word that looks
+// Correct returns the did-you-mean correction of the search r: its text with one word that looks
 // misspelt changed to one of its neighbours in v wherever it stands, all else as it was
 // (search.Alternative.Text), the change of fewest edits that finds items, of
 // those the one that finds the most; or "" when no such change exists. A word looks misspelt, and its neighbour is a candidate,
@@ -42,14 +42,15 @@ const DefaultMargin = 1000
 // it finds. Ties go to the earlier word, then to the neighbour first in byte order. The
 // alternatives, at most search.MaxAlternatives of them, are counted in one call of b, with the
 // matches v knows of their words; none when no word looks misspelt, or when each alternative keeps
-// a word that matches no indexed term, or when q is past search.MaxClauses (search.PlanText).
-func Correct(ctx context.Context, b Totaller, q search.Query, v Vocabulary, margin int) (string, error) {
-	words := correctable(q)
-	if len(words) == 0 || search.PlanText(q).Degraded() {
+// a word that matches no indexed term, or when r is past search.MaxClauses (search.Request.Plan).
+func Correct(ctx context.Context, b Totaller, r *search.Request, v Vocabulary, margin int) (string, error) {
+	q := &r.Query
+	words := correctable(r)
+	if len(words) == 0 || r.Plan().Degraded() {
 		// A search cut to fit the engine's clause limit would not fit beside its alternatives' counts.
 		return "", nil
 	}
-	near, err := v.Neighbours(ctx, q.Text)
+	near, err := v.Neighbours(ctx, words)
 	if err != nil {
 		return "", fmt.Errorf("correction of %q: %w", q.Text, err)
 	}
@@ -90,7 +91,7 @@ func Correct(ctx context.Context, b Totaller, q search.Query, v Vocabulary, marg
 	// An alternative that keeps a word matching no indexed term finds nothing, so it is not
 	// counted; with two such words (a search box's keystrokes of gibberish) nothing is asked.
 	alts = slices.DeleteFunc(alts, func(a search.Alternative) bool {
-		return slices.ContainsFunc(text.Words(q.Text), func(w string) bool {
+		return slices.ContainsFunc(r.Words(), func(w string) bool {
 			matched, known := m[w]
 			return w != a.Word && known && len(matched) == 0
 		})
@@ -98,7 +99,7 @@ func Correct(ctx context.Context, b Totaller, q search.Query, v Vocabulary, marg
 	if len(alts) == 0 {
 		return "", nil
 	}
-	totals, err := b.Totals(ctx, q, alts, m)
+	totals, err := b.Totals(ctx, r, alts, m)
 	if err != nil {
 		return "", fmt.Errorf("correction of %q: %w", q.Text, err)
 	}
@@ -124,14 +125,15 @@ func Correct(ctx context.Context, b Totaller, q search.Query, v Vocabulary, marg
 	return alts[best].Text(q.Text), nil
 }
 
-// correctable are the distinct words of q's text that a correction may change, in order: its free
-// words only, as q.Text holds them; words in quotes or excluded (q.Phrases, q.Exclude) are never
-// changed, nor one the operators' synonyms name (q.Curation): it finds what they said it means.
-func correctable(q search.Query) []string {
-	words := text.Words(q.Text)
+// correctable are the distinct words of r's text that a correction may change, in order: its free
+// words only, as Query.Text holds them; words in quotes or excluded (Query.Phrases, Query.Exclude)
+// are never changed, nor one the operators' synonyms name (r.Curation): it finds what they said
+// it means.
+func correctable(r *search.Request) []string {
+	words := r.Words()
 	out := make([]string, 0, len(words))
 	for _, w := range words {
-		if q.Curation != nil && q.Curation.Alternatives(w) != nil {
+		if r.Curation != nil && r.Curation.Alternatives(w) != nil {
 			continue
 		}
 		if !slices.Contains(out, w) {

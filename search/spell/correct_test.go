@@ -24,9 +24,9 @@ type wordsBackend struct {
 	matched      *[]string
 }
 
-func (w wordsBackend) Neighbours(_ context.Context, s string) (map[string][]string, error) {
+func (w wordsBackend) Neighbours(_ context.Context, words []string) (map[string][]string, error) {
 	near := map[string][]string{}
-	for _, x := range text.Words(s) {
+	for _, x := range words {
 		near[x] = w.neighbours[x][:min(search.MaxNeighbours, len(w.neighbours[x]))]
 	}
 	return near, nil
@@ -58,7 +58,8 @@ func (w wordsBackend) Matches(_ context.Context, words []string) (search.Matches
 	return m, nil
 }
 
-func (w wordsBackend) Search(_ context.Context, q search.Query) (search.Result, error) {
+func (w wordsBackend) Search(_ context.Context, req *search.Request) (search.Result, error) {
+	q := req.Query
 	n := 0
 	for _, t := range w.titles {
 		tw := text.Words(t)
@@ -69,7 +70,8 @@ func (w wordsBackend) Search(_ context.Context, q search.Query) (search.Result, 
 	return search.Result{Items: []search.Item{}, Total: n}, nil
 }
 
-func (w wordsBackend) Totals(ctx context.Context, q search.Query, alts []search.Alternative, m search.Matches) ([]int, error) {
+func (w wordsBackend) Totals(ctx context.Context, req *search.Request, alts []search.Alternative, m search.Matches) ([]int, error) {
+	q := req.Query
 	if w.totals != nil {
 		*w.totals++
 		*w.alts += len(alts)
@@ -81,7 +83,7 @@ func (w wordsBackend) Totals(ctx context.Context, q search.Query, alts []search.
 	for i, a := range alts {
 		alt := q
 		alt.Text = a.Text(q.Text)
-		res, err := w.Search(ctx, alt)
+		res, err := w.Search(ctx, search.NewRequest(alt))
 		if err != nil {
 			return nil, err
 		}
@@ -93,7 +95,7 @@ func (w wordsBackend) Totals(ctx context.Context, q search.Query, alts []search.
 // correct is Correct of a search of s with margin.
 func (w wordsBackend) correct(t *testing.T, s string, margin int) string {
 	t.Helper()
-	got, err := Correct(context.Background(), w, search.Query{Text: s}, w, margin)
+	got, err := Correct(context.Background(), w, search.NewRequest(search.Query{Text: s}), w, margin)
 	if err != nil {
 		t.Fatalf("Correct(%q): %v", s, err)
 	}
@@ -163,7 +165,9 @@ func TestCorrectLeavesSynonyms(t *testing.T) {
 		{"colour thmes", nil, ""}, // two words wrong: no one change finds anything
 		{"thmes", syn, "thames"},
 	} {
-		got, err := Correct(context.Background(), b, search.Query{Text: tt.text, Curation: tt.curation}, b, DefaultMargin)
+		r := search.NewRequest(search.Query{Text: tt.text})
+		r.Curation = tt.curation
+		got, err := Correct(context.Background(), b, r, b, DefaultMargin)
 		if err != nil || got != tt.want {
 			t.Errorf("Correct(%q) with synonyms %v = %q, %v; want %q", tt.text, tt.curation, got, err, tt.want)
 		}

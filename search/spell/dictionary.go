@@ -54,7 +54,7 @@ type Dictionary struct {
 type near struct{ neighbours, matches []string }
 
 // MaxMatches bounds the terms Matches gives for one word: a word that matches more is left for
-// the engine to expand, as many (search/engine), and keeps its request small.
+// the engine to expand, as many (search/elastic), and keeps its request small.
 const MaxMatches = 1000
 
 // maxMemo bounds Dictionary.memo, and maxMemoMatches the matches of a lookup it keeps: some 20
@@ -211,13 +211,13 @@ func isWord(w string) bool {
 // Len is the number of words held.
 func (d *Dictionary) Len() int { return d.n }
 
-// Neighbours maps each word of s (text.Words) to its neighbours, as Correct takes them:
+// Neighbours maps each of words (text.Words) to its neighbours, as Correct takes them:
 // the first search.MaxNeighbours held words, in byte order, within search.TypoAllowance edits of
 // the folded word as search.EditsWithin counts them, the word itself excluded. The lists are
 // shared: callers must not modify them.
-func (d *Dictionary) Neighbours(s string) (map[string][]string, error) {
-	out := map[string][]string{}
-	for _, word := range text.Words(s) {
+func (d *Dictionary) Neighbours(words []string) (map[string][]string, error) {
+	out := make(map[string][]string, len(words))
+	for _, word := range words {
 		n, err := d.lookup(text.Fold(word))
 		if err != nil {
 			return nil, fmt.Errorf("neighbours of %q: %w", word, err)

@@ -37,7 +37,7 @@ func TestStemsSpellRight(t *testing.T) {
 	if d.Len() != 2 {
 		t.Errorf("Len = %d, want the 2 words, no stem", d.Len())
 	}
-	near, err := d.Neighbours("enact")
+	near, err := d.Neighbours([]string{"enact"})
 	if err != nil || len(near["enact"]) != 0 {
 		t.Errorf("Neighbours(enact) = %v, %v; want no stem", near, err)
 	}

@@ -41,7 +41,7 @@ func TestNeighbours(t *testing.T) {
 		{"catz", map[string][]string{"catz": append([]string{"cat"}, catWords('a', 's')...)}},
 		{"", map[string][]string{}},
 	} {
-		got, err := d.Neighbours(tt.text)
+		got, err := d.Neighbours(text.Words(tt.text))
 		if err != nil {
 			t.Errorf("Neighbours(%q): %v", tt.text, err)
 			continue
@@ -143,7 +143,7 @@ func FuzzNeighbours(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got, err := d.Neighbours(s)
+		got, err := d.Neighbours(text.Words(s))
 		if err != nil {
 			t.Fatalf("Neighbours(%q): %v", s, err)
 		}
@@ -233,7 +233,7 @@ func (s *source) set(f func(*source)) {
 
 func near(t *testing.T, sp *spell.Speller, ctx context.Context, word string) ([]string, error) {
 	t.Helper()
-	got, err := sp.Neighbours(ctx, word)
+	got, err := sp.Neighbours(ctx, text.Words(word))
 	return got[word], err
 }
 
@@ -321,7 +321,7 @@ func BenchmarkCorrection(b *testing.B) {
 		k := 1 + n%(len(w)-1)
 		typo := w[:k] + string(rune('a'+n/(len(w)-1)%26)) + w[k+1:]
 		i++
-		near, err := d.Neighbours(typo)
+		near, err := d.Neighbours(text.Words(typo))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -59,22 +59,22 @@ func New(next search.Backend, opts Options) *Speller {
 	return &Speller{Backend: next, opts: opts}
 }
 
-// Correct is the did-you-mean of a search of q (see Correct), its alternatives counted by the
-// backend the Speller wraps: no call of it when no word of q looks misspelt. A word q.Curation's
+// Correct is the did-you-mean of the search r (see Correct), its alternatives counted by the
+// backend the Speller wraps: no call of it when no word of r looks misspelt. A word r.Curation's
 // synonyms name is meant as written, never corrected.
-func (s *Speller) Correct(ctx context.Context, q search.Query) (string, error) {
-	return Correct(ctx, s.Backend, q, s, s.opts.Margin)
+func (s *Speller) Correct(ctx context.Context, r *search.Request) (string, error) {
+	return Correct(ctx, s.Backend, r, s, s.opts.Margin)
 }
 
-// Neighbours is Dictionary.Neighbours of text, from the words of the index the backend serves.
+// Neighbours is Dictionary.Neighbours of words, from the words of the index the backend serves.
 // The first call lists them, and waits until its ctx's deadline for it; after a reindex, the
 // words of the index before serve until the new ones are listed, in the background.
-func (s *Speller) Neighbours(ctx context.Context, text string) (map[string][]string, error) {
+func (s *Speller) Neighbours(ctx context.Context, words []string) (map[string][]string, error) {
 	d, err := s.dictionary(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("spell: %w", err)
 	}
-	return d.Neighbours(text)
+	return d.Neighbours(words)
 }
 
 // Matches is Dictionary.Matches of words, from the words of the index the backend serves, as

@@ -2,6 +2,7 @@
 // (search/chain), for the caller that reports it (the gateway's metrics, log line and
 // Cache-Status): the time it waited on the engine (EngineClock) and where its answer came from
 // (Origin). The layers note both in the request's context; the model (search) knows neither.
+// It also holds the latency buckets the request and engine-call histograms share (LatencyBuckets).
 package telemetry
 
 import (

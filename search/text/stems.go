@@ -3,7 +3,9 @@ package text
 import (
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	snowball "github.com/blevesearch/snowballstem"
 	"github.com/blevesearch/snowballstem/danish"
@@ -21,7 +23,6 @@ import (
 	"github.com/blevesearch/snowballstem/spanish"
 	"github.com/blevesearch/snowballstem/swedish"
 	"github.com/blevesearch/snowballstem/turkish"
-	"golang.org/x/text/width"
 
 	"mediagw/search/memo"
 )
@@ -53,31 +54,39 @@ func stem(lang, word string) (string, bool) {
 	if f == nil || !stemmable(word) {
 		return "", false
 	}
-	key := stemKey{lang, word}
-	if s, ok := stemmed.Get(key); ok {
+	held := stemmed[lang]
+	if s, ok := held.Get(word); ok {
 		return s, s != ""
 	}
-	env := snowball.NewEnv(strings.ReplaceAll(strings.ToLower(width.Fold.String(word)), "’", "'"))
+	env := snowball.NewEnv(strings.ReplaceAll(strings.ToLower(foldWidth(word)), "’", "'"))
 	f(env)
 	s := fold(env.Current(), 0, 0).Term
 	if s != "" {
 		s = lang + ":" + s
 	}
-	stemmed.Put(key, s)
+	held.Put(word, s)
 	return s, s != ""
 }
 
-// stemKey is a word in a language, whose stem stemmed remembers.
-type stemKey struct{ lang, word string }
-
-// stemmed remembers the stems of the words stemmed lately ("" for none): a catalogue repeats its
-// words, and the Snowball algorithms cost most of a load's analysis.
-var stemmed = memo.New[stemKey, string](1 << 16)
+// stemmed remembers, a language at a time, the stems of the words stemmed lately ("" for none): a
+// catalogue repeats its words, and the Snowball algorithms cost most of a load's analysis. A
+// memo a language keys it by the word alone, cheaper to hash than the word and its language.
+var stemmed = func() map[string]*memo.Map[string, string] {
+	m := make(map[string]*memo.Map[string, string], len(stemmers))
+	for lang := range stemmers {
+		m[lang] = memo.New[string, string](1 << 16)
+	}
+	return m
+}()
 
 // stemmable reports whether word holds a letter and no character written without spaces.
 func stemmable(word string) bool {
 	letter := false
 	for _, r := range word {
+		if r < utf8.RuneSelf {
+			letter = letter || 'a' <= r|0x20 && r|0x20 <= 'z'
+			continue
+		}
 		if bigrammed(r) {
 			return false
 		}
@@ -90,20 +99,78 @@ func stemmable(word string) bool {
 // in the language lang, in the order of their first word: what an index holds beside the terms
 // so that another form of a word finds it. Nil when lang has no stemmer.
 func IndexStems(lang string, texts ...string) []string {
-	if stemmers[lang] == nil {
-		return nil
-	}
-	var out []string
-	seen := map[string]bool{}
+	st := NewStems(lang)
+	defer st.Release()
 	for _, t := range texts {
 		for s := range Spans(t) {
-			if k, ok := stem(lang, t[s.Start:s.End]); ok && !seen[k] {
-				seen[k] = true
-				out = append(out, k)
-			}
+			st.Add(t[s.Start:s.End])
 		}
 	}
-	return out
+	return slices.Clone(st.List())
+}
+
+// Stems gathers the distinct stems of the words given to it in one language, in the order of
+// their first word (IndexStems of the texts those words are of).
+type Stems struct {
+	lang    string
+	stemmed bool
+	// seen holds the words given and the stems gathered, which never meet: a word holds no
+	// colon, a stem always does.
+	seen map[string]bool
+	out  []string
+}
+
+// stemSets keeps the sets released, whose maps a load would otherwise make for every item.
+var stemSets = sync.Pool{New: func() any { return &Stems{seen: map[string]bool{}} }}
+
+// maxPooledWords bounds the words of a set kept for reuse, so that one long text does not pin
+// its map for good.
+const maxPooledWords = 4096
+
+// clearedWords bounds the words of a set whose map is cleared for reuse rather than made anew.
+const clearedWords = 256
+
+// NewStems gathers stems in lang; a language without a stemmer gathers none.
+func NewStems(lang string) *Stems {
+	st := stemSets.Get().(*Stems)
+	st.lang, st.stemmed = lang, stemmers[lang] != nil
+	return st
+}
+
+// Add gives the stems word's, a word of a text (Spans).
+func (st *Stems) Add(word string) {
+	// A text repeats its words: each is stemmed once.
+	if !st.stemmed || st.seen[word] {
+		return
+	}
+	st.seen[word] = true
+	if k, ok := stem(st.lang, word); ok && !st.seen[k] {
+		st.seen[k] = true
+		st.out = append(st.out, k)
+	}
+}
+
+// List returns the stems gathered, nil for none, until Release.
+func (st *Stems) List() []string {
+	if len(st.out) == 0 {
+		return nil
+	}
+	return st.out
+}
+
+// Release hands the set back for reuse: neither it nor its List may be used after.
+func (st *Stems) Release() {
+	if len(st.seen) > maxPooledWords {
+		return
+	}
+	if len(st.seen) > clearedWords {
+		// Clearing a map costs its capacity, which a long text leaves behind for every later set.
+		st.seen = map[string]bool{}
+	} else {
+		clear(st.seen)
+	}
+	st.out = st.out[:0]
+	stemSets.Put(st)
 }
 
 // QueryStems returns the stems a query word is matched against, in each of langs that has a

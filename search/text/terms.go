@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/width"
+
+	"mediagw/search/memo"
 )
 
 // Token is a term of a text and the bytes of the text it comes from.
@@ -32,15 +34,62 @@ func Terms(word string) []string {
 // runs of Chinese or Japanese characters each character besides the bigrams, so that a query of
 // one character finds them.
 func IndexTerms(text string) []Token {
-	var out []Token
+	return AppendIndex(nil, text, nil)
+}
+
+// AppendIndex appends the terms of text (IndexTerms) to toks and gives its words to stems when
+// not nil, so that a text read once yields both.
+func AppendIndex(toks []Token, text string, stems *Stems) []Token {
 	for s := range Spans(text) {
-		out = append(out, terms(text[s.Start:s.End], s.Start, true)...)
+		word := text[s.Start:s.End]
+		toks = appendTerms(toks, word, s.Start, true)
+		if stems != nil {
+			stems.Add(word)
+		}
 	}
-	return out
+	return toks
 }
 
 // terms analyses word, which starts at byte offset at of its text.
 func terms(word string, at int, index bool) []Token {
+	return appendTerms(nil, word, at, index)
+}
+
+// appendTerms appends the terms of word, which starts at byte offset at of its text, to toks.
+func appendTerms(toks []Token, word string, at int, index bool) []Token {
+	if ascii(word) {
+		// No mark and no character written without spaces: the word is its one term.
+		if t := fold(word, at, at+len(word)); t.Term != "" {
+			toks = append(toks, t)
+		}
+		return toks
+	}
+	key := termsKey{word, index}
+	held, ok := wordTerms.Get(key)
+	if !ok {
+		held = otherTerms(word, index)
+		// A copy: the word is a piece of its text, which the memo would keep whole.
+		wordTerms.Put(termsKey{strings.Clone(word), index}, held)
+	}
+	for _, t := range held {
+		toks = append(toks, Token{Term: t.Term, Start: at + t.Start, End: at + t.End})
+	}
+	return toks
+}
+
+// termsKey is a word, analysed for an index or for a query, whose terms wordTerms remembers.
+type termsKey struct {
+	word  string
+	index bool
+}
+
+// wordTerms remembers the terms of the words of other than ASCII analysed lately, at their
+// word's start: a catalogue repeats its words, and their folding costs most of their analysis.
+var wordTerms = memo.New[termsKey, []Token](1 << 16)
+
+// otherTerms are the terms of word, not ASCII alone, at offsets from its start.
+func otherTerms(word string, index bool) []Token {
+	var toks []Token
 	type char struct {
 		s          string
 		start, end int
@@ -61,7 +110,7 @@ func terms(word string, at int, index bool) []Token {
 	other := -1
 	flushOther := func(end int) {
 		if other >= 0 {
-			out = append(out, fold(word[other:end], at+other, at+end))
+			out = append(out, fold(word[other:end], other, end))
 			other = -1
 		}
 	}
@@ -70,12 +119,12 @@ func terms(word string, at int, index bool) []Token {
 		if n := len(cjk); n > 0 && (unicode.IsMark(r) || r == 'ﾞ' || r == 'ﾟ') {
 			// A voicing mark written apart belongs to the character before it.
 			cjk[n-1].s += string(r)
-			cjk[n-1].end = at + end
+			cjk[n-1].end = end
 			continue
 		}
 		if bigrammed(r) {
 			flushOther(i)
-			cjk = append(cjk, char{string(r), at + i, at + end})
+			cjk = append(cjk, char{string(r), i, end})
 			continue
 		}
 		flushCJK()
@@ -85,13 +134,12 @@ func terms(word string, at int, index bool) []Token {
 	}
 	flushOther(len(word))
 	flushCJK()
-	kept := out[:0]
 	for _, t := range out {
 		if t.Term != "" {
-			kept = append(kept, t)
+			toks = append(toks, t)
 		}
 	}
-	return kept
+	return toks
 }
 
 // fold is the term of s: Fold after width folding, with the typographic apostrophe as the
@@ -101,7 +149,18 @@ func fold(s string, start, end int) Token {
 		// Width folding and the apostrophe change nothing of ASCII, and would copy it.
 		return Token{Term: Fold(s), Start: start, End: end}
 	}
-	return Token{Term: strings.ReplaceAll(Fold(width.Fold.String(s)), "’", "'"), Start: start, End: end}
+	return Token{Term: strings.ReplaceAll(Fold(foldWidth(s)), "’", "'"), Start: start, End: end}
+}
+
+// foldWidth is width.Fold of s, without its copy when s holds no character it changes: the
+// ideographic space and the full-width and half-width forms.
+func foldWidth(s string) string {
+	for _, r := range s {
+		if r == '\u3000' || r >= 0xFF01 && r <= 0xFFEE || r == utf8.RuneError {
+			return width.Fold.String(s)
+		}
+	}
+	return s
 }
 
 // ascii reports whether s is ASCII alone.
@@ -114,9 +173,15 @@ func ascii(s string) bool {
 	return true
 }
 
+// firstBigrammed is the first character bigrammed holds, a Han radical.
+const firstBigrammed = 0x2E80
+
 // bigrammed reports whether r is written without spaces between words: Han, Hiragana and
 // Katakana (with its prolonged sound mark and half-width forms).
 func bigrammed(r rune) bool {
+	if r < firstBigrammed {
+		return false
+	}
 	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) || r == 'ー' || r == 'ｰ'
 }
 

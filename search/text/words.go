@@ -6,6 +6,7 @@
 package text
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -24,15 +25,10 @@ func Spans(text string) func(yield func(Span) bool) {
 	return func(yield func(Span) bool) {
 		start := -1
 		var prev rune = -1
+		// Each rune is decoded once: the next one of a step is the rune of the step after.
+		r, size := decodeAt(text, 0)
 		for i := 0; i <= len(text); {
-			r, size := rune(-1), 0
-			if i < len(text) {
-				r, size = utf8.DecodeRuneInString(text[i:])
-			}
-			var next rune = -1
-			if i+size < len(text) {
-				next, _ = utf8.DecodeRuneInString(text[i+size:])
-			}
+			next, nextSize := decodeAt(text, i+size)
 			if r >= 0 && inWord(prev, r, next) {
 				if start < 0 {
 					start = i
@@ -45,8 +41,20 @@ func Spans(text string) func(yield func(Span) bool) {
 			}
 			prev = r
 			i += max(size, 1)
+			r, size = next, nextSize
 		}
 	}
+}
+
+// decodeAt decodes the rune of text at byte i: -1 and 0 bytes past its end.
+func decodeAt(text string, i int) (rune, int) {
+	if i >= len(text) {
+		return -1, 0
+	}
+	if c := text[i]; c < utf8.RuneSelf {
+		return rune(c), 1
+	}
+	return utf8.DecodeRuneInString(text[i:])
 }
 
 // Words returns the distinct words of text (Spans), in order, as written.
@@ -142,4 +150,21 @@ func apostrophe(w string) (int, int) {
 		}
 	}
 	return -1, 0
+}
+
+// Collapse is s trimmed, its runs of white space made one space: the one normal form of a text's
+// spacing, since every analysis splits at white space and gives both the same words.
+func Collapse(s string) string {
+	prevSpace := true // so that a leading space counts as one too many
+	for _, r := range s {
+		space := unicode.IsSpace(r)
+		if space && (r != ' ' || prevSpace) {
+			return strings.Join(strings.Fields(s), " ")
+		}
+		prevSpace = space
+	}
+	if prevSpace && s != "" {
+		return strings.TrimSuffix(s, " ")
+	}
+	return s
 }

@@ -25,3 +25,23 @@ func TestWords(t *testing.T) {
 		}
 	}
 }
+
+func TestCollapse(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"harbour", "harbour"},
+		{"sunset harbour", "sunset harbour"},
+		{" harbour", "harbour"},
+		{"harbour ", "harbour"},
+		{" ", ""},
+		{"sunset  harbour", "sunset harbour"},
+		{"sunset\tharbour", "sunset harbour"},
+		{"sunset\u3000harbour\n", "sunset harbour"},
+		{"羅生 門", "羅生 門"},
+	}
+	for _, tt := range tests {
+		if got := Collapse(tt.in); got != tt.want {
+			t.Errorf("Collapse(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

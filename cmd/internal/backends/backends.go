@@ -20,8 +20,8 @@ import (
 	"mediagw/search/breaker"
 	"mediagw/search/cache"
 	"mediagw/search/chain"
-	"mediagw/search/engine"
-	"mediagw/search/engine/mappings"
+	"mediagw/search/elastic"
+	"mediagw/search/elastic/mappings"
 	"mediagw/search/live"
 	"mediagw/search/spell"
 )
@@ -35,8 +35,8 @@ type opener struct {
 	// admin opens it to load, list and roll back index versions, logging to log while it waits
 	// for an engine.
 	admin func(ctx context.Context, cfg config.Config, log *zap.Logger) (search.Admin, error)
-	// engine is the search/engine configuration of an engine backend, nil for the embedded one.
-	engine func(cfg config.Config) engine.Config
+	// engine is the search/elastic configuration of an engine backend, nil for the embedded one.
+	engine func(cfg config.Config) elastic.Config
 	// inflightPerCPU sizes the bound on engine calls in progress when the settings leave it to
 	// the backend (MaxInflight).
 	inflightPerCPU int
@@ -53,21 +53,21 @@ var openers = map[string]opener{
 		// share them, each answer later and the heap larger.
 		inflightPerCPU: 1,
 	},
-	config.BackendOpenSearch:    engineOpener(engineSettings(engine.OpenSearch)),
-	config.BackendElasticsearch: engineOpener(engineSettings(engine.Elasticsearch)),
+	config.BackendOpenSearch:    engineOpener(engineSettings(elastic.OpenSearch)),
+	config.BackendElasticsearch: engineOpener(engineSettings(elastic.Elasticsearch)),
 }
 
 // engineSettings reads the engine settings (MEDIA_ENGINE_*), the same for either product p.
-func engineSettings(p engine.Product) func(config.Config) engine.Config {
-	return func(cfg config.Config) engine.Config {
+func engineSettings(p elastic.Product) func(config.Config) elastic.Config {
+	return func(cfg config.Config) elastic.Config {
 		a := cfg.EngineAuth
-		return engine.Config{Product: p, URLs: config.SplitList(cfg.EngineURL), Alias: cfg.EngineIndex,
+		return elastic.Config{Product: p, URLs: config.SplitList(cfg.EngineURL), Alias: cfg.EngineIndex,
 			Username: a.Username, Password: a.Password, APIKey: a.APIKey, CAFile: a.CAFile, DiscoverInterval: cfg.EngineDiscover}
 	}
 }
 
 // engineOpener is the opener of an engine backend whose settings conf reads.
-func engineOpener(conf func(config.Config) engine.Config) opener {
+func engineOpener(conf func(config.Config) elastic.Config) opener {
 	return opener{
 		serve: func(ctx context.Context, cfg config.Config, log *zap.Logger, reg prometheus.Registerer) (search.Backend, chain.Options, func(), error) {
 			return serveEngine(ctx, cfg, conf, log, reg)
@@ -118,8 +118,8 @@ func Open(ctx context.Context, cfg config.Config, log *zap.Logger, reg prometheu
 	}
 	layers.Admit = admit.Options{Limit: inflight, Wait: cfg.AdmitWait}
 	if cfg.Cache {
-		layers.Cache = &cache.Options{TTL: cfg.CacheTTL, StaleMax: cfg.StaleMax, CallTimeout: cfg.BackendTimeout, Prewarm: true,
-			MaxBytes: cacheBytes}
+		layers.Lists = true
+		layers.Cache = &cache.Options{TTL: cfg.CacheTTL, StaleMax: cfg.StaleMax, CallTimeout: cfg.BackendTimeout, MaxBytes: cacheBytes}
 	}
 	layers.Live.Timeout, layers.Metrics, layers.Log = cfg.BackendTimeout, reg, log
 	c, err := chain.New(b, layers)
@@ -155,7 +155,7 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *zap.Logger) (search.
 
 // Engine makes the engine backend (OpenSearch or Elasticsearch) cfg names, with what tune changes of
 // its settings (the load benchmark's bulk sizes); it does not contact the engine.
-func Engine(cfg config.Config, tune ...func(*engine.Config)) (*engine.Backend, error) {
+func Engine(cfg config.Config, tune ...func(*elastic.Config)) (*elastic.Backend, error) {
 	o, err := lookup(cfg.Backend)
 	if err != nil {
 		return nil, err
@@ -168,7 +168,7 @@ func Engine(cfg config.Config, tune ...func(*engine.Config)) (*engine.Backend, e
 
 // EngineConfig is the settings of the engine backend cfg names, OpenSearch's for the embedded one
 // (the benchmark's direct baseline is an engine's).
-func EngineConfig(cfg config.Config) engine.Config {
+func EngineConfig(cfg config.Config) elastic.Config {
 	o, err := lookup(cfg.Backend)
 	if err != nil || o.engine == nil {
 		o = openers[config.BackendOpenSearch]
@@ -186,24 +186,39 @@ func EngineAddress(cfg config.Config) (url, alias string) {
 }
 
 // newEngine makes the engine backend of cfg whose settings conf reads.
-func newEngine(cfg config.Config, conf func(config.Config) engine.Config, tune ...func(*engine.Config)) (*engine.Backend, error) {
+func newEngine(cfg config.Config, conf func(config.Config) elastic.Config, tune ...func(*elastic.Config)) (*elastic.Backend, error) {
 	oc := conf(cfg)
 	oc.Timeout, oc.Keep = cfg.BackendTimeout, cfg.KeepIndices
-	if cfg.EngineMapping != "" {
-		m, err := mappings.Read(cfg.EngineMapping)
-		if err != nil {
-			return nil, err
-		}
-		oc.Mapping = m
+	m, err := Definition(cfg, cfg.EngineMapping)
+	if err != nil {
+		return nil, err
 	}
+	oc.Mapping = m
 	for _, t := range tune {
 		t(&oc)
 	}
-	b, err := engine.New(oc)
+	b, err := elastic.New(oc)
 	if err != nil {
 		return nil, fmt.Errorf("%s backend: %w", cfg.Backend, err)
 	}
 	return b, nil
+}
+
+// Definition is the index definition new indices get: the file at path (the built-in one when
+// path is empty) with cfg's shards and replicas over its own.
+func Definition(cfg config.Config, path string) ([]byte, error) {
+	def := mappings.Items
+	if path != "" {
+		var err error
+		if def, err = mappings.Read(path); err != nil {
+			return nil, err
+		}
+	}
+	def, err := mappings.WithCopies(def, cfg.EngineShards, cfg.EngineReplicas)
+	if err != nil {
+		return nil, fmt.Errorf("shards and replicas: %w", err)
+	}
+	return def, nil
 }
 
 // detectWithin bounds how long opening an engine backend waits for the engine to say what it is:
@@ -216,13 +231,13 @@ const waitNote = 2 * time.Second
 // detect reads what engine b talks to, asking again each second while it gives no answer (until
 // ctx ends), and refuses a wrong product or version, or refused credentials, at once. While it
 // waits it logs why, at once and every waitNote, so that a wait is never silent.
-func detect(ctx context.Context, cfg config.Config, b *engine.Backend, log *zap.Logger) (engine.Engine, error) {
+func detect(ctx context.Context, cfg config.Config, b *elastic.Backend, log *zap.Logger) (elastic.Engine, error) {
 	start := time.Now()
 	var noted time.Time
 	for {
 		e, err := b.Detect(ctx)
-		var mismatch *engine.MismatchError
-		var auth *engine.AuthError
+		var mismatch *elastic.MismatchError
+		var auth *elastic.AuthError
 		switch {
 		case err == nil:
 			return e, nil
@@ -247,7 +262,7 @@ func detect(ctx context.Context, cfg config.Config, b *engine.Backend, log *zap.
 // version served (the mediagw_engine_info metric says which), behind a circuit breaker (unless
 // BreakerFailures is 0), so that an engine that hangs or cannot be reached costs requests no
 // deadline once it has failed repeatedly.
-func serveEngine(ctx context.Context, cfg config.Config, conf func(config.Config) engine.Config, log *zap.Logger,
+func serveEngine(ctx context.Context, cfg config.Config, conf func(config.Config) elastic.Config, log *zap.Logger,
 	reg prometheus.Registerer) (search.Backend, chain.Options, func(), error) {
 	layers := chain.Options{Live: live.Options{Every: live.DefaultEvery}}
 	b, err := newEngine(cfg, conf)
@@ -282,9 +297,10 @@ const reloadEvery = 2 * time.Second
 // serveEmbedded opens the embedded index and follows reloads of its directory, so that a
 // `mediactl load` goes live without a restart. It needs no circuit breaker: it runs in the
 // process, and knows its version without a call. It counts a correction's words by its own term
-// dictionaries, so the speller lists no matches.
+// dictionaries, so the speller lists no matches. It keeps its lists per version itself, so the
+// chain keeps them indexed, cache or not.
 func serveEmbedded(ctx context.Context, cfg config.Config, log *zap.Logger, _ prometheus.Registerer) (search.Backend, chain.Options, func(), error) {
-	layers := chain.Options{Spell: spell.Options{NoMatches: true}}
+	layers := chain.Options{Spell: spell.Options{NoMatches: true}, Lists: true}
 	b, err := blevebackend.Open(cfg.IndexDir)
 	if err != nil {
 		return nil, layers, nil, fmt.Errorf("embedded index in %s: %w (build one with: mediactl load FILE)", cfg.IndexDir, err)

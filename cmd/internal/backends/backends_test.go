@@ -2,6 +2,7 @@ package backends
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -20,7 +21,7 @@ import (
 	"mediagw/config"
 	"mediagw/internal/servicetest"
 	"mediagw/search"
-	"mediagw/search/engine"
+	"mediagw/search/elastic"
 	"mediagw/search/searchtest"
 )
 
@@ -95,7 +96,7 @@ func TestEmbedded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer closeBackend()
-	res, err := b.Search(t.Context(), search.Query{Sort: search.SortNewest, Page: 1, PerPage: 1})
+	res, err := b.Search(t.Context(), search.NewRequest(search.Query{Sort: search.SortNewest, Page: 1, PerPage: 1}))
 	if err != nil || res.Total != len(items) {
 		t.Errorf("Search: total %d, %v; want %d", res.Total, err, len(items))
 	}
@@ -137,8 +138,8 @@ func TestEngineInfo(t *testing.T) {
 func TestEngineSettings(t *testing.T) {
 	for _, tt := range []struct {
 		backend string
-		product engine.Product
-	}{{config.BackendOpenSearch, engine.OpenSearch}, {config.BackendElasticsearch, engine.Elasticsearch}} {
+		product elastic.Product
+	}{{config.BackendOpenSearch, elastic.OpenSearch}, {config.BackendElasticsearch, elastic.Elasticsearch}} {
 		t.Run(tt.backend, func(t *testing.T) {
 			cfg := config.Config{Backend: tt.backend, EngineURL: "http://127.0.0.1:1, http://127.0.0.1:2", EngineIndex: "some-alias",
 				EngineDiscover: time.Minute, EngineAuth: config.EngineAuth{APIKey: "k", CAFile: "ca.pem"}}
@@ -194,5 +195,44 @@ func TestWaitIsNeverSilent(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDefinition: new indices get the operator's shards and replicas over the definition's, and
+// the definition's own (1 and 0 built in) when neither is set.
+func TestDefinition(t *testing.T) {
+	tests := []struct {
+		name                     string
+		shards, replicas         int
+		wantShards, wantReplicas int
+	}{
+		{"neither", 0, -1, 1, 0},
+		{"both", 3, 1, 3, 1},
+		{"replicas only", 0, 2, 1, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			def, err := Definition(config.Config{EngineShards: tt.shards, EngineReplicas: tt.replicas}, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var d struct {
+				Settings struct {
+					Index struct {
+						Shards   int `json:"number_of_shards"`
+						Replicas int `json:"number_of_replicas"`
+					} `json:"index"`
+				} `json:"settings"`
+			}
+			if err := json.Unmarshal(def, &d); err != nil {
+				t.Fatal(err)
+			}
+			if got := d.Settings.Index; got.Shards != tt.wantShards || got.Replicas != tt.wantReplicas {
+				t.Errorf("shards %d, replicas %d; want %d, %d", got.Shards, got.Replicas, tt.wantShards, tt.wantReplicas)
+			}
+		})
+	}
+	if _, err := Definition(config.Config{EngineReplicas: -1}, filepath.Join(t.TempDir(), "missing.json")); err == nil {
+		t.Error("a missing definition file: no error")
 	}
 }
