@@ -222,9 +222,12 @@ func (b *Backend) admit(ctx context.Context) (release, error) {
 		b.mu.Unlock()
 		switch {
 		case freed != nil:
-			// Past its share, behind the visitor's own calls.
+			// Past its share, behind the visitor's own calls. Once the wait is over the call is
+			// refused, whatever else ended meanwhile: its timer has fired, and would not again.
+			ended := false
 			select {
 			case <-freed:
+				ended = true
 			case <-wait():
 			case <-ctx.Done():
 			}
@@ -234,10 +237,8 @@ func (b *Backend) admit(ctx context.Context) (release, error) {
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("waiting for admission: %w", ctx.Err())
 			}
-			select {
-			case <-freed:
+			if ended {
 				continue
-			default:
 			}
 			return nil, b.refuse(c, err)
 		case err != nil:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
+	"testing/synctest"
 	"testing"
 	"time"
 
@@ -399,6 +400,53 @@ func TestRefusalsKeepAVisitorHeavy(t *testing.T) {
 			}
 			b.release <- struct{}{}
 			<-done
+		})
+	}
+}
+
+// held is a backend whose searches hold their slots until release is closed.
+type held struct {
+	search.Backend
+	release chan struct{}
+}
+
+func (h held) Search(ctx context.Context, _ *search.Request) (search.Result, error) {
+	select {
+	case <-h.release:
+		return search.Result{Total: 1}, nil
+	case <-ctx.Done():
+		return search.Result{}, ctx.Err()
+	}
+}
+
+// TestOneWaitInAll: a call past its visitor's share waits Wait in all, however its wait ends.
+// Here its visitor's queued call times out at the same instant and frees the share: the call
+// must still be refused then, not go on to wait with a timer that has already fired (which let
+// such calls wait for seconds, until a running call of their visitor ended, and then be refused).
+func TestOneWaitInAll(t *testing.T) {
+	const wait = 10 * time.Millisecond
+	for range 20 {
+		synctest.Test(t, func(t *testing.T) {
+			h := held{release: make(chan struct{})}
+			a := New(h, Options{Limit: 8, Wait: wait})
+			start := func(visitor string) {
+				go a.Search(WithVisitor(context.Background(), visitor), search.NewRequest(search.Query{Text: visitor}))
+			}
+			// Every slot taken, one of them a's: a's next call queues, the one after waits for a's own.
+			for _, v := range []string{"b", "b", "c", "c", "d", "d", "e", "a"} {
+				start(v)
+			}
+			synctest.Wait()
+			start("a")
+			synctest.Wait()
+			ctx, cancel := context.WithTimeout(WithVisitor(context.Background(), "a"), time.Second)
+			defer cancel()
+			began := time.Now()
+			_, err := a.Search(ctx, search.NewRequest(search.Query{Text: "a"}))
+			if took := time.Since(began); took > wait || !errors.Is(err, search.ErrOverloaded) {
+				t.Errorf("a call past its share: %v after %v, want refused within %v", err, took, wait)
+			}
+			close(h.release)
 		})
 	}
 }
