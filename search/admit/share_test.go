@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
-	"testing/synctest"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"mediagw/search"
