@@ -433,6 +433,7 @@ func heavySearches(t *testing.T, s *server, r *report, id string) {
 		}
 		queries[i] = b.String()
 	}
+	logFrom := s.logSize()
 	ctx, cancel := context.WithCancel(t.Context())
 	health := s.probe(ctx, 202, "/healthz", 20*time.Millisecond)
 	item := s.probe(ctx, 203, "/?resource=item&id="+url.QueryEscape(id), 100*time.Millisecond)
@@ -491,7 +492,7 @@ func heavySearches(t *testing.T, s *server, r *report, id string) {
 		t.Errorf("%d 503s without Retry-After or a problem body", badRefusals)
 	}
 	if refused.count() > 0 && refused.pct(99) > refuseBound {
-		t.Errorf("503s: %s, want p99 under %s", refused, refuseBound)
+		t.Errorf("503s: %s, want p99 under %s; their causes, as logged: %s", refused, refuseBound, refusals(t, s, logFrom))
 	}
 	// An admitted search may outlast the engine's deadline on a saturated engine (504); anything
 	// else is a failure.
