@@ -282,7 +282,7 @@ var Settings = []Setting{
 		func(c *Config, v string) error { return nonNegativeInt(v, &c.BreakerFailures) }},
 	{"MEDIA_BREAKER_OPEN", "breaker-open", "5s", "how long the open circuit breaker fails requests at once before one request probes the search engine; its answer closes the breaker",
 		func(c *Config, v string) error { return positiveDuration(v, &c.BreakerOpen) }},
-	{"MEDIA_MAX_INFLIGHT", "max-inflight", "0", "engine calls (searches, completions, related, corrections, counts) that may run at once; past it a call waits MEDIA_ADMIT_WAIT for a slot, then the client gets 503 with Retry-After. Items, cached answers and /healthz, /readyz, /metrics are never held. 0: GOMAXPROCS on the embedded index, 8 x GOMAXPROCS on OpenSearch or Elasticsearch",
+	{"MEDIA_MAX_INFLIGHT", "max-inflight", "0", "engine calls (searches, completions, related, corrections, counts) that may run at once; past it a call waits MEDIA_ADMIT_WAIT for a slot, then the client gets 503 with Retry-After. Items, cached answers and /healthz, /readyz, /metrics are never held. 0: 2 x GOMAXPROCS on the embedded index, 8 x GOMAXPROCS on OpenSearch or Elasticsearch",
 		func(c *Config, v string) error { return nonNegativeInt(v, &c.MaxInflight) }},
 	{"MEDIA_ADMIT_WAIT", "admit-wait", "10ms", "how long an engine call past MEDIA_MAX_INFLIGHT waits for a slot before it is refused",
 		func(c *Config, v string) error { return positiveDuration(v, &c.AdmitWait) }},

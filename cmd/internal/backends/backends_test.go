@@ -42,7 +42,7 @@ func TestMaxInflight(t *testing.T) {
 		set     int
 		want    int
 	}{
-		{config.BackendEmbedded, 0, procs},
+		{config.BackendEmbedded, 0, 2 * procs},
 		{config.BackendOpenSearch, 0, 8 * procs},
 		{config.BackendEmbedded, 3, 3},
 		{config.BackendOpenSearch, 3, 3},
