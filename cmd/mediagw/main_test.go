@@ -247,7 +247,7 @@ func TestGracefulShutdown(t *testing.T) {
 	env := testEnv(t)
 	// The delay is the time the test's clients, standing in for the load balancer, have to notice.
 	env["MEDIA_SHUTDOWN_DELAY"] = "1s"
-	// A slot for each worker: on a busy machine the embedded index's GOMAXPROCS slots, waited for
+	// A slot for each worker: on a busy machine the embedded index's default slots (two per CPU), waited for
 	// 10 ms, refuse some of 8 workers' first calls with 503, which this test is not about.
 	env["MEDIA_MAX_INFLIGHT"] = "8"
 	s := start(t, env)
