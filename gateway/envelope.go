@@ -97,9 +97,11 @@ type links struct {
 	Last *string `json:"last"`
 }
 
-type itemBody struct {
-	Data        itemDetail `json:"data"`
-	Attribution string     `json:"attribution"`
+// dataBody is a body of data with the attribution and nothing else: an item (resource=item),
+// related items and completions, short lists without pages.
+type dataBody[T any] struct {
+	Data        T      `json:"data"`
+	Attribution string `json:"attribution"`
 }
 
 type itemDetail struct {

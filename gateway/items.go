@@ -39,7 +39,7 @@ func (g *Gateway) item(c *echo.Context, rq params.Raw) error {
 		return err
 	}
 	strs := make(nullables, 0, detailNullables)
-	return g.sendJSON(c, itemBody{Data: g.detail(it, &strs), Attribution: g.cfg.Attribution}, g.cfg.MaxAge.Item)
+	return g.sendJSON(c, dataBody[itemDetail]{Data: g.detail(it, &strs), Attribution: g.cfg.Attribution}, g.cfg.MaxAge.Item)
 }
 
 // lookup asks the backend for one item; an unknown id is a 404.

@@ -9,12 +9,6 @@ import (
 	"mediagw/search"
 )
 
-// relatedBody is the items envelope without pagination: related items are one short list.
-type relatedBody struct {
-	Data        []itemSummary `json:"data"`
-	Attribution string        `json:"attribution"`
-}
-
 func (g *Gateway) related(c *echo.Context, rq params.Raw) error {
 	p, errs := params.ParseList(rq, params.ResourceRelated, "id")
 	if errs != nil {
@@ -29,7 +23,7 @@ func (g *Gateway) related(c *echo.Context, rq params.Raw) error {
 	if err != nil {
 		return backendError(ctx, err)
 	}
-	body := relatedBody{Data: make([]itemSummary, 0, len(items)), Attribution: g.cfg.Attribution}
+	body := dataBody[[]itemSummary]{Data: make([]itemSummary, 0, len(items)), Attribution: g.cfg.Attribution}
 	strs := make(nullables, 0, summaryNullables*len(items))
 	for _, it := range items {
 		body.Data = append(body.Data, g.summary(it, &strs))

@@ -8,11 +8,6 @@ import (
 
 // Completions (resource=suggest): the titles that complete what someone is typing.
 
-type suggestBody struct {
-	Data        []completion `json:"data"`
-	Attribution string       `json:"attribution"`
-}
-
 type completion struct {
 	Text string `json:"text"`
 	ID   string `json:"id"`
@@ -29,7 +24,7 @@ func (g *Gateway) suggest(c *echo.Context, rq params.Raw) error {
 	if err != nil {
 		return backendError(ctx, err)
 	}
-	body := suggestBody{Data: make([]completion, 0, len(cs)), Attribution: g.cfg.Attribution}
+	body := dataBody[[]completion]{Data: make([]completion, 0, len(cs)), Attribution: g.cfg.Attribution}
 	for _, cpl := range cs {
 		body.Data = append(body.Data, completion{Text: cpl.Text, ID: cpl.ID})
 	}
