@@ -49,10 +49,9 @@ var openers = map[string]opener{
 		admin: func(_ context.Context, cfg config.Config, _ *zap.Logger) (search.Admin, error) {
 			return blevebackend.NewLoader(cfg.IndexDir, cfg.KeepIndices), nil
 		},
-		// It searches on this process' CPUs. Two calls per CPU, not one: calls differ in length
-		// tenfold, and with one per CPU as many long ones held every slot for longer than a
-		// waiting call may wait, so short ones were refused; with two the scheduler shares the
-		// CPUs among them, at the same throughput (docs/performance.md).
+		// It searches on this process' CPUs. Two calls per CPU, not one: with one, as many long
+		// calls as CPUs hold every slot for longer than a waiting call may wait, and short ones
+		// are refused; with two the scheduler shares the CPUs among them (docs/attack.md).
 		inflightPerCPU: 2,
 	},
 	config.BackendOpenSearch:    engineOpener(engineSettings(elastic.OpenSearch)),
