@@ -112,7 +112,7 @@ cluster-test:
 	eval "$$(OPENSEARCH_NODES=3 scripts/services.sh start)" && \
 	  $(GO) test -tags cluster -count=1 -v -run '^TestCluster' ./search/elastic/ ./internal/clustertest/
 
-# Every engine line served (starting each that is not running, ~20 s each the first time, 512m heap
+# Every engine line served (starting each that is not running, ~20 s each the first time, 1g heap
 # each; they keep running: MEDIA_ENGINE=<line> make services-stop): detection, the conformance suite
 # and the ranking agreement with the embedded index, one line after the other.
 ENGINE_LINES ?= opensearch:3.8.0 opensearch:2.19.4 elasticsearch:9.2.0 elasticsearch:8.19.5

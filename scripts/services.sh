@@ -9,7 +9,8 @@
 # opensearch:2.19.4, elasticsearch:9.2.0, elasticsearch:8.19.5, each the integ-test zip from Maven
 # Central, each on its own HTTP port so several run side by side (OpenSearch 3.x 9200, 2.x 9201,
 # Elasticsearch 9.x 9202, 8.x 9203; transport port + 100; OPENSEARCH_PORT or ELASTICSEARCH_PORT
-# moves one). Elasticsearch's security is off, and `start` exports ELASTICSEARCH_URL for it.
+# moves one), heap 1g (OPENSEARCH_HEAP). Elasticsearch's security is off, and `start` exports
+# ELASTICSEARCH_URL for it.
 # MEDIA_ENGINE_SECURITY=on (Elasticsearch only) starts a second node of that line on port + 40 with
 # security on: HTTPS with the CA and node certificate in MEDIA_ENGINE_CERTS (ca.crt, node.crt,
 # node.key; the search/elastic tests make them with Go's crypto), the least-privilege roles of the
@@ -74,7 +75,9 @@ if ((OPENSEARCH_NODES > 1)); then
 	OPENSEARCH_HEAP=${OPENSEARCH_HEAP:-320m}
 fi
 OPENSEARCH_PORT=${OPENSEARCH_PORT:-$ENGINE_PORT}
-OPENSEARCH_HEAP=${OPENSEARCH_HEAP:-512m}
+# A single node's heap is OpenSearch's own default: at 512m, the attack suite's bursts after its
+# hostile loads once tripped OpenSearch's real-memory circuit breaker (429s, then our breaker open).
+OPENSEARCH_HEAP=${OPENSEARCH_HEAP:-1g}
 if [[ $ENGINE == elasticsearch ]]; then
 	OPENSEARCH_USER=${ELASTICSEARCH_USER:-elasticsearch}
 else
