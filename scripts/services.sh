@@ -75,8 +75,8 @@ if ((OPENSEARCH_NODES > 1)); then
 	OPENSEARCH_HEAP=${OPENSEARCH_HEAP:-320m}
 fi
 OPENSEARCH_PORT=${OPENSEARCH_PORT:-$ENGINE_PORT}
-# A single node's heap is OpenSearch's own default: at 512m, the attack suite's bursts after its
-# hostile loads once tripped OpenSearch's real-memory circuit breaker (429s, then our breaker open).
+# A single node's heap is OpenSearch's own default: the attack suite's bursts after its hostile
+# loads need more than 512m below the engine's real-memory circuit breaker.
 OPENSEARCH_HEAP=${OPENSEARCH_HEAP:-1g}
 if [[ $ENGINE == elasticsearch ]]; then
 	OPENSEARCH_USER=${ELASTICSEARCH_USER:-elasticsearch}
